@@ -2,4 +2,5 @@
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
 pub mod input;
+pub mod screen;
 pub mod supervisor;

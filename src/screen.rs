@@ -1,0 +1,224 @@
+//! The screen mirror: pi's output parsed by vt100 0.18, plus the query answers and mode tracking
+//! vt100 leaves to the embedder.
+
+pub mod caps;
+mod tracker;
+
+use std::num::NonZeroU16;
+use std::time::{Duration, Instant};
+
+pub use caps::HostCaps;
+pub use tracker::Tracker;
+use vt100::{MouseProtocolEncoding, MouseProtocolMode};
+
+/// A synchronized-output frame that never closes is shown anyway after this long.
+pub const SYNC_TIMEOUT: Duration = Duration::from_millis(150);
+
+/// The terminal modes the child has asked for that pokeshell mirrors onto the host terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildModes {
+    pub kitty_flags: u16,
+    pub modify_other_keys: u16,
+    pub bracketed_paste: bool,
+    pub mouse: MouseProtocolMode,
+    pub mouse_encoding: MouseProtocolEncoding,
+    pub focus_reports: bool,
+    pub application_cursor: bool,
+}
+
+impl Default for ChildModes {
+    fn default() -> Self {
+        Self {
+            kitty_flags: 0,
+            modify_other_keys: 0,
+            bracketed_paste: false,
+            mouse: MouseProtocolMode::None,
+            mouse_encoding: MouseProtocolEncoding::Default,
+            focus_reports: false,
+            application_cursor: false,
+        }
+    }
+}
+
+pub struct Mirror {
+    parser: vt100::Parser<Tracker>,
+}
+
+fn nz(v: u16) -> NonZeroU16 {
+    NonZeroU16::new(v.max(1)).unwrap_or(NonZeroU16::MIN)
+}
+
+impl Mirror {
+    pub fn new(rows: u16, cols: u16, caps: HostCaps) -> Self {
+        let tracker = Tracker::new(caps, rows.max(1), cols.max(1));
+        Self { parser: vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker) }
+    }
+
+    pub fn process(&mut self, bytes: &[u8]) {
+        self.parser.process(bytes);
+    }
+
+    pub fn screen(&self) -> &vt100::Screen {
+        self.parser.screen()
+    }
+
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        self.parser.set_size(nz(rows), nz(cols));
+        self.parser.callbacks_mut().size = (rows.max(1), cols.max(1));
+    }
+
+    /// Answers to the child's queries, to be written to its PTY.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.parser.callbacks_mut().replies)
+    }
+
+    /// Bytes the child meant for the real terminal (title, clipboard, bell, notifications).
+    pub fn take_host_output(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.parser.callbacks_mut().host_out)
+    }
+
+    pub fn modes(&self) -> ChildModes {
+        let screen = self.parser.screen();
+        let t = self.parser.callbacks();
+        ChildModes {
+            kitty_flags: t.kitty_flags(screen.alternate_screen()),
+            modify_other_keys: t.modify_other_keys,
+            bracketed_paste: screen.bracketed_paste(),
+            mouse: screen.mouse_protocol_mode(),
+            mouse_encoding: screen.mouse_protocol_encoding(),
+            focus_reports: t.focus_reports,
+            application_cursor: screen.application_cursor(),
+        }
+    }
+
+    /// True while the child has a synchronized frame open (and it has not timed out).
+    pub fn sync_held(&self, now: Instant) -> bool {
+        self.sync_deadline().is_some_and(|d| now < d)
+    }
+
+    /// When an open synchronized frame will be shown regardless.
+    pub fn sync_deadline(&self) -> Option<Instant> {
+        self.parser.callbacks().sync_since.map(|t| t + SYNC_TIMEOUT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kitty_host() -> HostCaps {
+        HostCaps {
+            kitty: true,
+            da1: Some(b"\x1b[?62;52c".to_vec()),
+            fg: Some("rgb:eeee/eeee/eeee".into()),
+            bg: Some("rgb:1111/1111/1111".into()),
+            palette: vec![Some("rgb:0000/0000/0000".into()); 16],
+        }
+    }
+
+    fn replies(m: &mut Mirror, input: &[u8]) -> Vec<u8> {
+        m.process(input);
+        m.take_replies()
+    }
+
+    #[test]
+    fn answers_pi_startup_queries_like_a_kitty_host() {
+        let mut m = Mirror::new(24, 80, kitty_host());
+        assert_eq!(replies(&mut m, b"\x1b[?1049h\x1b[>7u\x1b[?u"), b"\x1b[?7u");
+        assert_eq!(replies(&mut m, b"\x1b[c"), b"\x1b[?62;52c");
+        assert_eq!(replies(&mut m, b"\x1b]10;?\x07"), b"\x1b]10;rgb:eeee/eeee/eeee\x07");
+        assert_eq!(replies(&mut m, b"\x1b]11;?\x1b\\"), b"\x1b]11;rgb:1111/1111/1111\x07");
+        assert_eq!(replies(&mut m, b"\x1b]4;3;?\x07"), b"\x1b]4;3;rgb:0000/0000/0000\x07");
+        assert_eq!(m.modes().kitty_flags, 7);
+    }
+
+    #[test]
+    fn a_legacy_host_gets_no_kitty_answer_but_a_da1() {
+        let mut m = Mirror::new(24, 80, HostCaps::default());
+        assert_eq!(replies(&mut m, b"\x1b[>7u\x1b[?u"), b"");
+        assert_eq!(replies(&mut m, b"\x1b[c"), HostCaps::FALLBACK_DA1);
+        assert_eq!(replies(&mut m, b"\x1b]11;?\x07"), b"", "no colour is invented");
+    }
+
+    #[test]
+    fn cursor_position_is_reported_inside_the_pane() {
+        let mut m = Mirror::new(24, 80, HostCaps::default());
+        assert_eq!(replies(&mut m, b"\x1b[5;9H\x1b[6n"), b"\x1b[5;9R");
+        assert_eq!(replies(&mut m, b"\x1b[18t"), b"\x1b[8;24;80t");
+        m.resize(10, 40);
+        assert_eq!(replies(&mut m, b"\x1b[18t"), b"\x1b[8;10;40t");
+    }
+
+    #[test]
+    fn kitty_stack_push_pop_set_per_screen() {
+        let mut m = Mirror::new(24, 80, kitty_host());
+        m.process(b"\x1b[>1u\x1b[>3u");
+        assert_eq!(m.modes().kitty_flags, 3);
+        m.process(b"\x1b[<u");
+        assert_eq!(m.modes().kitty_flags, 1);
+        m.process(b"\x1b[=4;2u");
+        assert_eq!(m.modes().kitty_flags, 5);
+        m.process(b"\x1b[=1;3u");
+        assert_eq!(m.modes().kitty_flags, 4);
+        m.process(b"\x1b[?1049h");
+        assert_eq!(m.modes().kitty_flags, 0, "the alternate screen has its own stack");
+        m.process(b"\x1b[?1049l");
+        assert_eq!(m.modes().kitty_flags, 4);
+        m.process(b"\x1b[<10u");
+        assert_eq!(m.modes().kitty_flags, 0);
+    }
+
+    #[test]
+    fn tracks_modify_other_keys_paste_mouse_focus() {
+        let mut m = Mirror::new(24, 80, HostCaps::default());
+        m.process(b"\x1b[>4;2m\x1b[?2004h\x1b[?1000h\x1b[?1006h\x1b[?1004h");
+        let modes = m.modes();
+        assert_eq!(modes.modify_other_keys, 2);
+        assert!(modes.bracketed_paste);
+        assert_eq!(modes.mouse, MouseProtocolMode::PressRelease);
+        assert_eq!(modes.mouse_encoding, MouseProtocolEncoding::Sgr);
+        assert!(modes.focus_reports);
+        m.process(b"\x1b[>4;0m\x1b[?1004l");
+        assert_eq!(m.modes().modify_other_keys, 0);
+        assert!(!m.modes().focus_reports);
+    }
+
+    #[test]
+    fn synchronized_output_holds_until_closed_or_timed_out() {
+        let mut m = Mirror::new(24, 80, HostCaps::default());
+        let t0 = Instant::now();
+        m.process(b"\x1b[?2026hpartial");
+        assert!(m.sync_held(t0));
+        assert!(!m.sync_held(t0 + SYNC_TIMEOUT + Duration::from_millis(1)));
+        assert_eq!(replies(&mut m, b"\x1b[?2026$p"), b"\x1b[?2026;1$y");
+        m.process(b"\x1b[?2026l");
+        assert!(!m.sync_held(Instant::now()));
+        assert_eq!(replies(&mut m, b"\x1b[?2026$p"), b"\x1b[?2026;2$y");
+    }
+
+    #[test]
+    fn title_clipboard_bell_and_notifications_go_to_the_host() {
+        let mut m = Mirror::new(24, 80, HostCaps::default());
+        m.process(b"\x1b]0;\xcf\x80 - work\x07\x07\x1b]52;c;aGk=\x07\x1b]777;notify;pi;done\x07");
+        let out = m.take_host_output();
+        assert_eq!(
+            out,
+            b"\x1b]2;\xcf\x80 - work\x07\x07\x1b]52;c;aGk=\x07\x1b]777;notify;pi;done\x07".to_vec()
+        );
+        assert!(m.take_host_output().is_empty());
+    }
+
+    #[test]
+    fn tolerates_pi_private_sequences_without_printing_them() {
+        let mut m = Mirror::new(3, 20, HostCaps::default());
+        m.process(b"\x1b[>7u\x1b[?u\x1b[<u\x1b[>4;2m\x1b[?2031h\x1b]7501;?\x1b\\\x1b]8;;\x07ok\x1b[0m\x1b]8;;\x07");
+        assert_eq!(m.screen().contents().trim(), "ok");
+    }
+
+    #[test]
+    fn clear_scrollback_sequence_from_pi_full_redraw() {
+        let mut m = Mirror::new(3, 20, HostCaps::default());
+        m.process(b"old\x1b[2J\x1b[H\x1b[3Jnew");
+        assert_eq!(m.screen().contents().trim(), "new");
+    }
+}

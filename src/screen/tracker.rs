@@ -1,0 +1,210 @@
+//! What vt100 leaves to us: answering the child's terminal queries and tracking the modes it asks for
+//! (kitty keyboard flags, modifyOtherKeys, synchronized output, focus reports), plus the bytes that
+//! must reach the host terminal itself (title, clipboard, bell, desktop notifications).
+
+use std::time::Instant;
+
+use super::caps::HostCaps;
+
+const KITTY_STACK_MAX: usize = 32;
+
+#[derive(Debug, Default)]
+pub struct Tracker {
+    pub(super) caps: HostCaps,
+    /// Answers to queries, for the child's PTY.
+    pub(super) replies: Vec<u8>,
+    /// Bytes for the host terminal (OSC 2 title, OSC 52 clipboard, OSC 9/777, BEL).
+    pub(super) host_out: Vec<u8>,
+    kitty_main: Vec<u16>,
+    kitty_alt: Vec<u16>,
+    pub(super) modify_other_keys: u16,
+    pub(super) focus_reports: bool,
+    pub(super) sync_since: Option<Instant>,
+    /// Size of the pane, for `CSI 18 t`.
+    pub(super) size: (u16, u16),
+}
+
+impl Tracker {
+    pub fn new(caps: HostCaps, rows: u16, cols: u16) -> Self {
+        Self { caps, size: (rows, cols), ..Self::default() }
+    }
+
+    pub fn kitty_flags(&self, alternate: bool) -> u16 {
+        let stack = if alternate { &self.kitty_alt } else { &self.kitty_main };
+        stack.last().copied().unwrap_or(0)
+    }
+
+    fn kitty_stack(&mut self, screen: &vt100::Screen) -> &mut Vec<u16> {
+        if screen.alternate_screen() { &mut self.kitty_alt } else { &mut self.kitty_main }
+    }
+
+    fn kitty(&mut self, screen: &vt100::Screen, marker: u8, params: &[&[u16]]) {
+        let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
+        match marker {
+            b'?' => {
+                // Only a host that speaks the kitty protocol may make pi believe it does.
+                if self.caps.kitty {
+                    let flags = self.kitty_flags(screen.alternate_screen());
+                    self.replies.extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
+                }
+            }
+            b'>' => {
+                let stack = self.kitty_stack(screen);
+                if stack.len() >= KITTY_STACK_MAX {
+                    stack.remove(0);
+                }
+                stack.push(first);
+            }
+            b'<' => {
+                let stack = self.kitty_stack(screen);
+                let n = (first.max(1) as usize).min(stack.len());
+                stack.truncate(stack.len() - n);
+            }
+            b'=' => {
+                let mode = params.get(1).and_then(|p| p.first()).copied().unwrap_or(1);
+                let stack = self.kitty_stack(screen);
+                let cur = stack.last().copied().unwrap_or(0);
+                let new = match mode {
+                    2 => cur | first,
+                    3 => cur & !first,
+                    _ => first,
+                };
+                match stack.last_mut() {
+                    Some(top) => *top = new,
+                    None => stack.push(new),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn private_mode(&mut self, params: &[&[u16]], on: bool) {
+        for p in params {
+            match p.first().copied() {
+                Some(2026) => {
+                    self.sync_since = if on { Some(self.sync_since.unwrap_or_else(Instant::now)) } else { None };
+                }
+                Some(1004) => self.focus_reports = on,
+                _ => {}
+            }
+        }
+    }
+
+    fn reply(&mut self, s: &str) {
+        self.replies.extend_from_slice(s.as_bytes());
+    }
+
+    fn osc_colour(&mut self, params: &[&[u8]]) {
+        match params {
+            [b"10", b"?"] => {
+                if let Some(c) = self.caps.fg.clone() {
+                    self.reply(&format!("\x1b]10;{c}\x07"));
+                }
+            }
+            [b"11", b"?"] => {
+                if let Some(c) = self.caps.bg.clone() {
+                    self.reply(&format!("\x1b]11;{c}\x07"));
+                }
+            }
+            [b"4", rest @ ..] => {
+                // OSC 4 ; n ; ? [; n ; ?]...
+                for pair in rest.chunks(2) {
+                    if let [idx, b"?"] = pair {
+                        let colour = std::str::from_utf8(idx)
+                            .ok()
+                            .and_then(|s| s.parse::<usize>().ok())
+                            .and_then(|i| self.caps.palette.get(i).cloned().flatten().map(|c| (i, c)));
+                        if let Some((i, c)) = colour {
+                            self.reply(&format!("\x1b]4;{i};{c}\x07"));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl vt100::Callbacks for Tracker {
+    fn audible_bell(&mut self, _: &mut vt100::Screen) {
+        self.host_out.push(0x07);
+    }
+
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        let clean: Vec<u8> = title.iter().copied().filter(|b| *b >= 0x20 && *b != 0x7f).collect();
+        self.host_out.extend_from_slice(b"\x1b]2;");
+        self.host_out.extend_from_slice(&clean);
+        self.host_out.push(0x07);
+    }
+
+    fn copy_to_clipboard(&mut self, _: &mut vt100::Screen, ty: &[u8], data: &[u8]) {
+        self.host_out.extend_from_slice(b"\x1b]52;");
+        self.host_out.extend_from_slice(ty);
+        self.host_out.push(b';');
+        self.host_out.extend_from_slice(data);
+        self.host_out.push(0x07);
+    }
+
+    fn unhandled_csi(
+        &mut self,
+        screen: &mut vt100::Screen,
+        i1: Option<u8>,
+        i2: Option<u8>,
+        params: &[&[u16]],
+        c: char,
+    ) {
+        let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
+        match (i1, i2, c) {
+            (None, None, 'c') if first == 0 => {
+                let da1 = self.caps.da1.clone().unwrap_or_else(|| HostCaps::FALLBACK_DA1.to_vec());
+                self.replies.extend_from_slice(&da1);
+            }
+            (Some(b'>'), None, 'c') => self.reply("\x1b[>0;10;1c"),
+            (None, None, 'n') if first == 5 => self.reply("\x1b[0n"),
+            (None, None, 'n') if first == 6 => {
+                let (row, col) = screen.cursor_position();
+                self.reply(&format!("\x1b[{};{}R", row + 1, col + 1));
+            }
+            (None, None, 't') if first == 18 => {
+                let (rows, cols) = self.size;
+                self.reply(&format!("\x1b[8;{rows};{cols}t"));
+            }
+            (Some(b'>'), None, 'q') => {
+                self.reply(&format!("\x1bP>|pokeshell({})\x1b\\", env!("CARGO_PKG_VERSION")));
+            }
+            (Some(b'?'), Some(b'$'), 'p') => {
+                let state = match first {
+                    2026 => {
+                        if self.sync_since.is_some() {
+                            1
+                        } else {
+                            2
+                        }
+                    }
+                    _ => 0,
+                };
+                self.reply(&format!("\x1b[?{first};{state}$y"));
+            }
+            (Some(b'?'), None, 'h') => self.private_mode(params, true),
+            (Some(b'?'), None, 'l') => self.private_mode(params, false),
+            (Some(m @ (b'?' | b'>' | b'<' | b'=')), None, 'u') => self.kitty(screen, m, params),
+            (Some(b'>'), None, 'm') if first == 4 => {
+                self.modify_other_keys = params.get(1).and_then(|p| p.first()).copied().unwrap_or(0);
+            }
+            _ => {}
+        }
+    }
+
+    fn unhandled_osc(&mut self, _: &mut vt100::Screen, params: &[&[u8]]) {
+        match params.first().copied() {
+            Some(b"10" | b"11" | b"4") => self.osc_colour(params),
+            // Desktop notifications are meant for the user, wherever pokeshell runs.
+            Some(b"9" | b"777") => {
+                self.host_out.extend_from_slice(b"\x1b]");
+                self.host_out.extend_from_slice(&params.join(&b';'));
+                self.host_out.push(0x07);
+            }
+            _ => {}
+        }
+    }
+}
