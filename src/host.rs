@@ -1,0 +1,105 @@
+//! The user's real terminal: entering and restoring it (on every exit path, panics included),
+//! probing what it supports, and mirroring the child's input modes onto it.
+
+pub mod modes;
+pub mod probe;
+
+use std::io::Write;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+pub use modes::HostModes;
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static KITTY_PUSHED: AtomicBool = AtomicBool::new(false);
+static MODIFY_OTHER_KEYS_SET: AtomicBool = AtomicBool::new(false);
+
+/// Everything that undoes what pokeshell (or pi through it) turned on, in reverse order.
+fn restore_sequence() -> Vec<u8> {
+    let mut s = Vec::new();
+    if KITTY_PUSHED.swap(false, Ordering::SeqCst) {
+        s.extend_from_slice(b"\x1b[<u");
+    }
+    if MODIFY_OTHER_KEYS_SET.swap(false, Ordering::SeqCst) {
+        s.extend_from_slice(b"\x1b[>4;0m");
+    }
+    s.extend_from_slice(b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?1l");
+    s.extend_from_slice(b"\x1b[0 q\x1b[0m\x1b[?25h\x1b[?1049l");
+    s
+}
+
+/// Puts the terminal back as it was. Idempotent; safe to call from a panic hook.
+pub fn restore() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&restore_sequence());
+    let _ = out.flush();
+    let _ = crossterm::terminal::disable_raw_mode();
+}
+
+pub(crate) fn note_kitty_pushed() {
+    KITTY_PUSHED.store(true, Ordering::SeqCst);
+}
+
+pub(crate) fn note_modify_other_keys(on: bool) {
+    if on {
+        MODIFY_OTHER_KEYS_SET.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Owns the terminal while pokeshell runs; dropping it restores the terminal.
+pub struct TerminalGuard(());
+
+impl TerminalGuard {
+    /// Raw mode, alternate screen, bracketed paste (kept on for pokeshell's own dialogs).
+    pub fn enter() -> Result<Self> {
+        install_panic_hook();
+        crossterm::terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let mut out = std::io::stdout().lock();
+        out.write_all(b"\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[2J")
+            .and_then(|()| out.flush())
+            .context("cannot write to the terminal")?;
+        Ok(Self(()))
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+fn install_panic_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            stop_child_after_panic();
+            previous(info);
+            // A panic in any thread leaves pokeshell unable to serve pi: end the whole process.
+            std::process::exit(101);
+        }));
+    });
+}
+
+/// pi saves its session on SIGHUP; give it a moment before making sure nothing is left running.
+fn stop_child_after_panic() {
+    if crate::pty::live_child_pid().is_none() {
+        return;
+    }
+    crate::pty::signal_child(libc::SIGHUP);
+    for _ in 0..20 {
+        if crate::pty::live_child_pid().is_none() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    crate::pty::signal_child(libc::SIGKILL);
+}

@@ -1,0 +1,288 @@
+//! The child process in a pseudo-terminal: spawn, output pump, input writer, exit status, resize.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+
+use anyhow::{Context, Result, anyhow};
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use crate::screen::Mirror;
+
+/// Environment variables that make pi believe it runs in a terminal with image support, inside tmux
+/// or screen, or inside another multiplexer; inside pokeshell none of that is true.
+pub const SCRUBBED_ENV: &[&str] = &[
+    "KITTY_WINDOW_ID",
+    "KITTY_PID",
+    "KITTY_LISTEN_ON",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+    "GHOSTTY_RESOURCES_DIR",
+    "GHOSTTY_BIN_DIR",
+    "WEZTERM_PANE",
+    "WEZTERM_EXECUTABLE",
+    "WEZTERM_UNIX_SOCKET",
+    "ITERM_SESSION_ID",
+    "ITERM_PROFILE",
+    "LC_TERMINAL",
+    "LC_TERMINAL_VERSION",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+    "TERMINAL_EMULATOR",
+    "VTE_VERSION",
+    "KONSOLE_VERSION",
+];
+
+/// What to run: a program with its arguments, the directory and extra environment.
+#[derive(Debug, Clone)]
+pub struct CommandSpec {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub label: String,
+}
+
+impl CommandSpec {
+    /// A command line given as one string runs through `/bin/sh -c 'exec …'`, so quoting works as
+    /// users expect and the shell does not stay around as an extra process.
+    pub fn shell(line: &str) -> Self {
+        Self {
+            program: PathBuf::from("/bin/sh"),
+            args: vec!["-c".into(), format!("exec {line}")],
+            env: Vec::new(),
+            label: line.to_string(),
+        }
+    }
+}
+
+/// The pid of the live child, for the panic hook and signal forwarding (0 when none).
+static CHILD_PID: AtomicI32 = AtomicI32::new(0);
+
+pub fn live_child_pid() -> Option<i32> {
+    match CHILD_PID.load(Ordering::SeqCst) {
+        0 => None,
+        pid => Some(pid),
+    }
+}
+
+/// Sends a signal to the child's whole process group (it is a session leader).
+pub fn signal_child(sig: i32) {
+    if let Some(pid) = live_child_pid() {
+        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+        unsafe {
+            libc::kill(-pid, sig);
+        }
+    }
+}
+
+/// Events from the PTY threads to the event loop.
+#[derive(Debug)]
+pub enum PtyEvent {
+    /// New output was parsed into the mirror (coalesced: one event until the loop takes it).
+    Output,
+    /// The child exited with this shell-style code (128+N for death by signal N).
+    Exited(i32),
+}
+
+pub struct ChildPty {
+    pid: i32,
+    master: Box<dyn MasterPty + Send>,
+    input: mpsc::Sender<Vec<u8>>,
+    _child: Box<dyn Child + Send + Sync>,
+}
+
+impl ChildPty {
+    /// Spawns the child at the given size, with output parsed into `mirror` and events sent to
+    /// `events` (any callback: a channel sender in production, a recorder in tests).
+    pub fn spawn(
+        spec: &CommandSpec,
+        rows: u16,
+        cols: u16,
+        mirror: Arc<Mutex<Mirror>>,
+        pending: Arc<AtomicBool>,
+        events: impl Fn(PtyEvent) + Send + Clone + 'static,
+    ) -> Result<Self> {
+        let pair = native_pty_system()
+            .openpty(PtySize { rows: rows.max(1), cols: cols.max(1), pixel_width: 0, pixel_height: 0 })
+            .context("cannot open a pseudo-terminal")?;
+        let mut cmd = CommandBuilder::new(&spec.program);
+        cmd.args(&spec.args);
+        if let Ok(cwd) = std::env::current_dir() {
+            cmd.cwd(cwd);
+        }
+        for var in SCRUBBED_ENV {
+            cmd.env_remove(var);
+        }
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("POKESHELL", "1");
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        let child = pair
+            .slave
+            .spawn_command(cmd)
+            .with_context(|| format!("cannot start {}", spec.program.display()))?;
+        // The reader only sees EOF once no slave handle is left open on our side.
+        drop(pair.slave);
+        let pid = child
+            .process_id()
+            .and_then(|p| i32::try_from(p).ok())
+            .ok_or_else(|| anyhow!("the child has no process id"))?;
+        CHILD_PID.store(pid, Ordering::SeqCst);
+
+        let reader = pair.master.try_clone_reader().context("cannot read from the pseudo-terminal")?;
+        let writer = pair.master.take_writer().context("cannot write to the pseudo-terminal")?;
+        let (input, input_rx) = mpsc::channel::<Vec<u8>>();
+
+        spawn_writer(writer, input_rx);
+        spawn_reader(reader, mirror, input.clone(), pending, events.clone());
+        spawn_waiter(pid, events);
+        Ok(Self { pid, master: pair.master, input, _child: child })
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Queues bytes for the child's input. Never blocks the caller.
+    pub fn write(&self, bytes: Vec<u8>) {
+        if !bytes.is_empty() {
+            // A closed channel means the child is gone; there is nobody left to read the bytes.
+            let _ = self.input.send(bytes);
+        }
+    }
+
+    pub fn resize(&self, rows: u16, cols: u16) -> Result<()> {
+        self.master
+            .resize(PtySize { rows: rows.max(1), cols: cols.max(1), pixel_width: 0, pixel_height: 0 })
+            .context("cannot resize the pseudo-terminal")
+    }
+}
+
+fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) {
+    // The writer lives in this thread until every sender is gone, which happens only after the
+    // child has exited: dropping it earlier would type "\n^D" into pi.
+    thread::spawn(move || {
+        while let Ok(bytes) = rx.recv() {
+            if writer.write_all(&bytes).and_then(|()| writer.flush()).is_err() {
+                break;
+            }
+        }
+        // Keep draining so senders never block or error while the child still runs.
+        while rx.recv().is_ok() {}
+    });
+}
+
+fn spawn_reader(
+    mut reader: Box<dyn Read + Send>,
+    mirror: Arc<Mutex<Mirror>>,
+    replies: mpsc::Sender<Vec<u8>>,
+    pending: Arc<AtomicBool>,
+    events: impl Fn(PtyEvent) + Send + 'static,
+) {
+    thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let answer = {
+                let Ok(mut m) = mirror.lock() else { break };
+                m.process(&buf[..n]);
+                m.take_replies()
+            };
+            if !answer.is_empty() {
+                let _ = replies.send(answer);
+            }
+            if !pending.swap(true, Ordering::AcqRel) {
+                events(PtyEvent::Output);
+            }
+        }
+    });
+}
+
+fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
+    thread::spawn(move || {
+        let code = wait_for_exit(pid);
+        CHILD_PID.store(0, Ordering::SeqCst);
+        events(PtyEvent::Exited(code));
+    });
+}
+
+/// Reaps the child and turns its status into a shell-style exit code.
+fn wait_for_exit(pid: i32) -> i32 {
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: waitpid writes only into `status`, a valid local.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            if libc::WIFEXITED(status) {
+                return libc::WEXITSTATUS(status);
+            }
+            if libc::WIFSIGNALED(status) {
+                return 128 + libc::WTERMSIG(status);
+            }
+            continue;
+        }
+        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    use crate::screen::HostCaps;
+
+    fn run(spec: &CommandSpec) -> (i32, String) {
+        let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
+        let (tx, rx) = mpsc::channel();
+        let child = ChildPty::spawn(spec, 10, 40, mirror.clone(), Arc::new(AtomicBool::new(false)), move |e| {
+            let _ = tx.send(e);
+        })
+        .expect("spawn");
+        assert!(child.pid() > 0);
+        let code = loop {
+            match rx.recv_timeout(Duration::from_secs(10)).expect("child should exit in time") {
+                PtyEvent::Exited(code) => break code,
+                PtyEvent::Output => {}
+            }
+        };
+        let text = mirror.lock().unwrap().screen().contents();
+        (code, text)
+    }
+
+    #[test]
+    fn exit_code_and_output() {
+        let (code, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
+        assert_eq!(code, 7);
+        assert!(text.contains("hello"), "{text}");
+    }
+
+    #[test]
+    fn death_by_signal_is_128_plus_n() {
+        let (code, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
+        assert_eq!(code, 128 + libc::SIGTERM);
+    }
+
+    #[test]
+    fn environment_is_scrubbed_and_term_set() {
+        let mut spec = CommandSpec::shell("sh -c 'echo T=$TERM K=${KITTY_WINDOW_ID:-none} P=$POKESHELL'");
+        spec.env.push(("EXTRA".into(), "1".into()));
+        // SAFETY: tests in this module do not read KITTY_WINDOW_ID concurrently.
+        unsafe { std::env::set_var("KITTY_WINDOW_ID", "3") };
+        let (_, text) = run(&spec);
+        assert!(text.contains("T=xterm-256color K=none P=1"), "{text}");
+    }
+}
