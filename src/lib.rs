@@ -6,3 +6,4 @@ pub mod input;
 pub mod pty;
 pub mod screen;
 pub mod supervisor;
+pub mod ui;

@@ -1,0 +1,58 @@
+//! The footer line: pi-poke's `📌 p:on/off` indicator with its transient suffix, a message, key hints.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::theme::{self, Tone};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FooterView {
+    pub poke_on: bool,
+    /// `⏳ bash`, `⚠️ bash 45s`, `👀 post-compact`, `📤 resume`.
+    pub suffix: Option<(String, Tone)>,
+    /// A short-lived message (a command's confirmation or why it could not run).
+    pub message: Option<(String, Tone)>,
+    /// The prefix key was pressed and pokeshell waits for the next key.
+    pub armed: bool,
+    pub prefix: String,
+}
+
+/// The keys offered after the prefix, in the order the help lists them.
+pub const ARMED_HINT: &str = "s side · p poke · h handoff · c settings · i status · ? help · Esc cancel";
+
+impl Widget for &FooterView {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let mut left = vec![if self.poke_on {
+            Span::styled("📌 p:on", theme::ok())
+        } else {
+            Span::styled("📌 p:off", theme::dim())
+        }];
+        if let Some((text, tone)) = &self.suffix {
+            left.push(Span::raw(" "));
+            left.push(Span::styled(text.clone(), tone.style()));
+        }
+        if let Some((text, tone)) = &self.message {
+            left.push(Span::raw("  "));
+            left.push(Span::styled(text.clone(), tone.style()));
+        }
+        let right = if self.armed {
+            Line::from(vec![
+                Span::styled(format!("{} ", self.prefix), theme::key()),
+                Span::styled(ARMED_HINT, Tone::Accent.style()),
+            ])
+        } else {
+            Line::from(vec![Span::styled(format!("{} ?", self.prefix), theme::key()), Span::styled(" help", theme::dim())])
+        };
+        let right_w = right.width() as u16;
+        let left = Line::from(left);
+        let left_w = (left.width() as u16).min(area.width);
+        left.render(Rect { width: left_w, ..area }, buf);
+        // The hint gives way to the status when the line is short.
+        if area.width >= left_w + right_w + 2 {
+            let x = area.x + area.width - right_w;
+            right.render(Rect::new(x, area.y, right_w, 1), buf);
+        }
+    }
+}

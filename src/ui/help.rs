@@ -1,0 +1,64 @@
+//! The help overlay: every key pokeshell adds on top of pi.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+
+use super::theme;
+
+/// The key after the prefix and what it does; docs/keys.md lists the same.
+pub const KEYS: &[(&str, &str)] = &[
+    ("s", "show or hide the side pane"),
+    ("p", "poke: ask the agent to pick up its work"),
+    ("h", "handoff: compact now with a handoff document"),
+    ("c", "settings"),
+    ("i", "status: effective settings and live state"),
+    ("?", "this help"),
+    ("prefix", "send the prefix key itself to pi"),
+    ("Esc", "cancel"),
+];
+
+pub struct HelpView<'a> {
+    pub prefix: &'a str,
+}
+
+/// A rectangle of at most `w`×`h` centred in `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h)
+}
+
+impl Widget for HelpView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let mut lines = vec![
+            Line::from(vec![
+                Span::raw("Press "),
+                Span::styled(self.prefix.to_string(), theme::key()),
+                Span::raw(", then:"),
+            ]),
+            Line::default(),
+        ];
+        for (k, what) in KEYS {
+            let k = if *k == "prefix" { self.prefix } else { k };
+            lines.push(Line::from(vec![Span::styled(format!("  {k:<8}"), theme::key()), Span::raw(*what)]));
+        }
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled(
+            "Every other key goes to pi unchanged. Any key closes this help.",
+            theme::dim(),
+        )));
+        let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 4;
+        let rect = centered(area, w, lines.len() as u16 + 2);
+        Clear.render(rect, buf);
+        Paragraph::new(lines)
+            .block(
+                Block::new()
+                    .borders(Borders::ALL)
+                    .border_style(theme::border())
+                    .title(Span::styled(" pokeshell keys ", theme::title())),
+            )
+            .render(rect, buf);
+    }
+}

@@ -1,0 +1,59 @@
+//! The few styles pokeshell's own chrome uses; everything inside the pane keeps pi's colours.
+
+use ratatui::style::{Color, Modifier, Style};
+
+pub fn dim() -> Style {
+    Style::new().add_modifier(Modifier::DIM)
+}
+
+pub fn title() -> Style {
+    Style::new().add_modifier(Modifier::BOLD)
+}
+
+pub fn ok() -> Style {
+    Style::new().fg(Color::Green)
+}
+
+pub fn warn() -> Style {
+    Style::new().fg(Color::Yellow)
+}
+
+pub fn error() -> Style {
+    Style::new().fg(Color::Red)
+}
+
+pub fn accent() -> Style {
+    Style::new().fg(Color::Cyan)
+}
+
+pub fn key() -> Style {
+    Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+}
+
+pub fn border() -> Style {
+    Style::new().fg(Color::DarkGray)
+}
+
+/// How a piece of status text should look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    Dim,
+    Ok,
+    Warn,
+    Error,
+    Accent,
+}
+
+impl Tone {
+    pub fn style(self) -> Style {
+        match self {
+            Tone::Plain => Style::new(),
+            Tone::Dim => dim(),
+            Tone::Ok => ok(),
+            Tone::Warn => warn(),
+            Tone::Error => error(),
+            Tone::Accent => accent(),
+        }
+    }
+}
