@@ -1,8 +1,11 @@
 //! pokeshell: hosts the pi coding agent in a pseudo-terminal, mirrors its screen beside a side pane and
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
+pub mod app;
+pub mod cli;
 pub mod host;
 pub mod input;
+pub mod locate;
 pub mod pty;
 pub mod screen;
 pub mod supervisor;

@@ -86,6 +86,8 @@ pub fn signal_child(sig: i32) {
 pub enum PtyEvent {
     /// New output was parsed into the mirror (coalesced: one event until the loop takes it).
     Output,
+    /// The child's side of the PTY closed: all its output has been parsed.
+    Closed,
     /// The child exited with this shell-style code (128+N for death by signal N).
     Exited(i32),
 }
@@ -205,6 +207,7 @@ fn spawn_reader(
                 events(PtyEvent::Output);
             }
         }
+        events(PtyEvent::Closed);
     });
 }
 
@@ -253,12 +256,15 @@ mod tests {
         })
         .expect("spawn");
         assert!(child.pid() > 0);
-        let code = loop {
+        let (mut code, mut closed) = (None, false);
+        while code.is_none() || !closed {
             match rx.recv_timeout(Duration::from_secs(10)).expect("child should exit in time") {
-                PtyEvent::Exited(code) => break code,
+                PtyEvent::Exited(c) => code = Some(c),
+                PtyEvent::Closed => closed = true,
                 PtyEvent::Output => {}
             }
-        };
+        }
+        let code = code.unwrap();
         let text = mirror.lock().unwrap().screen().contents();
         (code, text)
     }

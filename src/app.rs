@@ -1,0 +1,296 @@
+//! The application state: what the user sees and what their keys do. The event loop in `run` feeds
+//! it input and time; it answers with effects, so the same logic runs in tests without a terminal.
+
+mod mouse;
+pub mod run;
+mod view;
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use crate::host::HostModes;
+use crate::input::keys;
+use crate::input::prefix::PrefixKey;
+use crate::input::router::{Routed, Router};
+use crate::input::tokenizer::{Token, Tokenizer};
+use crate::screen::ChildModes;
+use crate::ui::footer::FooterView;
+use crate::ui::help::HelpView;
+use crate::ui::layout::{self, Areas, SideMode};
+use crate::ui::pane::{self, PaneView};
+use crate::ui::theme::Tone;
+
+/// How long a footer message stays.
+const MESSAGE_TTL: Duration = Duration::from_secs(4);
+
+/// Something the event loop must do on the app's behalf.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Bytes for the child's input.
+    ToChild(Vec<u8>),
+    /// The pane may have changed size: resize the PTY and the mirror.
+    Relayout,
+    /// Draw again.
+    Redraw,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    Help,
+}
+
+#[derive(Debug, Clone)]
+pub struct AppOptions {
+    pub prefix: PrefixKey,
+    pub side_width: u16,
+    pub side_mode: SideMode,
+    /// What runs in the pane, as the side pane shows it.
+    pub label: String,
+}
+
+impl Default for AppOptions {
+    fn default() -> Self {
+        Self {
+            prefix: PrefixKey::default(),
+            side_width: layout::SIDE_WIDTH,
+            side_mode: SideMode::Auto,
+            label: "pi".into(),
+        }
+    }
+}
+
+pub struct App {
+    opts: AppOptions,
+    router: Router,
+    tokenizer: Tokenizer,
+    side_mode: SideMode,
+    /// Host terminal size, columns × rows.
+    size: (u16, u16),
+    overlay: Option<Overlay>,
+    message: Option<(String, Tone, Instant)>,
+    child_pid: Option<i32>,
+    started: Instant,
+    child_exit: Option<i32>,
+}
+
+impl App {
+    pub fn new(opts: AppOptions, cols: u16, rows: u16, now: Instant) -> Self {
+        Self {
+            router: Router::new(opts.prefix),
+            tokenizer: Tokenizer::new(),
+            side_mode: opts.side_mode,
+            size: (cols, rows),
+            overlay: None,
+            message: None,
+            child_pid: None,
+            started: now,
+            child_exit: None,
+            opts,
+        }
+    }
+
+    pub fn areas(&self) -> Areas {
+        layout::areas(self.size.0, self.size.1, self.side_mode, self.opts.side_width)
+    }
+
+    pub fn pane(&self) -> Rect {
+        self.areas().pane
+    }
+
+    pub fn set_size(&mut self, cols: u16, rows: u16) {
+        self.size = (cols, rows);
+    }
+
+    pub fn set_child_pid(&mut self, pid: i32) {
+        self.child_pid = Some(pid);
+    }
+
+    pub fn set_child_exit(&mut self, code: i32) {
+        self.child_exit = Some(code);
+    }
+
+    /// Keeps release reports of pokeshell's own keys away from pi when the host sends them.
+    pub fn set_host_modes(&mut self, modes: &HostModes) {
+        self.router.set_release_events(modes.reports_releases());
+    }
+
+    pub fn overlay(&self) -> Option<Overlay> {
+        self.overlay
+    }
+
+    pub fn flash(&mut self, text: impl Into<String>, tone: Tone, now: Instant) {
+        self.message = Some((text.into(), tone, now));
+    }
+
+    /// True while bytes are held back waiting for the rest of a sequence.
+    pub fn input_pending(&self) -> bool {
+        self.tokenizer.has_pending()
+    }
+
+    /// Host input: routes every token to pi or to pokeshell.
+    pub fn on_stdin(&mut self, bytes: &[u8], child: &ChildModes, now: Instant) -> Vec<Effect> {
+        let tokens = self.tokenizer.feed(bytes);
+        self.on_tokens(tokens, child, now)
+    }
+
+    /// No more input came for a while: release a held partial sequence as it is.
+    pub fn on_input_idle(&mut self, child: &ChildModes, now: Instant) -> Vec<Effect> {
+        let tokens = self.tokenizer.flush();
+        self.on_tokens(tokens, child, now)
+    }
+
+    fn on_tokens(&mut self, tokens: Vec<Token>, child: &ChildModes, now: Instant) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let mut out: Vec<u8> = Vec::new();
+        for token in tokens {
+            if self.overlay.is_some() {
+                self.overlay_input(&token, &mut effects);
+                continue;
+            }
+            match self.router.route(token) {
+                None => {}
+                Some(Routed::Child(tok)) => self.forward(tok, child, &mut out),
+                Some(Routed::PrefixArmed) => effects.push(Effect::Redraw),
+                Some(Routed::Command { key, raw }) => {
+                    // Keep byte order: what was typed before the command goes first.
+                    if !out.is_empty() {
+                        effects.push(Effect::ToChild(std::mem::take(&mut out)));
+                    }
+                    self.command(key, raw, now, &mut effects);
+                    effects.push(Effect::Redraw);
+                }
+            }
+        }
+        if !out.is_empty() {
+            effects.push(Effect::ToChild(out));
+        }
+        effects
+    }
+
+    /// Adapts a token to what the child asked for: paste markers only if it enabled bracketed
+    /// paste, mouse reports only if it asked for them, in its encoding and pane coordinates.
+    fn forward(&self, token: Token, child: &ChildModes, out: &mut Vec<u8>) {
+        match token {
+            Token::PasteStart if child.bracketed_paste => out.extend_from_slice(b"\x1b[200~"),
+            Token::PasteEnd if child.bracketed_paste => out.extend_from_slice(b"\x1b[201~"),
+            Token::PasteStart | Token::PasteEnd => {}
+            Token::PasteData(d) => out.extend_from_slice(&d),
+            Token::Key(b) => {
+                if let Some(m) = keys::decode_sgr_mouse(&b) {
+                    if let Some(bytes) = mouse::translate(m, self.pane(), child.mouse, child.mouse_encoding) {
+                        out.extend_from_slice(&bytes);
+                    }
+                } else if keys::is_focus_report(&b) {
+                    if child.focus_reports {
+                        out.extend_from_slice(&b);
+                    }
+                } else {
+                    out.extend_from_slice(&b);
+                }
+            }
+        }
+    }
+
+    fn overlay_input(&mut self, token: &Token, effects: &mut Vec<Effect>) {
+        let Token::Key(b) = token else { return };
+        let Some(key) = keys::decode(b) else { return };
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        match self.overlay {
+            Some(Overlay::Help) | None => {
+                self.overlay = None;
+                effects.push(Effect::Redraw);
+            }
+        }
+    }
+
+    fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Instant, effects: &mut Vec<Effect>) {
+        if self.opts.prefix.matches(&key) {
+            effects.push(Effect::ToChild(raw));
+            return;
+        }
+        match key.code {
+            KeyCode::Char('s') => {
+                let visible = self.areas().side.is_some();
+                self.side_mode = self.side_mode.toggled(visible);
+                effects.push(Effect::Relayout);
+            }
+            KeyCode::Char('?') => self.overlay = Some(Overlay::Help),
+            KeyCode::Esc => {}
+            KeyCode::Char(c @ ('p' | 'h' | 'c' | 'i')) => {
+                let what = match c {
+                    'p' => "poke",
+                    'h' => "handoff",
+                    'c' => "settings",
+                    _ => "status",
+                };
+                self.flash(format!("{what}: not available yet"), Tone::Warn, now);
+            }
+            _ => {
+                let prefix = self.opts.prefix;
+                self.flash(format!("no command on that key; {prefix} ? lists them"), Tone::Warn, now);
+            }
+        }
+    }
+
+    /// Time passed: returns true when something visible changed.
+    pub fn on_tick(&mut self, now: Instant) -> bool {
+        if let Some((_, _, at)) = &self.message
+            && now.duration_since(*at) >= MESSAGE_TTL
+        {
+            self.message = None;
+            return true;
+        }
+        false
+    }
+
+    /// When `on_tick` must run next for a visible change, if ever.
+    pub fn next_tick(&self, now: Instant) -> Option<Instant> {
+        let msg = self.message.as_ref().map(|(_, _, at)| *at + MESSAGE_TTL);
+        let minute = self.side_visible().then(|| view::next_uptime_change(self.started, now));
+        [msg, minute].into_iter().flatten().min()
+    }
+
+    fn side_visible(&self) -> bool {
+        self.areas().side.is_some()
+    }
+
+    pub fn footer_view(&self) -> FooterView {
+        FooterView {
+            poke_on: false,
+            suffix: None,
+            message: self.message.as_ref().map(|(t, tone, _)| (t.clone(), *tone)),
+            armed: self.router.is_armed(),
+            prefix: self.opts.prefix.to_string(),
+        }
+    }
+
+    pub fn draw(&self, frame: &mut Frame, screen: &vt100::Screen, now: Instant) {
+        let areas = self.areas();
+        frame.render_widget(PaneView { screen }, areas.pane);
+        if let Some(side) = areas.side {
+            frame.render_widget(&self.side_view(areas.pane, now), side);
+        }
+        if let Some(footer) = areas.footer {
+            frame.render_widget(&self.footer_view(), footer);
+        }
+        match self.overlay {
+            Some(Overlay::Help) => {
+                let prefix = self.opts.prefix.to_string();
+                frame.render_widget(HelpView { prefix: &prefix }, frame.area());
+            }
+            None => {
+                if let Some(pos) = pane::cursor(screen, areas.pane) {
+                    frame.set_cursor_position(pos);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

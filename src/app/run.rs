@@ -1,0 +1,325 @@
+//! The event loop: stdin, child output, signals and timers in; PTY writes and frames out.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use crossterm::cursor::SetCursorStyle;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use super::{App, AppOptions, Effect};
+use crate::host::{self, HostModes, TerminalGuard};
+use crate::pty::{ChildPty, CommandSpec, PtyEvent};
+use crate::screen::{ChildModes, HostCaps, Mirror};
+
+/// At most about 60 frames a second.
+const FRAME: Duration = Duration::from_millis(16);
+/// A resize burst is applied once, this long after its first signal.
+const RESIZE_COALESCE: Duration = Duration::from_millis(20);
+/// A partial escape sequence is passed on as it is after this long without more bytes.
+const INPUT_FLUSH: Duration = Duration::from_millis(25);
+/// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+pub struct RunConfig {
+    pub spec: CommandSpec,
+    pub app: AppOptions,
+    pub probe_timeout: Duration,
+}
+
+#[derive(Debug)]
+enum LoopEvent {
+    Stdin(Vec<u8>),
+    StdinClosed,
+    Pty(PtyEvent),
+}
+
+/// Runs the child inside pokeshell until it exits; returns its exit code.
+pub fn run(cfg: RunConfig) -> Result<i32> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(run_async(cfg))
+}
+
+fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
+    // A poisoned lock means a reader thread panicked; the panic hook is already ending the process.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn spawn_stdin(tx: UnboundedSender<LoopEvent>) {
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            // SAFETY: reading into a local buffer of the given length.
+            let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            if n <= 0 {
+                let _ = tx.send(LoopEvent::StdinClosed);
+                return;
+            }
+            if tx.send(LoopEvent::Stdin(buf[..n as usize].to_vec())).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+fn cursor_style(s: vt100::CursorStyle) -> SetCursorStyle {
+    use vt100::CursorStyle as C;
+    match s {
+        C::Default => SetCursorStyle::DefaultUserShape,
+        C::BlinkBlock => SetCursorStyle::BlinkingBlock,
+        C::SteadyBlock => SetCursorStyle::SteadyBlock,
+        C::BlinkUnderline => SetCursorStyle::BlinkingUnderScore,
+        C::SteadyUnderline => SetCursorStyle::SteadyUnderScore,
+        C::BlinkVerticalBar => SetCursorStyle::BlinkingBar,
+        C::SteadyVerticalBar => SetCursorStyle::SteadyBar,
+    }
+}
+
+struct Loop {
+    app: App,
+    caps: HostCaps,
+    mirror: Arc<Mutex<Mirror>>,
+    output_pending: Arc<AtomicBool>,
+    child: ChildPty,
+    terminal: Terminal<CrosstermBackend<std::io::Stdout>>,
+    host_modes: HostModes,
+    child_modes: ChildModes,
+    pane: (u16, u16),
+    dirty: bool,
+    last_draw: Instant,
+    cursor: Option<vt100::CursorStyle>,
+}
+
+async fn run_async(cfg: RunConfig) -> Result<i32> {
+    let guard = TerminalGuard::enter()?;
+    let reading = host::probe::probe(cfg.probe_timeout);
+    let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
+    let now = Instant::now();
+    let app = App::new(cfg.app, cols, rows, now);
+    let pane = app.pane();
+    let mirror = Arc::new(Mutex::new(Mirror::new(pane.height, pane.width, reading.caps.clone())));
+    let (tx, mut rx) = unbounded_channel::<LoopEvent>();
+    let output_pending = Arc::new(AtomicBool::new(false));
+    let pty_tx = tx.clone();
+    let child = ChildPty::spawn(&cfg.spec, pane.height, pane.width, mirror.clone(), output_pending.clone(), move |e| {
+        let _ = pty_tx.send(LoopEvent::Pty(e));
+    })?;
+    spawn_stdin(tx.clone());
+
+    let terminal = Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
+    let mut lp = Loop {
+        app,
+        caps: reading.caps,
+        mirror,
+        output_pending,
+        terminal,
+        host_modes: HostModes::default(),
+        child_modes: ChildModes::default(),
+        pane: (pane.width, pane.height),
+        dirty: true,
+        last_draw: now - FRAME,
+        cursor: None,
+        child,
+    };
+    lp.app.set_child_pid(lp.child.pid());
+    if !reading.leftover.is_empty() {
+        let effects = lp.app.on_stdin(&reading.leftover, &lp.child_modes, now);
+        lp.apply(effects)?;
+    }
+
+    let mut winch = signal(SignalKind::window_change()).context("cannot watch terminal resizes")?;
+    let mut term = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
+    let mut hup = signal(SignalKind::hangup()).context("cannot watch SIGHUP")?;
+    let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
+
+    let mut resize_due: Option<Instant> = None;
+    let mut flush_due: Option<Instant> = None;
+    let mut kill_due: Option<Instant> = None;
+    let far = Duration::from_secs(3600);
+    let mut output_closed = false;
+
+    let code = loop {
+        let now = Instant::now();
+        let deadlines = [lp.draw_due(now), resize_due, flush_due, kill_due, lp.app.next_tick(now)];
+        let next = deadlines.into_iter().flatten().min().unwrap_or(now + far);
+        tokio::select! {
+            ev = rx.recv() => {
+                let now = Instant::now();
+                match ev {
+                    Some(LoopEvent::Stdin(bytes)) => {
+                        let effects = lp.app.on_stdin(&bytes, &lp.child_modes, now);
+                        lp.apply(effects)?;
+                        flush_due = lp.app.input_pending().then_some(now + INPUT_FLUSH);
+                    }
+                    Some(LoopEvent::StdinClosed) => {
+                        // The terminal went away: treat it like a hangup.
+                        crate::pty::signal_child(libc::SIGHUP);
+                        kill_due.get_or_insert(now + SHUTDOWN_GRACE);
+                    }
+                    Some(LoopEvent::Pty(PtyEvent::Output)) => lp.on_output()?,
+                    Some(LoopEvent::Pty(PtyEvent::Closed)) => output_closed = true,
+                    Some(LoopEvent::Pty(PtyEvent::Exited(code))) => break code,
+                    None => break 1,
+                }
+            }
+            _ = winch.recv() => { resize_due.get_or_insert(Instant::now() + RESIZE_COALESCE); }
+            _ = term.recv() => {
+                crate::pty::signal_child(libc::SIGTERM);
+                kill_due.get_or_insert(Instant::now() + SHUTDOWN_GRACE);
+            }
+            _ = hup.recv() => {
+                crate::pty::signal_child(libc::SIGHUP);
+                kill_due.get_or_insert(Instant::now() + SHUTDOWN_GRACE);
+            }
+            _ = int.recv() => {
+                crate::pty::signal_child(libc::SIGINT);
+            }
+            _ = tokio::time::sleep_until(next.into()) => {
+                let now = Instant::now();
+                if resize_due.is_some_and(|d| d <= now) {
+                    resize_due = None;
+                    let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
+                    lp.app.set_size(cols, rows);
+                    lp.relayout()?;
+                }
+                if flush_due.is_some_and(|d| d <= now) {
+                    flush_due = None;
+                    let effects = lp.app.on_input_idle(&lp.child_modes, now);
+                    lp.apply(effects)?;
+                }
+                if kill_due.is_some_and(|d| d <= now) {
+                    kill_due = None;
+                    crate::pty::signal_child(libc::SIGKILL);
+                }
+                if lp.app.on_tick(now) {
+                    lp.dirty = true;
+                }
+                if lp.draw_due(now).is_some_and(|d| d <= now) {
+                    lp.draw(now)?;
+                }
+            }
+        }
+    };
+
+    // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
+    let drain_until = Instant::now() + Duration::from_millis(300);
+    while !output_closed {
+        match tokio::time::timeout_at(drain_until.into(), rx.recv()).await {
+            Ok(Some(LoopEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => output_closed = true,
+            Ok(Some(_)) => {}
+        }
+    }
+    lp.app.set_child_exit(code);
+    let farewell = lp.final_screen();
+    drop(lp);
+    drop(guard);
+    if !farewell.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&farewell);
+        let _ = out.flush();
+    }
+    Ok(code)
+}
+
+impl Loop {
+    fn apply(&mut self, effects: Vec<Effect>) -> Result<()> {
+        for e in effects {
+            match e {
+                Effect::ToChild(bytes) => self.child.write(bytes),
+                Effect::Relayout => self.relayout()?,
+                Effect::Redraw => self.dirty = true,
+            }
+        }
+        Ok(())
+    }
+
+    fn relayout(&mut self) -> Result<()> {
+        let pane = self.app.pane();
+        if (pane.width, pane.height) != self.pane {
+            self.pane = (pane.width, pane.height);
+            lock(&self.mirror).resize(pane.height, pane.width);
+            self.child.resize(pane.height, pane.width)?;
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// New child output: carry its mode changes and host-bound bytes over to the host terminal.
+    fn on_output(&mut self) -> Result<()> {
+        self.output_pending.store(false, Ordering::Release);
+        let (host_bytes, modes) = {
+            let mut m = lock(&self.mirror);
+            (m.take_host_output(), m.modes())
+        };
+        self.child_modes = modes;
+        let want = HostModes::for_child(&modes, self.caps.kitty);
+        let mut bytes = self.host_modes.transition(&want);
+        bytes.extend(host_bytes);
+        if !bytes.is_empty() {
+            let out = self.terminal.backend_mut();
+            out.write_all(&bytes).and_then(|()| out.flush()).context("cannot write to the terminal")?;
+        }
+        self.host_modes = want;
+        self.app.set_host_modes(&want);
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// When the next frame may be drawn, if one is needed.
+    fn draw_due(&self, now: Instant) -> Option<Instant> {
+        if !self.dirty {
+            return None;
+        }
+        let earliest = self.last_draw + FRAME;
+        let sync = lock(&self.mirror).sync_deadline().filter(|d| *d > now);
+        Some(sync.map_or(earliest, |s| s.max(earliest)))
+    }
+
+    fn draw(&mut self, now: Instant) -> Result<()> {
+        self.dirty = false;
+        self.last_draw = now;
+        let app = &self.app;
+        let mirror = lock(&self.mirror);
+        let style = mirror.screen().cursor_style();
+        self.terminal.draw(|f| app.draw(f, mirror.screen(), now)).context("cannot draw")?;
+        drop(mirror);
+        if self.cursor != Some(style) {
+            self.cursor = Some(style);
+            crossterm::execute!(self.terminal.backend_mut(), cursor_style(style)).context("cannot set the cursor")?;
+        }
+        Ok(())
+    }
+
+    /// What the child left on its main screen (pi's resume hint), to print after the terminal is
+    /// restored, as it would have stayed in the user's terminal without pokeshell.
+    fn final_screen(&self) -> Vec<u8> {
+        let m = lock(&self.mirror);
+        let screen = m.screen();
+        if screen.alternate_screen() {
+            return Vec::new();
+        }
+        let (_, cols) = screen.size();
+        let rows: Vec<String> = screen.rows_formatted(0, cols.get()).collect();
+        let plain: Vec<String> = screen.rows(0, cols.get()).collect();
+        let Some(last) = plain.iter().rposition(|r| !r.trim().is_empty()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for row in &rows[..=last] {
+            out.extend_from_slice(row.as_bytes());
+            out.extend_from_slice(b"\x1b[0m\r\n");
+        }
+        out
+    }
+}

@@ -1,0 +1,117 @@
+use std::time::Instant;
+
+use super::*;
+use crate::input::tokenizer::Token;
+
+fn app(cols: u16, rows: u16) -> App {
+    App::new(AppOptions::default(), cols, rows, Instant::now())
+}
+
+fn to_child(effects: &[Effect]) -> Vec<u8> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ToChild(b) => Some(b.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn typing_goes_to_the_child_unchanged() {
+    let mut a = app(120, 40);
+    let e = a.on_stdin(b"hi\r\x1b[13;2u", &ChildModes::default(), Instant::now());
+    assert_eq!(to_child(&e), b"hi\r\x1b[13;2u");
+}
+
+#[test]
+fn prefix_s_toggles_the_side_pane_and_asks_for_a_relayout() {
+    let mut a = app(120, 40);
+    assert!(a.areas().side.is_some());
+    let e = a.on_stdin(b"\x1ds", &ChildModes::default(), Instant::now());
+    assert!(e.contains(&Effect::Relayout));
+    assert!(a.areas().side.is_none());
+    assert_eq!(a.pane().width, 120);
+    assert!(to_child(&e).is_empty());
+    a.on_stdin(b"\x1ds", &ChildModes::default(), Instant::now());
+    assert!(a.areas().side.is_some());
+}
+
+#[test]
+fn prefix_twice_sends_the_prefix_itself() {
+    let mut a = app(120, 40);
+    let e = a.on_stdin(b"\x1d\x1d", &ChildModes::default(), Instant::now());
+    assert_eq!(to_child(&e), b"\x1d");
+}
+
+#[test]
+fn help_overlay_opens_and_any_key_closes_it_without_reaching_pi() {
+    let mut a = app(120, 40);
+    a.on_stdin(b"\x1d?", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), Some(Overlay::Help));
+    let e = a.on_stdin(b"x", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), None);
+    assert!(to_child(&e).is_empty());
+}
+
+#[test]
+fn reserved_keys_say_not_available_yet() {
+    let mut a = app(120, 40);
+    a.on_stdin(b"\x1dp", &ChildModes::default(), Instant::now());
+    let msg = a.footer_view().message.unwrap().0;
+    assert!(msg.contains("not available yet"), "{msg}");
+}
+
+#[test]
+fn escape_after_prefix_cancels_and_a_lone_escape_reaches_pi() {
+    let mut a = app(120, 40);
+    let e = a.on_stdin(b"\x1d\x1b", &ChildModes::default(), Instant::now());
+    assert!(to_child(&e).is_empty());
+    assert!(!a.footer_view().armed);
+    let e = a.on_stdin(b"\x1b", &ChildModes::default(), Instant::now());
+    assert_eq!(to_child(&e), b"\x1b");
+}
+
+#[test]
+fn paste_markers_follow_the_childs_bracketed_paste_mode() {
+    let mut a = app(120, 40);
+    let on = ChildModes { bracketed_paste: true, ..ChildModes::default() };
+    let e = a.on_stdin(b"\x1b[200~a\x1db\x1b[201~", &on, Instant::now());
+    assert_eq!(to_child(&e), b"\x1b[200~a\x1db\x1b[201~");
+    let e = a.on_stdin(b"\x1b[200~a\x1db\x1b[201~", &ChildModes::default(), Instant::now());
+    assert_eq!(to_child(&e), b"a\x1db");
+}
+
+#[test]
+fn mouse_outside_the_pane_is_dropped() {
+    let mut a = app(120, 40);
+    let child = ChildModes {
+        mouse: vt100::MouseProtocolMode::AnyMotion,
+        mouse_encoding: vt100::MouseProtocolEncoding::Sgr,
+        ..ChildModes::default()
+    };
+    let e = a.on_stdin(b"\x1b[<0;5;5M\x1b[<0;100;5M", &child, Instant::now());
+    assert_eq!(to_child(&e), b"\x1b[<0;5;5M");
+}
+
+#[test]
+fn split_sequence_is_released_after_input_goes_idle() {
+    let mut a = app(120, 40);
+    let e = a.on_stdin(b"\x1b[1;", &ChildModes::default(), Instant::now());
+    assert!(to_child(&e).is_empty());
+    assert!(a.input_pending());
+    let e = a.on_input_idle(&ChildModes::default(), Instant::now());
+    assert_eq!(to_child(&e), b"\x1b[1;");
+}
+
+#[test]
+fn typed_text_before_a_command_keeps_its_order() {
+    let mut a = app(120, 40);
+    let e = a.on_stdin(b"ab\x1d\x1dcd", &ChildModes::default(), Instant::now());
+    assert_eq!(to_child(&e), b"ab\x1dcd");
+    let first = e.iter().position(|x| matches!(x, Effect::ToChild(b) if b == b"ab")).unwrap();
+    let second = e.iter().position(|x| matches!(x, Effect::ToChild(b) if b == b"\x1d")).unwrap();
+    assert!(first < second);
+    let _ = Token::PasteEnd;
+}
