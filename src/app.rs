@@ -232,7 +232,11 @@ impl App {
             }
             _ => {
                 let prefix = self.opts.prefix;
-                self.flash(format!("no command on that key; {prefix} ? lists them"), Tone::Warn, now);
+                self.flash(
+                    format!("no command on that key; {prefix} ? lists them"),
+                    Tone::Warn,
+                    now,
+                );
             }
         }
     }
@@ -251,7 +255,9 @@ impl App {
     /// When `on_tick` must run next for a visible change, if ever.
     pub fn next_tick(&self, now: Instant) -> Option<Instant> {
         let msg = self.message.as_ref().map(|(_, _, at)| *at + MESSAGE_TTL);
-        let minute = self.side_visible().then(|| view::next_uptime_change(self.started, now));
+        let minute = self
+            .side_visible()
+            .then(|| view::next_uptime_change(self.started, now));
         [msg, minute].into_iter().flatten().min()
     }
 

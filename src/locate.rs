@@ -13,24 +13,34 @@ pub enum NotFound {
 impl std::fmt::Display for NotFound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NotFound::BadPath { path, from } => {
-                writeln!(f, "pokeshell: {} (from {from}) is not an executable file.", path.display())?
-            }
+            NotFound::BadPath { path, from } => writeln!(
+                f,
+                "pokeshell: {} (from {from}) is not an executable file.",
+                path.display()
+            )?,
             NotFound::NotOnPath => writeln!(f, "pokeshell: cannot find pi: there is no `pi` on your PATH.")?,
         }
         writeln!(f, "Install pi (it needs Node.js 22.19 or newer):")?;
         writeln!(f, "    npm install -g @earendil-works/pi-coding-agent")?;
-        write!(f, "or tell pokeshell where it is: pokeshell --pi /path/to/pi  (or set POKESHELL_PI)")
+        write!(
+            f,
+            "or tell pokeshell where it is: pokeshell --pi /path/to/pi  (or set POKESHELL_PI)"
+        )
     }
 }
 
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn checked(path: PathBuf, from: &'static str) -> Result<PathBuf, NotFound> {
-    if is_executable(&path) { Ok(path) } else { Err(NotFound::BadPath { path, from }) }
+    if is_executable(&path) {
+        Ok(path)
+    } else {
+        Err(NotFound::BadPath { path, from })
+    }
 }
 
 /// `--pi PATH`, else `$POKESHELL_PI`, else `pi` on PATH.
@@ -42,7 +52,10 @@ pub fn find_pi(flag: Option<&Path>) -> Result<PathBuf, NotFound> {
         return checked(PathBuf::from(p), "POKESHELL_PI");
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).map(|dir| dir.join("pi")).find(|p| is_executable(p)).ok_or(NotFound::NotOnPath)
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("pi"))
+        .find(|p| is_executable(p))
+        .ok_or(NotFound::NotOnPath)
 }
 
 #[cfg(test)]
@@ -59,6 +72,9 @@ mod tests {
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(find_pi(Some(&f)).unwrap(), f);
         let msg = NotFound::NotOnPath.to_string();
-        assert!(msg.contains("npm install -g @earendil-works/pi-coding-agent"), "{msg}");
+        assert!(
+            msg.contains("npm install -g @earendil-works/pi-coding-agent"),
+            "{msg}"
+        );
     }
 }

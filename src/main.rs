@@ -32,11 +32,18 @@ fn main() -> ExitCode {
             }
         },
     };
-    let mut app = AppOptions { label: spec.label.clone(), ..AppOptions::default() };
+    let mut app = AppOptions {
+        label: spec.label.clone(),
+        ..AppOptions::default()
+    };
     if let Some(p) = cli.prefix {
         app.prefix = p;
     }
-    match run(RunConfig { spec, app, probe_timeout: probe_timeout() }) {
+    match run(RunConfig {
+        spec,
+        app,
+        probe_timeout: probe_timeout(),
+    }) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {
             eprintln!("pokeshell: {e:#}");

@@ -111,7 +111,12 @@ impl ChildPty {
         events: impl Fn(PtyEvent) + Send + Clone + 'static,
     ) -> Result<Self> {
         let pair = native_pty_system()
-            .openpty(PtySize { rows: rows.max(1), cols: cols.max(1), pixel_width: 0, pixel_height: 0 })
+            .openpty(PtySize {
+                rows: rows.max(1),
+                cols: cols.max(1),
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .context("cannot open a pseudo-terminal")?;
         let mut cmd = CommandBuilder::new(&spec.program);
         cmd.args(&spec.args);
@@ -138,14 +143,25 @@ impl ChildPty {
             .ok_or_else(|| anyhow!("the child has no process id"))?;
         CHILD_PID.store(pid, Ordering::SeqCst);
 
-        let reader = pair.master.try_clone_reader().context("cannot read from the pseudo-terminal")?;
-        let writer = pair.master.take_writer().context("cannot write to the pseudo-terminal")?;
+        let reader = pair
+            .master
+            .try_clone_reader()
+            .context("cannot read from the pseudo-terminal")?;
+        let writer = pair
+            .master
+            .take_writer()
+            .context("cannot write to the pseudo-terminal")?;
         let (input, input_rx) = mpsc::channel::<Vec<u8>>();
 
         spawn_writer(writer, input_rx);
         spawn_reader(reader, mirror, input.clone(), pending, events.clone());
         spawn_waiter(pid, events);
-        Ok(Self { pid, master: pair.master, input, _child: child })
+        Ok(Self {
+            pid,
+            master: pair.master,
+            input,
+            _child: child,
+        })
     }
 
     pub fn pid(&self) -> i32 {
@@ -162,7 +178,12 @@ impl ChildPty {
 
     pub fn resize(&self, rows: u16, cols: u16) -> Result<()> {
         self.master
-            .resize(PtySize { rows: rows.max(1), cols: cols.max(1), pixel_width: 0, pixel_height: 0 })
+            .resize(PtySize {
+                rows: rows.max(1),
+                cols: cols.max(1),
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .context("cannot resize the pseudo-terminal")
     }
 }
@@ -251,14 +272,24 @@ mod tests {
     fn run(spec: &CommandSpec) -> (i32, String) {
         let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
         let (tx, rx) = mpsc::channel();
-        let child = ChildPty::spawn(spec, 10, 40, mirror.clone(), Arc::new(AtomicBool::new(false)), move |e| {
-            let _ = tx.send(e);
-        })
+        let child = ChildPty::spawn(
+            spec,
+            10,
+            40,
+            mirror.clone(),
+            Arc::new(AtomicBool::new(false)),
+            move |e| {
+                let _ = tx.send(e);
+            },
+        )
         .expect("spawn");
         assert!(child.pid() > 0);
         let (mut code, mut closed) = (None, false);
         while code.is_none() || !closed {
-            match rx.recv_timeout(Duration::from_secs(10)).expect("child should exit in time") {
+            match rx
+                .recv_timeout(Duration::from_secs(10))
+                .expect("child should exit in time")
+            {
                 PtyEvent::Exited(c) => code = Some(c),
                 PtyEvent::Closed => closed = true,
                 PtyEvent::Output => {}

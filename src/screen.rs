@@ -51,7 +51,9 @@ fn nz(v: u16) -> NonZeroU16 {
 impl Mirror {
     pub fn new(rows: u16, cols: u16, caps: HostCaps) -> Self {
         let tracker = Tracker::new(caps, rows.max(1), cols.max(1));
-        Self { parser: vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker) }
+        Self {
+            parser: vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker),
+        }
     }
 
     pub fn process(&mut self, bytes: &[u8]) {
@@ -126,9 +128,18 @@ mod tests {
         let mut m = Mirror::new(24, 80, kitty_host());
         assert_eq!(replies(&mut m, b"\x1b[?1049h\x1b[>7u\x1b[?u"), b"\x1b[?7u");
         assert_eq!(replies(&mut m, b"\x1b[c"), b"\x1b[?62;52c");
-        assert_eq!(replies(&mut m, b"\x1b]10;?\x07"), b"\x1b]10;rgb:eeee/eeee/eeee\x07");
-        assert_eq!(replies(&mut m, b"\x1b]11;?\x1b\\"), b"\x1b]11;rgb:1111/1111/1111\x07");
-        assert_eq!(replies(&mut m, b"\x1b]4;3;?\x07"), b"\x1b]4;3;rgb:0000/0000/0000\x07");
+        assert_eq!(
+            replies(&mut m, b"\x1b]10;?\x07"),
+            b"\x1b]10;rgb:eeee/eeee/eeee\x07"
+        );
+        assert_eq!(
+            replies(&mut m, b"\x1b]11;?\x1b\\"),
+            b"\x1b]11;rgb:1111/1111/1111\x07"
+        );
+        assert_eq!(
+            replies(&mut m, b"\x1b]4;3;?\x07"),
+            b"\x1b]4;3;rgb:0000/0000/0000\x07"
+        );
         assert_eq!(m.modes().kitty_flags, 7);
     }
 
@@ -211,7 +222,9 @@ mod tests {
     #[test]
     fn tolerates_pi_private_sequences_without_printing_them() {
         let mut m = Mirror::new(3, 20, HostCaps::default());
-        m.process(b"\x1b[>7u\x1b[?u\x1b[<u\x1b[>4;2m\x1b[?2031h\x1b]7501;?\x1b\\\x1b]8;;\x07ok\x1b[0m\x1b]8;;\x07");
+        m.process(
+            b"\x1b[>7u\x1b[?u\x1b[<u\x1b[>4;2m\x1b[?2031h\x1b]7501;?\x1b\\\x1b]8;;\x07ok\x1b[0m\x1b]8;;\x07",
+        );
         assert_eq!(m.screen().contents().trim(), "ok");
     }
 

@@ -48,32 +48,84 @@ pub fn translate(
 mod tests {
     use super::*;
 
-    const PANE: Rect = Rect { x: 0, y: 0, width: 80, height: 23 };
+    const PANE: Rect = Rect {
+        x: 0,
+        y: 0,
+        width: 80,
+        height: 23,
+    };
 
     fn click(col: u16, row: u16) -> SgrMouse {
-        SgrMouse { button: 0, col, row, release: false }
+        SgrMouse {
+            button: 0,
+            col,
+            row,
+            release: false,
+        }
     }
 
     #[test]
     fn sgr_inside_the_pane_is_unchanged() {
-        let out = translate(click(10, 5), PANE, MouseProtocolMode::AnyMotion, MouseProtocolEncoding::Sgr);
+        let out = translate(
+            click(10, 5),
+            PANE,
+            MouseProtocolMode::AnyMotion,
+            MouseProtocolEncoding::Sgr,
+        );
         assert_eq!(out.unwrap(), b"\x1b[<0;10;5M");
     }
 
     #[test]
     fn outside_the_pane_or_unwanted_is_dropped() {
-        assert!(translate(click(81, 5), PANE, MouseProtocolMode::AnyMotion, MouseProtocolEncoding::Sgr).is_none());
-        assert!(translate(click(10, 24), PANE, MouseProtocolMode::AnyMotion, MouseProtocolEncoding::Sgr).is_none());
-        assert!(translate(click(10, 5), PANE, MouseProtocolMode::None, MouseProtocolEncoding::Sgr).is_none());
+        assert!(
+            translate(
+                click(81, 5),
+                PANE,
+                MouseProtocolMode::AnyMotion,
+                MouseProtocolEncoding::Sgr
+            )
+            .is_none()
+        );
+        assert!(
+            translate(
+                click(10, 24),
+                PANE,
+                MouseProtocolMode::AnyMotion,
+                MouseProtocolEncoding::Sgr
+            )
+            .is_none()
+        );
+        assert!(
+            translate(
+                click(10, 5),
+                PANE,
+                MouseProtocolMode::None,
+                MouseProtocolEncoding::Sgr
+            )
+            .is_none()
+        );
     }
 
     #[test]
     fn offset_pane_and_legacy_encoding() {
         let pane = Rect::new(2, 1, 40, 10);
-        let out = translate(click(5, 4), pane, MouseProtocolMode::PressRelease, MouseProtocolEncoding::Default);
+        let out = translate(
+            click(5, 4),
+            pane,
+            MouseProtocolMode::PressRelease,
+            MouseProtocolEncoding::Default,
+        );
         assert_eq!(out.unwrap(), vec![0x1b, b'[', b'M', 32, 32 + 3, 32 + 3]);
-        let release = SgrMouse { release: true, ..click(5, 4) };
-        let out = translate(release, pane, MouseProtocolMode::PressRelease, MouseProtocolEncoding::Default);
+        let release = SgrMouse {
+            release: true,
+            ..click(5, 4)
+        };
+        let out = translate(
+            release,
+            pane,
+            MouseProtocolMode::PressRelease,
+            MouseProtocolEncoding::Default,
+        );
         assert_eq!(out.unwrap()[3], 32 + 3);
     }
 }

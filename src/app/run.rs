@@ -108,16 +108,28 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
     let now = Instant::now();
     let app = App::new(cfg.app, cols, rows, now);
     let pane = app.pane();
-    let mirror = Arc::new(Mutex::new(Mirror::new(pane.height, pane.width, reading.caps.clone())));
+    let mirror = Arc::new(Mutex::new(Mirror::new(
+        pane.height,
+        pane.width,
+        reading.caps.clone(),
+    )));
     let (tx, mut rx) = unbounded_channel::<LoopEvent>();
     let output_pending = Arc::new(AtomicBool::new(false));
     let pty_tx = tx.clone();
-    let child = ChildPty::spawn(&cfg.spec, pane.height, pane.width, mirror.clone(), output_pending.clone(), move |e| {
-        let _ = pty_tx.send(LoopEvent::Pty(e));
-    })?;
+    let child = ChildPty::spawn(
+        &cfg.spec,
+        pane.height,
+        pane.width,
+        mirror.clone(),
+        output_pending.clone(),
+        move |e| {
+            let _ = pty_tx.send(LoopEvent::Pty(e));
+        },
+    )?;
     spawn_stdin(tx.clone());
 
-    let terminal = Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
+    let terminal =
+        Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
     let mut lp = Loop {
         app,
         caps: reading.caps,
@@ -151,7 +163,13 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
 
     let code = loop {
         let now = Instant::now();
-        let deadlines = [lp.draw_due(now), resize_due, flush_due, kill_due, lp.app.next_tick(now)];
+        let deadlines = [
+            lp.draw_due(now),
+            resize_due,
+            flush_due,
+            kill_due,
+            lp.app.next_tick(now),
+        ];
         let next = deadlines.into_iter().flatten().min().unwrap_or(now + far);
         tokio::select! {
             ev = rx.recv() => {
@@ -268,7 +286,9 @@ impl Loop {
         bytes.extend(host_bytes);
         if !bytes.is_empty() {
             let out = self.terminal.backend_mut();
-            out.write_all(&bytes).and_then(|()| out.flush()).context("cannot write to the terminal")?;
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .context("cannot write to the terminal")?;
         }
         self.host_modes = want;
         self.app.set_host_modes(&want);
@@ -292,13 +312,18 @@ impl Loop {
         let app = &self.app;
         let mirror = lock(&self.mirror);
         let style = mirror.screen().cursor_style();
-        self.terminal.draw(|f| app.draw(f, mirror.screen(), now)).context("cannot draw")?;
+        // Our own frames are synchronized too, so the host never shows half of one.
+        self.terminal.backend_mut().write_all(b"\x1b[?2026h").context("cannot draw")?;
+        self.terminal
+            .draw(|f| app.draw(f, mirror.screen(), now))
+            .context("cannot draw")?;
         drop(mirror);
+        let out = self.terminal.backend_mut();
         if self.cursor != Some(style) {
             self.cursor = Some(style);
-            crossterm::execute!(self.terminal.backend_mut(), cursor_style(style)).context("cannot set the cursor")?;
+            crossterm::queue!(out, cursor_style(style)).context("cannot set the cursor")?;
         }
-        Ok(())
+        out.write_all(b"\x1b[?2026l").and_then(|()| out.flush()).context("cannot draw")
     }
 
     /// What the child left on its main screen (pi's resume hint), to print after the terminal is

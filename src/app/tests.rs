@@ -76,10 +76,17 @@ fn escape_after_prefix_cancels_and_a_lone_escape_reaches_pi() {
 #[test]
 fn paste_markers_follow_the_childs_bracketed_paste_mode() {
     let mut a = app(120, 40);
-    let on = ChildModes { bracketed_paste: true, ..ChildModes::default() };
+    let on = ChildModes {
+        bracketed_paste: true,
+        ..ChildModes::default()
+    };
     let e = a.on_stdin(b"\x1b[200~a\x1db\x1b[201~", &on, Instant::now());
     assert_eq!(to_child(&e), b"\x1b[200~a\x1db\x1b[201~");
-    let e = a.on_stdin(b"\x1b[200~a\x1db\x1b[201~", &ChildModes::default(), Instant::now());
+    let e = a.on_stdin(
+        b"\x1b[200~a\x1db\x1b[201~",
+        &ChildModes::default(),
+        Instant::now(),
+    );
     assert_eq!(to_child(&e), b"a\x1db");
 }
 
@@ -110,8 +117,14 @@ fn typed_text_before_a_command_keeps_its_order() {
     let mut a = app(120, 40);
     let e = a.on_stdin(b"ab\x1d\x1dcd", &ChildModes::default(), Instant::now());
     assert_eq!(to_child(&e), b"ab\x1dcd");
-    let first = e.iter().position(|x| matches!(x, Effect::ToChild(b) if b == b"ab")).unwrap();
-    let second = e.iter().position(|x| matches!(x, Effect::ToChild(b) if b == b"\x1d")).unwrap();
+    let first = e
+        .iter()
+        .position(|x| matches!(x, Effect::ToChild(b) if b == b"ab"))
+        .unwrap();
+    let second = e
+        .iter()
+        .position(|x| matches!(x, Effect::ToChild(b) if b == b"\x1d"))
+        .unwrap();
     assert!(first < second);
     let _ = Token::PasteEnd;
 }

@@ -25,7 +25,10 @@ pub fn next_uptime_change(started: Instant, now: Instant) -> Instant {
 }
 
 fn kv(key: &str, value: String) -> Line<'static> {
-    Line::from(vec![Span::styled(format!("{key:<8}"), theme::dim()), Span::raw(value)])
+    Line::from(vec![
+        Span::styled(format!("{key:<8}"), theme::dim()),
+        Span::raw(value),
+    ])
 }
 
 impl App {
@@ -40,7 +43,10 @@ impl App {
         process.push(kv("uptime", uptime(now.duration_since(self.started))));
         SideView {
             sections: vec![
-                Section { title: "pi".into(), lines: process },
+                Section {
+                    title: "pi".into(),
+                    lines: process,
+                },
                 Section {
                     title: "bridge".into(),
                     lines: vec![Line::from(Span::styled("not connected", theme::dim()))],
@@ -64,6 +70,9 @@ mod tests {
     #[test]
     fn next_change_is_the_next_whole_minute() {
         let t0 = Instant::now();
-        assert_eq!(next_uptime_change(t0, t0 + Duration::from_secs(61)), t0 + Duration::from_secs(120));
+        assert_eq!(
+            next_uptime_change(t0, t0 + Duration::from_secs(61)),
+            t0 + Duration::from_secs(120)
+        );
     }
 }

@@ -81,10 +81,18 @@ impl HostModes {
             }
         }
         if self.focus_reports != to.focus_reports {
-            s.push_str(if to.focus_reports { "\x1b[?1004h" } else { "\x1b[?1004l" });
+            s.push_str(if to.focus_reports {
+                "\x1b[?1004h"
+            } else {
+                "\x1b[?1004l"
+            });
         }
         if self.application_cursor != to.application_cursor {
-            s.push_str(if to.application_cursor { "\x1b[?1h" } else { "\x1b[?1l" });
+            s.push_str(if to.application_cursor {
+                "\x1b[?1h"
+            } else {
+                "\x1b[?1l"
+            });
         }
         s.into_bytes()
     }
@@ -97,7 +105,10 @@ mod tests {
     #[test]
     fn first_transition_pushes_a_kitty_entry_then_assigns() {
         let start = HostModes::default();
-        let child = ChildModes { kitty_flags: 7, ..ChildModes::default() };
+        let child = ChildModes {
+            kitty_flags: 7,
+            ..ChildModes::default()
+        };
         let want = HostModes::for_child(&child, true);
         assert_eq!(start.transition(&want), b"\x1b[>7u");
         let later = HostModes::for_child(&ChildModes::default(), true);
@@ -108,7 +119,11 @@ mod tests {
 
     #[test]
     fn legacy_host_never_gets_kitty_sequences() {
-        let child = ChildModes { kitty_flags: 7, modify_other_keys: 2, ..ChildModes::default() };
+        let child = ChildModes {
+            kitty_flags: 7,
+            modify_other_keys: 2,
+            ..ChildModes::default()
+        };
         let want = HostModes::for_child(&child, false);
         assert_eq!(HostModes::default().transition(&want), b"\x1b[>4;2m");
         assert!(!want.reports_releases());
@@ -116,7 +131,10 @@ mod tests {
 
     #[test]
     fn mouse_is_switched_with_sgr_encoding() {
-        let child = ChildModes { mouse: MouseProtocolMode::AnyMotion, ..ChildModes::default() };
+        let child = ChildModes {
+            mouse: MouseProtocolMode::AnyMotion,
+            ..ChildModes::default()
+        };
         let want = HostModes::for_child(&child, false);
         assert_eq!(HostModes::default().transition(&want), b"\x1b[?1003h\x1b[?1006h");
         assert_eq!(want.transition(&HostModes::default()), b"\x1b[?1003l\x1b[?1006l");

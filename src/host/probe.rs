@@ -14,7 +14,11 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
 /// raw mode, before anything else reads stdin. Keystrokes typed meanwhile come back in `leftover`.
 pub fn probe(timeout: Duration) -> ProbeReading {
     let mut out = std::io::stdout().lock();
-    if out.write_all(&HostCaps::probe_query()).and_then(|()| out.flush()).is_err() {
+    if out
+        .write_all(&HostCaps::probe_query())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
         return HostCaps::parse_probe(b"");
     }
     drop(out);
@@ -26,7 +30,11 @@ pub fn probe(timeout: Duration) -> ProbeReading {
             break;
         }
         let wait = i32::try_from((deadline - now).as_millis()).unwrap_or(i32::MAX);
-        let mut fds = libc::pollfd { fd: 0, events: libc::POLLIN, revents: 0 };
+        let mut fds = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: one valid pollfd on the stack.
         let ready = unsafe { libc::poll(&mut fds, 1, wait) };
         if ready <= 0 {

@@ -20,7 +20,10 @@ fn parse_csi(bytes: &[u8]) -> Option<Csi<'_>> {
         Some(&c @ (b'<' | b'=' | b'>' | b'?')) => (Some(c), &body[1..]),
         _ => (None, body),
     };
-    let split = body.iter().position(|c| (0x20..=0x2f).contains(c)).unwrap_or(body.len());
+    let split = body
+        .iter()
+        .position(|c| (0x20..=0x2f).contains(c))
+        .unwrap_or(body.len());
     let (digits, intermediate) = body.split_at(split);
     let text = std::str::from_utf8(digits).ok()?;
     let mut params = Vec::new();
@@ -34,7 +37,12 @@ fn parse_csi(bytes: &[u8]) -> Option<Csi<'_>> {
             params.push(subs);
         }
     }
-    Some(Csi { private, params, intermediate, fin })
+    Some(Csi {
+        private,
+        params,
+        intermediate,
+        fin,
+    })
 }
 
 fn param(p: &[Vec<u32>], i: usize, sub: usize) -> Option<u32> {
@@ -75,7 +83,12 @@ fn kind(event: Option<u32>) -> KeyEventKind {
 }
 
 fn event(code: KeyCode, mods: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
-    KeyEvent { code, modifiers: mods, kind, state: KeyEventState::NONE }
+    KeyEvent {
+        code,
+        modifiers: mods,
+        kind,
+        state: KeyEventState::NONE,
+    }
 }
 
 /// A C0 byte or DEL as the key a user pressed.
@@ -256,21 +269,33 @@ mod tests {
 
     #[test]
     fn kitty_press_repeat_release_and_alternates() {
-        assert_eq!(decode(b"\x1b[93;5u"), k(KeyCode::Char(']'), KeyModifiers::CONTROL));
-        assert_eq!(decode(b"\x1b[93;5:1u"), k(KeyCode::Char(']'), KeyModifiers::CONTROL));
+        assert_eq!(
+            decode(b"\x1b[93;5u"),
+            k(KeyCode::Char(']'), KeyModifiers::CONTROL)
+        );
+        assert_eq!(
+            decode(b"\x1b[93;5:1u"),
+            k(KeyCode::Char(']'), KeyModifiers::CONTROL)
+        );
         let rel = decode(b"\x1b[93;5:3u").unwrap();
         assert_eq!(rel.kind, KeyEventKind::Release);
         let alt = decode(b"\x1b[93:125;5u").unwrap();
         assert_eq!(alt.code, KeyCode::Char(']'));
         // Caps lock (64) must not change the key.
-        assert_eq!(decode(b"\x1b[93;69u"), k(KeyCode::Char(']'), KeyModifiers::CONTROL));
+        assert_eq!(
+            decode(b"\x1b[93;69u"),
+            k(KeyCode::Char(']'), KeyModifiers::CONTROL)
+        );
         assert_eq!(decode(b"\x1b[13;2u"), k(KeyCode::Enter, KeyModifiers::SHIFT));
         assert_eq!(decode(b"\x1b[27u"), k(KeyCode::Esc, KeyModifiers::NONE));
     }
 
     #[test]
     fn modify_other_keys() {
-        assert_eq!(decode(b"\x1b[27;5;93~"), k(KeyCode::Char(']'), KeyModifiers::CONTROL));
+        assert_eq!(
+            decode(b"\x1b[27;5;93~"),
+            k(KeyCode::Char(']'), KeyModifiers::CONTROL)
+        );
     }
 
     #[test]
@@ -284,7 +309,12 @@ mod tests {
     fn sgr_mouse() {
         assert_eq!(
             decode_sgr_mouse(b"\x1b[<0;10;5M"),
-            Some(SgrMouse { button: 0, col: 10, row: 5, release: false })
+            Some(SgrMouse {
+                button: 0,
+                col: 10,
+                row: 5,
+                release: false
+            })
         );
         assert!(decode_sgr_mouse(b"\x1b[<0;10;5m").unwrap().release);
         assert_eq!(decode_sgr_mouse(b"\x1b[A"), None);

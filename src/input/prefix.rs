@@ -106,7 +106,10 @@ mod tests {
         assert!(p.matches_bytes(b"\x1b[93;5:3u").is_some());
         assert!(p.matches_bytes(b"\x1b[27;5;93~").is_some());
         assert!(p.matches_bytes(b"]").is_none());
-        assert!(p.matches_bytes(b"\x1b[93;7u").is_none(), "ctrl+alt+] is not the prefix");
+        assert!(
+            p.matches_bytes(b"\x1b[93;7u").is_none(),
+            "ctrl+alt+] is not the prefix"
+        );
         assert_eq!(p.to_string(), "Ctrl+]");
     }
 

@@ -27,7 +27,10 @@ pub struct Router {
 
 impl Router {
     pub fn new(prefix: PrefixKey) -> Self {
-        Self { prefix, ..Self::default() }
+        Self {
+            prefix,
+            ..Self::default()
+        }
     }
 
     pub fn prefix(&self) -> PrefixKey {
@@ -64,7 +67,11 @@ impl Router {
                 self.swallow_release.remove(i);
                 return None;
             }
-            return if self.armed { None } else { Some(Routed::Child(token)) };
+            return if self.armed {
+                None
+            } else {
+                Some(Routed::Child(token))
+            };
         }
         let is_prefix = self.prefix.matches(&ev);
         if ev.kind == KeyEventKind::Repeat && (self.armed || is_prefix) {
@@ -73,7 +80,10 @@ impl Router {
         if self.armed {
             self.armed = false;
             self.note_consumed(ev.code);
-            return Some(Routed::Command { key: ev, raw: bytes.clone() });
+            return Some(Routed::Command {
+                key: ev,
+                raw: bytes.clone(),
+            });
         }
         if is_prefix {
             self.armed = true;
@@ -97,7 +107,10 @@ mod tests {
 
     fn run(router: &mut Router, bytes: &[u8]) -> Vec<Routed> {
         let mut t = Tokenizer::new();
-        t.feed(bytes).into_iter().filter_map(|tok| router.route(tok)).collect()
+        t.feed(bytes)
+            .into_iter()
+            .filter_map(|tok| router.route(tok))
+            .collect()
     }
 
     fn child_bytes(out: &[Routed]) -> Vec<u8> {
@@ -151,7 +164,13 @@ mod tests {
     fn prefix_twice_gives_a_command_carrying_the_raw_prefix() {
         let mut r = Router::default();
         let out = run(&mut r, b"\x1d\x1d");
-        assert_eq!(out[1], Routed::Command { key: keys::decode(b"\x1d").unwrap(), raw: b"\x1d".to_vec() });
+        assert_eq!(
+            out[1],
+            Routed::Command {
+                key: keys::decode(b"\x1d").unwrap(),
+                raw: b"\x1d".to_vec()
+            }
+        );
     }
 
     #[test]

@@ -140,7 +140,11 @@ fn scan_one(b: &[u8]) -> Scan {
     let first = b[0];
     if first != ESC {
         let n = utf8_len(first);
-        return if b.len() >= n { Scan::Complete(n) } else { Scan::Incomplete };
+        return if b.len() >= n {
+            Scan::Complete(n)
+        } else {
+            Scan::Incomplete
+        };
     }
     let Some(&second) = b.get(1) else {
         return Scan::Incomplete;
@@ -162,7 +166,11 @@ fn scan_one(b: &[u8]) -> Scan {
         },
         _ => {
             let n = 1 + utf8_len(second);
-            if b.len() >= n { Scan::Complete(n) } else { Scan::Incomplete }
+            if b.len() >= n {
+                Scan::Complete(n)
+            } else {
+                Scan::Incomplete
+            }
         }
     }
 }
@@ -172,7 +180,11 @@ fn scan_csi(b: &[u8]) -> Scan {
         if (0x40..=0x7e).contains(&c) {
             // Legacy mouse reports (CSI M b x y) carry three raw bytes after the final.
             if c == b'M' && i == 2 {
-                return if b.len() >= 6 { Scan::Complete(6) } else { Scan::Incomplete };
+                return if b.len() >= 6 {
+                    Scan::Complete(6)
+                } else {
+                    Scan::Incomplete
+                };
             }
             return Scan::Complete(i + 1);
         }

@@ -39,7 +39,10 @@ impl HostCaps {
 
     pub fn parse_probe(bytes: &[u8]) -> ProbeReading {
         let mut reading = ProbeReading {
-            caps: HostCaps { palette: vec![None; 16], ..HostCaps::default() },
+            caps: HostCaps {
+                palette: vec![None; 16],
+                ..HostCaps::default()
+            },
             ..ProbeReading::default()
         };
         let mut tok = Tokenizer::new();
@@ -94,7 +97,9 @@ fn is_da1(b: &[u8]) -> bool {
 
 fn osc_body(b: &[u8]) -> Option<&str> {
     let body = b.strip_prefix(b"\x1b]")?;
-    let body = body.strip_suffix(b"\x1b\\").or_else(|| body.strip_suffix(b"\x07"))?;
+    let body = body
+        .strip_suffix(b"\x1b\\")
+        .or_else(|| body.strip_suffix(b"\x07"))?;
     std::str::from_utf8(body).ok()
 }
 

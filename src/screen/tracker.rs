@@ -26,27 +26,38 @@ pub struct Tracker {
 
 impl Tracker {
     pub fn new(caps: HostCaps, rows: u16, cols: u16) -> Self {
-        Self { caps, size: (rows, cols), ..Self::default() }
+        Self {
+            caps,
+            size: (rows, cols),
+            ..Self::default()
+        }
     }
 
     pub fn kitty_flags(&self, alternate: bool) -> u16 {
-        let stack = if alternate { &self.kitty_alt } else { &self.kitty_main };
+        let stack = if alternate {
+            &self.kitty_alt
+        } else {
+            &self.kitty_main
+        };
         stack.last().copied().unwrap_or(0)
     }
 
     fn kitty_stack(&mut self, screen: &vt100::Screen) -> &mut Vec<u16> {
-        if screen.alternate_screen() { &mut self.kitty_alt } else { &mut self.kitty_main }
+        if screen.alternate_screen() {
+            &mut self.kitty_alt
+        } else {
+            &mut self.kitty_main
+        }
     }
 
     fn kitty(&mut self, screen: &vt100::Screen, marker: u8, params: &[&[u16]]) {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
         match marker {
-            b'?' => {
-                // Only a host that speaks the kitty protocol may make pi believe it does.
-                if self.caps.kitty {
-                    let flags = self.kitty_flags(screen.alternate_screen());
-                    self.replies.extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
-                }
+            // Only a host that speaks the kitty protocol may make pi believe it does.
+            b'?' if self.caps.kitty => {
+                let flags = self.kitty_flags(screen.alternate_screen());
+                self.replies
+                    .extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
             }
             b'>' => {
                 let stack = self.kitty_stack(screen);
@@ -82,7 +93,11 @@ impl Tracker {
         for p in params {
             match p.first().copied() {
                 Some(2026) => {
-                    self.sync_since = if on { Some(self.sync_since.unwrap_or_else(Instant::now)) } else { None };
+                    self.sync_since = if on {
+                        Some(self.sync_since.unwrap_or_else(Instant::now))
+                    } else {
+                        None
+                    };
                 }
                 Some(1004) => self.focus_reports = on,
                 _ => {}
@@ -131,7 +146,11 @@ impl vt100::Callbacks for Tracker {
     }
 
     fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
-        let clean: Vec<u8> = title.iter().copied().filter(|b| *b >= 0x20 && *b != 0x7f).collect();
+        let clean: Vec<u8> = title
+            .iter()
+            .copied()
+            .filter(|b| *b >= 0x20 && *b != 0x7f)
+            .collect();
         self.host_out.extend_from_slice(b"\x1b]2;");
         self.host_out.extend_from_slice(&clean);
         self.host_out.push(0x07);
@@ -156,7 +175,11 @@ impl vt100::Callbacks for Tracker {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
         match (i1, i2, c) {
             (None, None, 'c') if first == 0 => {
-                let da1 = self.caps.da1.clone().unwrap_or_else(|| HostCaps::FALLBACK_DA1.to_vec());
+                let da1 = self
+                    .caps
+                    .da1
+                    .clone()
+                    .unwrap_or_else(|| HostCaps::FALLBACK_DA1.to_vec());
                 self.replies.extend_from_slice(&da1);
             }
             (Some(b'>'), None, 'c') => self.reply("\x1b[>0;10;1c"),

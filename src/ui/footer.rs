@@ -43,12 +43,21 @@ impl Widget for &FooterView {
                 Span::styled(ARMED_HINT, Tone::Accent.style()),
             ])
         } else {
-            Line::from(vec![Span::styled(format!("{} ?", self.prefix), theme::key()), Span::styled(" help", theme::dim())])
+            Line::from(vec![
+                Span::styled(format!("{} ?", self.prefix), theme::key()),
+                Span::styled(" help", theme::dim()),
+            ])
         };
         let right_w = right.width() as u16;
         let left = Line::from(left);
         let left_w = (left.width() as u16).min(area.width);
-        left.render(Rect { width: left_w, ..area }, buf);
+        left.render(
+            Rect {
+                width: left_w,
+                ..area
+            },
+            buf,
+        );
         // The hint gives way to the status when the line is short.
         if area.width >= left_w + right_w + 2 {
             let x = area.x + area.width - right_w;

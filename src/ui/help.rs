@@ -27,7 +27,12 @@ pub struct HelpView<'a> {
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
-    Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h)
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
 }
 
 impl Widget for HelpView<'_> {
@@ -42,7 +47,10 @@ impl Widget for HelpView<'_> {
         ];
         for (k, what) in KEYS {
             let k = if *k == "prefix" { self.prefix } else { k };
-            lines.push(Line::from(vec![Span::styled(format!("  {k:<8}"), theme::key()), Span::raw(*what)]));
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {k:<8}"), theme::key()),
+                Span::raw(*what),
+            ]));
         }
         lines.push(Line::default());
         lines.push(Line::from(Span::styled(

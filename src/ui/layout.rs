@@ -28,7 +28,11 @@ pub struct Areas {
 impl SideMode {
     /// What prefix+s does: flip whatever is on screen now.
     pub fn toggled(self, visible_now: bool) -> Self {
-        if visible_now { SideMode::Hidden } else { SideMode::Shown }
+        if visible_now {
+            SideMode::Hidden
+        } else {
+            SideMode::Shown
+        }
     }
 }
 

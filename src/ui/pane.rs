@@ -34,7 +34,10 @@ pub fn cell_style(cell: &vt100::Cell) -> Style {
     if cell.inverse() {
         m |= Modifier::REVERSED;
     }
-    Style::new().fg(colour(cell.fgcolor())).bg(colour(cell.bgcolor())).add_modifier(m)
+    Style::new()
+        .fg(colour(cell.fgcolor()))
+        .bg(colour(cell.bgcolor()))
+        .add_modifier(m)
 }
 
 impl Widget for PaneView<'_> {
@@ -44,8 +47,12 @@ impl Widget for PaneView<'_> {
         let cols = cols.get().min(area.width);
         for row in 0..rows {
             for col in 0..cols {
-                let Some(cell) = self.screen.cell(row, col) else { continue };
-                let Some(out) = buf.cell_mut(Position::new(area.x + col, area.y + row)) else { continue };
+                let Some(cell) = self.screen.cell(row, col) else {
+                    continue;
+                };
+                let Some(out) = buf.cell_mut(Position::new(area.x + col, area.y + row)) else {
+                    continue;
+                };
                 if cell.is_wide_continuation() {
                     // The wide character to the left covers this cell; ratatui skips it when diffing.
                     out.reset();
@@ -54,7 +61,11 @@ impl Widget for PaneView<'_> {
                 // A wide character that would be cut by the pane's edge is shown as a blank.
                 let contents = cell.contents();
                 let cut_off = cell.is_wide() && col + 1 >= cols;
-                let symbol = if contents.is_empty() || cut_off { " " } else { contents };
+                let symbol = if contents.is_empty() || cut_off {
+                    " "
+                } else {
+                    contents
+                };
                 out.set_symbol(symbol);
                 out.set_style(cell_style(cell));
             }
@@ -100,7 +111,10 @@ mod tests {
         assert!(d.modifier.contains(Modifier::DIM));
         let x = &buf[(2, 0)];
         assert_eq!(x.bg, Color::Rgb(1, 2, 3));
-        assert!(x.modifier.contains(Modifier::ITALIC | Modifier::UNDERLINED | Modifier::REVERSED));
+        assert!(
+            x.modifier
+                .contains(Modifier::ITALIC | Modifier::UNDERLINED | Modifier::REVERSED)
+        );
     }
 
     #[test]

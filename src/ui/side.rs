@@ -31,7 +31,13 @@ impl Widget for &SideView {
             lines.push(Line::from(Span::styled(s.title.clone(), theme::title())));
             lines.extend(s.lines.iter().cloned());
         }
-        let inner = Rect { x: inner.x + 1, width: inner.width.saturating_sub(1), ..inner };
-        Paragraph::new(lines).wrap(Wrap { trim: false }).render(inner, buf);
+        let inner = Rect {
+            x: inner.x + 1,
+            width: inner.width.saturating_sub(1),
+            ..inner
+        };
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .render(inner, buf);
     }
 }
