@@ -202,6 +202,9 @@ fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) 
     });
 }
 
+/// Chunks read from the PTY but not parsed yet; beyond this the reader waits (about 4 MiB).
+const READ_QUEUE: usize = 64;
+
 fn spawn_reader(
     mut reader: Box<dyn Read + Send>,
     mirror: Arc<Mutex<Mirror>>,
@@ -209,16 +212,32 @@ fn spawn_reader(
     pending: Arc<AtomicBool>,
     events: impl Fn(PtyEvent) + Send + 'static,
 ) {
+    // Reading and parsing run in two threads so the child can keep writing while a chunk is parsed:
+    // throughput is then bounded by the slower of the two, not by their sum.
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(READ_QUEUE);
     thread::spawn(move || {
-        let mut buf = vec![0u8; 64 * 1024];
         loop {
-            let n = match reader.read(&mut buf) {
+            let mut buf = vec![0u8; 64 * 1024];
+            match reader.read(&mut buf) {
                 Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
+                Ok(n) => {
+                    buf.truncate(n);
+                    if tx.send(buf).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    thread::spawn(move || {
+        while let Ok(first) = rx.recv() {
             let answer = {
                 let Ok(mut m) = mirror.lock() else { break };
-                m.process(&buf[..n]);
+                m.process(&first);
+                // Parse whatever else is already queued under the same lock.
+                while let Ok(more) = rx.try_recv() {
+                    m.process(&more);
+                }
                 m.take_replies()
             };
             if !answer.is_empty() {

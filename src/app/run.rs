@@ -310,14 +310,18 @@ impl Loop {
         self.dirty = false;
         self.last_draw = now;
         let app = &self.app;
-        let mirror = lock(&self.mirror);
-        let style = mirror.screen().cursor_style();
+        let mirror = &self.mirror;
+        let mut style = vt100::CursorStyle::Default;
         // Our own frames are synchronized too, so the host never shows half of one.
         self.terminal.backend_mut().write_all(b"\x1b[?2026h").context("cannot draw")?;
         self.terminal
-            .draw(|f| app.draw(f, mirror.screen(), now))
+            .draw(|f| {
+                // The lock is held only while the frame is built, not while it is written out.
+                let m = lock(mirror);
+                style = m.screen().cursor_style();
+                app.draw(f, m.screen(), now);
+            })
             .context("cannot draw")?;
-        drop(mirror);
         let out = self.terminal.backend_mut();
         if self.cursor != Some(style) {
             self.cursor = Some(style);
