@@ -202,7 +202,7 @@ pub static KEYS: [KeySpec; 21] = [
         },
         unit: Unit::Seconds,
         default: DefaultValue::Int(30),
-        label: "Tool call overdue after",
+        label: "Long tool call threshold",
         description: "Seconds a tool call may run before it counts as overdue (footer warning, \
                       auto-abort, orphaned-tool poke).",
     },

@@ -1,0 +1,5 @@
+//! pokeshell's own user interface: overlays drawn over the main layout.
+
+pub mod overlay;
+pub mod settings_dialog;
+pub mod status_overlay;
