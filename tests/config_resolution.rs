@@ -547,3 +547,25 @@ fn print_show_config() {
     );
     println!("{}", f.load().show_config());
 }
+
+#[test]
+fn project_files_take_no_part_when_pi_does_not_trust_the_folder() {
+    let f = Fixture::new();
+    f.write(&f.agent("settings.json"), r#"{"poke": {"thresholdSeconds": 40}}"#);
+    f.write(
+        &f.project("settings.json"),
+        r#"{"poke": {"thresholdSeconds": 50, "enabled": "x"}, "toolTimeoutMs": 1000}"#,
+    );
+    f.write(&f.project("auto-handoff.json"), r#"{"percent": 10}"#);
+    let mut s = f.load();
+    assert_eq!(s.get(KeyId::PokeThresholdSeconds), &int(50));
+    s.set_project_trusted(false);
+    assert_eq!(s.get(KeyId::PokeThresholdSeconds), &int(40));
+    assert_eq!(s.get(KeyId::HandoffPercent), &SettingValue::Number(80.0));
+    assert_eq!(s.tool_timeout(), None);
+    assert!(s.warnings().is_empty(), "{:?}", s.warnings());
+    assert!(
+        s.show_config()
+            .contains("not used: pi does not trust this folder")
+    );
+}

@@ -51,6 +51,8 @@ pub struct Settings {
     cli: Layer,
     resolved: Vec<Resolved>,
     resolve_warnings: Vec<ConfigWarning>,
+    /// False when pi declined to trust the project folder: its files are then not used.
+    project_trusted: bool,
 }
 
 impl Settings {
@@ -70,6 +72,7 @@ impl Settings {
             cli: Layer::new(),
             resolved: Vec::new(),
             resolve_warnings: Vec::new(),
+            project_trusted: true,
         };
         s.resolve();
         s
@@ -93,6 +96,24 @@ impl Settings {
         &self.files
     }
 
+    /// pi loads project settings only once the folder is trusted. Call with `false` when pi declined
+    /// trust: the project files then take no part (values, tool timeout, warnings). Default: used.
+    pub fn set_project_trusted(&mut self, trusted: bool) {
+        self.project_trusted = trusted;
+        self.resolve();
+    }
+
+    pub fn project_trusted(&self) -> bool {
+        self.project_trusted
+    }
+
+    /// The files whose values count: all of them, or only the global ones when the project is not trusted.
+    fn used_files(&self) -> impl DoubleEndedIterator<Item = &LoadedFile> {
+        self.files
+            .iter()
+            .filter(|f| self.project_trusted || f.file.scope == Scope::Global)
+    }
+
     pub fn resolved(&self, key: KeyId) -> &Resolved {
         &self.resolved[key as usize]
     }
@@ -111,15 +132,14 @@ impl Settings {
 
     /// pi's `toolTimeoutMs` and the file it came from (the project file beats the global one).
     pub fn tool_timeout(&self) -> Option<(u64, &Path)> {
-        self.files
-            .iter()
+        self.used_files()
             .rev()
             .find_map(|f| f.tool_timeout_ms.map(|ms| (ms, f.file.path.as_path())))
     }
 
     /// Every warning: the files', the restored session entry's, and clashes between resolved values.
     pub fn warnings(&self) -> Vec<ConfigWarning> {
-        let files = self.files.iter().flat_map(|f| f.warnings.iter());
+        let files = self.used_files().flat_map(|f| f.warnings.iter());
         files
             .chain(&self.session_warnings)
             .chain(&self.resolve_warnings)
@@ -217,7 +237,7 @@ impl Settings {
 
     /// The value from files and defaults only.
     fn resolve_below_session(&self, key: KeyId) -> Resolved {
-        let from_files = self.files.iter().rev().find_map(|f| {
+        let from_files = self.used_files().rev().find_map(|f| {
             let value = f.values.get(&key)?.clone();
             let source = match f.file.scope {
                 Scope::Global => Source::Global(f.file.path.clone()),

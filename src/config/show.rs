@@ -50,6 +50,9 @@ impl Settings {
                 FileFormat::Flat(_) => "",
             };
             let state = match f.state {
+                _ if f.file.scope == Scope::Project && !self.project_trusted() => {
+                    "not used: pi does not trust this folder"
+                }
                 FileState::Missing => "not found",
                 FileState::Read => "read",
                 FileState::Malformed => "NOT VALID JSON, ignored",

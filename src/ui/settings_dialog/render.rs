@@ -247,7 +247,7 @@ impl SettingsDialog {
         } else {
             "↑↓ move · Enter/Space change · type to filter · Esc close"
         };
-        lines.push(Line::from(Span::styled(hint, dim())));
+        push_wrapped(&mut lines, hint, dim());
         lines
     }
 }
