@@ -25,10 +25,14 @@ fn row(spec: &KeySpec) -> String {
 
 #[test]
 fn docs_list_every_key_with_type_default_range_and_files() {
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/configuration.md")).unwrap();
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/configuration.md")).unwrap();
     for spec in &KEYS {
         let row = row(spec);
-        assert!(docs.contains(&row), "docs/configuration.md lacks or misstates:\n{row}");
+        assert!(
+            docs.contains(&row),
+            "docs/configuration.md lacks or misstates:\n{row}"
+        );
     }
 }
 

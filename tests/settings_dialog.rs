@@ -435,3 +435,47 @@ fn snapshot_a_narrow_terminal_keeps_the_selection_in_view() {
     let terminal = draw(&d, 50, 16);
     insta::assert_snapshot!(terminal.backend());
 }
+
+// ---- robustness -------------------------------------------------------------------------------
+
+fn any_key() -> impl proptest::strategy::Strategy<Value = KeyEvent> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(key(KeyCode::Up)),
+        Just(key(KeyCode::Down)),
+        Just(key(KeyCode::End)),
+        Just(key(KeyCode::Enter)),
+        Just(key(KeyCode::Char(' '))),
+        Just(key(KeyCode::Esc)),
+        Just(key(KeyCode::Backspace)),
+        Just(ctrl('u')),
+        Just(ctrl('s')),
+        proptest::sample::select(vec!['a', 't', 'p', '0', '5', '9', '-', '.', '%', ']', 'é'])
+            .prop_map(|c| key(KeyCode::Char(c))),
+    ]
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_keys_never_panic_and_every_change_is_valid(
+        keys in proptest::collection::vec(any_key(), 0..60),
+        width in 1u16..100,
+        height in 1u16..50,
+    ) {
+        let mut s = sample();
+        let mut d = SettingsDialog::new(&s);
+        for k in keys {
+            match d.handle_key(k) {
+                DialogOutcome::Changed(changes) => {
+                    proptest::prop_assert!(s.apply_session_changes(&changes).is_ok(), "{changes:?}");
+                    d.sync(&s);
+                }
+                DialogOutcome::Close => break,
+                _ => {}
+            }
+            let visible = d.visible_rows().count();
+            proptest::prop_assert_eq!(d.selected_row().is_some(), visible > 0);
+        }
+        draw(&d, width, height);
+    }
+}

@@ -62,3 +62,17 @@ fn snapshot_status_overlay() {
     terminal.draw(|f| f.render_widget(&overlay, f.area())).unwrap();
     insta::assert_snapshot!(terminal.backend());
 }
+
+#[test]
+fn tiny_terminals_do_not_break_the_overlay() {
+    let overlay = StatusOverlay::new(
+        &settings(r#"{"poke": 1}"#),
+        &[LiveLine::new("Tools running", "3")],
+    );
+    for (w, h) in [(1, 1), (2, 2), (5, 3), (12, 4), (30, 6)] {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| f.render_widget(&overlay, f.area())).unwrap();
+        let top_left = terminal.backend().buffer()[(0, 0)].symbol().to_string();
+        assert!(w < 2 || top_left == "┌", "{w}x{h}: {top_left}");
+    }
+}
