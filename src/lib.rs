@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod host;
 pub mod input;
 pub mod locate;

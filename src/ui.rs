@@ -3,6 +3,9 @@
 pub mod footer;
 pub mod help;
 pub mod layout;
+pub mod overlay;
 pub mod pane;
+pub mod settings_dialog;
 pub mod side;
+pub mod status_overlay;
 pub mod theme;

@@ -1,0 +1,123 @@
+//! The resolved settings as plain typed fields, for the supervisor and the UI to consume.
+
+use super::schema::KeyId;
+use super::settings::Settings;
+use super::value::SettingValue;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EffectiveSettings {
+    pub poke: PokeSettings,
+    pub recovery: RecoverySettings,
+    pub wakeups: WakeupSettings,
+    pub handoff: HandoffSettings,
+    pub display: DisplaySettings,
+    /// pi's `toolTimeoutMs`, when a settings file sets a positive one.
+    pub tool_timeout_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PokeSettings {
+    pub enabled: bool,
+    pub threshold_seconds: u64,
+    pub auto_abort: bool,
+    pub auto_poke: bool,
+    pub post_compact_poke: bool,
+    pub post_compact_cooldown_seconds: u64,
+    pub post_compact_max_pokes: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecoverySettings {
+    pub max_retries: u32,
+    pub loop_threshold: u32,
+    pub max_loop_nudges: u32,
+    /// Least time between any two automatic injections (the arbiter's global cooldown); 0 = none.
+    pub injection_cooldown_seconds: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WakeupSettings {
+    /// Clamp of requested delays; always `min_seconds <= max_seconds`.
+    pub min_seconds: u64,
+    pub max_seconds: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoffSettings {
+    /// Context use in percent (0 < percent <= 100) at which a settle triggers a handoff.
+    pub percent: f64,
+    pub enabled: bool,
+    pub save: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SidePaneMode {
+    /// Shown when the terminal is wide enough.
+    Auto,
+    Shown,
+    Hidden,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisplaySettings {
+    /// Canonical spelling, e.g. `ctrl+]` or `ctrl+alt+p` (see `config::key_chord`).
+    pub prefix_key: String,
+    pub side_pane_width: u16,
+    pub side_pane: SidePaneMode,
+    pub notifications: bool,
+    pub bell: bool,
+}
+
+impl EffectiveSettings {
+    pub fn from_settings(s: &Settings) -> Self {
+        let flag = |k| s.get(k).as_bool().unwrap_or(false);
+        // Every value passed its range check, so these conversions cannot fail; 0 is a safe fallback.
+        let secs = |k| s.get(k).as_int().and_then(|i| u64::try_from(i).ok()).unwrap_or(0);
+        let count = |k| s.get(k).as_int().and_then(|i| u32::try_from(i).ok()).unwrap_or(0);
+        EffectiveSettings {
+            poke: PokeSettings {
+                enabled: flag(KeyId::PokeEnabled),
+                threshold_seconds: secs(KeyId::PokeThresholdSeconds),
+                auto_abort: flag(KeyId::PokeAutoAbort),
+                auto_poke: flag(KeyId::PokeAutoPoke),
+                post_compact_poke: flag(KeyId::PokePostCompactPoke),
+                post_compact_cooldown_seconds: secs(KeyId::PokePostCompactCooldownSeconds),
+                post_compact_max_pokes: count(KeyId::PokePostCompactMaxPokes),
+            },
+            recovery: RecoverySettings {
+                max_retries: count(KeyId::RecoveryMaxRetries),
+                loop_threshold: count(KeyId::RecoveryLoopThreshold),
+                max_loop_nudges: count(KeyId::RecoveryMaxLoopNudges),
+                injection_cooldown_seconds: secs(KeyId::InjectionCooldownSeconds),
+            },
+            wakeups: WakeupSettings {
+                min_seconds: secs(KeyId::WakeupMinSeconds),
+                max_seconds: secs(KeyId::WakeupMaxSeconds),
+            },
+            handoff: HandoffSettings {
+                percent: match s.get(KeyId::HandoffPercent) {
+                    SettingValue::Number(n) => *n,
+                    _ => 80.0,
+                },
+                enabled: flag(KeyId::HandoffEnabled),
+                save: flag(KeyId::HandoffSave),
+            },
+            display: DisplaySettings {
+                prefix_key: s.get(KeyId::PrefixKey).edit_text(),
+                side_pane_width: s
+                    .get(KeyId::SidePaneWidth)
+                    .as_int()
+                    .and_then(|i| u16::try_from(i).ok())
+                    .unwrap_or(32),
+                side_pane: match s.get(KeyId::SidePaneVisibility) {
+                    SettingValue::Choice("shown") => SidePaneMode::Shown,
+                    SettingValue::Choice("hidden") => SidePaneMode::Hidden,
+                    _ => SidePaneMode::Auto,
+                },
+                notifications: flag(KeyId::Notifications),
+                bell: flag(KeyId::Bell),
+            },
+            tool_timeout_ms: s.tool_timeout().map(|(ms, _)| ms),
+        }
+    }
+}

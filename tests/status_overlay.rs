@@ -1,0 +1,78 @@
+//! The status overlay: effective configuration, live lines, warnings.
+
+use std::path::{Path, PathBuf};
+
+use pokeshell::config::files::{self, ConfigFile, FileFormat};
+use pokeshell::config::{ConfigPaths, Scope, Settings};
+use pokeshell::ui::status_overlay::{LiveLine, StatusOverlay};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn settings(global: &str) -> Settings {
+    let paths = ConfigPaths::resolve(Some(Path::new("/home/u")), None, Path::new("/work/app")).unwrap();
+    let path = PathBuf::from("/home/u/.pi/agent/settings.json");
+    let file = files::parse(
+        ConfigFile {
+            path,
+            scope: Scope::Global,
+            format: FileFormat::PiSettings,
+        },
+        global,
+    );
+    Settings::from_loaded(paths, vec![file])
+}
+
+#[test]
+fn status_lists_the_configuration_live_state_and_warnings() {
+    let s = settings(
+        r#"{"poke": {"autoAbort": true, "thresholdSeconds": 45}, "toolTimeoutMs": 40000, "handoff": {"enabled": false}}"#,
+    );
+    let live = [
+        LiveLine::new("Tools running", "1 (bash, 52s)"),
+        LiveLine::new("Pokes this episode", "0 of 2"),
+    ];
+    let text = StatusOverlay::new(&s, &live).text();
+    assert!(text.contains("Automatic supervision on"), "{text}");
+    assert!(
+        text.contains("45s, then the call is aborted (pi's own tool timeout: 40000 ms)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Mid-tool stall poke   off while auto-abort is on"),
+        "{text}"
+    );
+    assert!(text.contains("Handoff               only when asked"), "{text}");
+    assert!(text.contains("Tools running         1 (bash, 52s)"), "{text}");
+    assert!(
+        text.contains("Warnings (1)") && text.contains("toolTimeoutMs"),
+        "{text}"
+    );
+    assert!(text.contains("ctrl+] then p"), "{text}");
+}
+
+#[test]
+fn snapshot_status_overlay() {
+    let s = settings(r#"{"poke": {"enabled": false}, "pokeshell": {"prefixKey": "ctrl+a"}}"#);
+    let live = [
+        LiveLine::new("Tools running", "0"),
+        LiveLine::new("Bridge", "connected"),
+    ];
+    let overlay = StatusOverlay::new(&s, &live);
+    let mut terminal = Terminal::new(TestBackend::new(80, 26)).unwrap();
+    terminal.draw(|f| f.render_widget(&overlay, f.area())).unwrap();
+    insta::assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tiny_terminals_do_not_break_the_overlay() {
+    let overlay = StatusOverlay::new(
+        &settings(r#"{"poke": 1}"#),
+        &[LiveLine::new("Tools running", "3")],
+    );
+    for (w, h) in [(1, 1), (2, 2), (5, 3), (12, 4), (30, 6)] {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| f.render_widget(&overlay, f.area())).unwrap();
+        let top_left = terminal.backend().buffer()[(0, 0)].symbol().to_string();
+        assert!(w < 2 || top_left == "┌", "{w}x{h}: {top_left}");
+    }
+}
