@@ -538,17 +538,6 @@ fn reload_picks_up_edits_and_keeps_session_values() {
 }
 
 #[test]
-#[ignore = "prints the text for a human to look at"]
-fn print_show_config() {
-    let f = Fixture::new();
-    f.write(
-        &f.project("settings.json"),
-        r#"{"poke": {"thresholdSeconds": 45, "autoAbort": 3}, "toolTimeoutMs": 30000}"#,
-    );
-    println!("{}", f.load().show_config());
-}
-
-#[test]
 fn project_files_take_no_part_when_pi_does_not_trust_the_folder() {
     let f = Fixture::new();
     f.write(&f.agent("settings.json"), r#"{"poke": {"thresholdSeconds": 40}}"#);

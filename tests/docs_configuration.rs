@@ -36,12 +36,3 @@ fn docs_list_every_key_with_type_default_range_and_files() {
     }
 }
 
-#[test]
-#[ignore = "prints the table for docs/configuration.md"]
-fn print_docs_table() {
-    println!("| Key | Type | Default | Range | Read from | Meaning |");
-    println!("|---|---|---|---|---|---|");
-    for spec in &KEYS {
-        println!("{}", row(spec));
-    }
-}
