@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::{Scenario, Step, WAIT, model_server};
 
-use pokeshell::demo::model::{ModelServer, RequestKind};
+use pokeshell::demo::model::{AnsweredBy, ModelServer, RequestKind};
 
 /// One HTTP answer as the client saw it.
 #[derive(Debug)]
@@ -341,8 +341,9 @@ fn queue_then_default_and_directives_win_only_when_the_user_spoke_last() {
         "fallback"
     );
 
-    let sources: Vec<&str> = server.requests().iter().map(|r| r.source).collect();
-    assert_eq!(sources, ["directive", "queue", "default", "default"]);
+    let answered_by: Vec<AnsweredBy> = server.requests().iter().map(|r| r.answered_by).collect();
+    use AnsweredBy::*;
+    assert_eq!(answered_by, [Directive, Queue, Default, Default]);
 }
 
 #[test]

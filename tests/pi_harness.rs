@@ -11,6 +11,8 @@ use support::pi::{PiEnv, RunOutput, submit_prompt, wait_for_tui};
 use support::pty::Pty;
 use support::{ModelServer, Scenario, Step, WAIT, model_server};
 
+use pokeshell::demo::model::AnsweredBy;
+
 /// Bound for one whole pi run without a terminal.
 const RUN: Duration = Duration::from_secs(25);
 
@@ -89,7 +91,7 @@ fn print_mode_directive_scripts_the_answer() {
     let env = PiEnv::new(&server.base_url());
     let out = env.run(&["-p", "hello [[text:Hi from a directive]]"], RUN);
     assert_eq!(out.stdout.trim(), "Hi from a directive", "{out}");
-    assert_eq!(server.requests()[0].source, "directive");
+    assert_eq!(server.requests()[0].answered_by, AnsweredBy::Directive);
     assert_eq!(server.pending(), (1, 0));
 }
 
@@ -340,8 +342,9 @@ fn documented_example_scenario_plays_the_compaction_stall() {
         e["type"] == "message_end" && e["message"]["stopReason"] == "error"
     });
     assert!(compact_end < failed);
-    let sources: Vec<&str> = server.requests().iter().map(|r| r.source).collect();
-    assert_eq!(sources, ["queue", "queue", "summary-queue", "default", "queue"]);
+    let answered_by: Vec<AnsweredBy> = server.requests().iter().map(|r| r.answered_by).collect();
+    use AnsweredBy::*;
+    assert_eq!(answered_by, [Queue, Queue, SummaryQueue, Default, Queue]);
 }
 
 // ---------------------------------------------------------------------------------------------

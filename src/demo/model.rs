@@ -27,7 +27,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 pub use directive::parse as parse_directives;
-pub use record::{RecordedRequest, RequestKind};
+pub use record::{AnsweredBy, RecordedRequest, RequestKind};
 pub use step::{Reply, Scenario, Step, ToolCall};
 
 /// The model ids `GET /v1/models` lists (the ones the test and demo `models.json` use).

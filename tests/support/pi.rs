@@ -19,6 +19,7 @@ use super::pty::Pty;
 
 /// The pi executable: `$POKESHELL_TEST_PI`, else `<repo>/.cache/pi/bin/pi`. Panics with the fix when
 /// neither exists.
+#[track_caller]
 pub fn pi_path() -> PathBuf {
     if let Some(path) = std::env::var_os("POKESHELL_TEST_PI") {
         let path = PathBuf::from(path);
@@ -285,6 +286,7 @@ impl PiEnv {
 
     /// Runs pi without a terminal and collects its output; kills it (and fails the test) when it
     /// runs longer than `timeout`.
+    #[track_caller]
     pub fn run(&self, args: &[&str], timeout: Duration) -> RunOutput {
         let mut child = self.command(args).spawn().expect("spawn pi");
         let mut stdout = child.stdout.take().expect("piped stdout");
@@ -364,6 +366,7 @@ impl std::fmt::Display for RunOutput {
 
 /// Waits for pi's first frame in `pty`: the footer naming a mock model. Typing before it would go
 /// through the terminal's line discipline (pi-integration.md §6 item 20).
+#[track_caller]
 pub fn wait_for_tui(pty: &Pty, timeout: Duration) {
     pty.wait_until("pi's footer with the mock model", timeout, |screen| {
         screen
@@ -378,6 +381,7 @@ pub fn wait_for_tui(pty: &Pty, timeout: Duration) {
 /// Types `prompt` into pi's editor and submits it; returns once the model server has the request.
 /// pi draws its editor before it accepts submissions ("Startup is still in progress" keeps the
 /// text), so Enter is repeated until the request arrives; Enter on an empty editor does nothing.
+#[track_caller]
 pub fn submit_prompt(pty: &mut Pty, server: &ModelServer, prompt: &str, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     wait_for_tui(pty, timeout);
@@ -392,7 +396,7 @@ pub fn submit_prompt(pty: &mut Pty, server: &ModelServer, prompt: &str, timeout:
             return;
         }
         if Instant::now() >= deadline {
-            panic!("pi never sent the prompt {prompt:?} to the model\n{}", pty.dump());
+            pty.fail(&format!("pi never sent the prompt {prompt:?} to the model"));
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -42,6 +43,8 @@ pub struct Pty {
     writer: Option<Box<dyn Write + Send>>,
     shared: Arc<Shared>,
     exit_code: Option<i32>,
+    /// Set once a failure message carried the screen, so that drop does not print it again.
+    dumped: AtomicBool,
 }
 
 fn nonzero(n: u16) -> std::num::NonZeroU16 {
@@ -109,6 +112,7 @@ impl Pty {
             writer: Some(writer),
             shared,
             exit_code: None,
+            dumped: AtomicBool::new(false),
         }
     }
 
@@ -151,13 +155,15 @@ impl Pty {
     }
 
     /// Waits until `done` holds; on timeout the test fails with `what` and the screen.
+    #[track_caller]
     pub fn wait_until(&self, what: &str, timeout: Duration, done: impl FnMut(&vt100::Screen) -> bool) {
         if !self.try_wait_until(timeout, done) {
-            panic!("timed out after {timeout:?} waiting for {what}\n{}", self.dump());
+            self.fail(&format!("timed out after {timeout:?} waiting for {what}"));
         }
     }
 
     /// Waits until `text` is on the screen.
+    #[track_caller]
     pub fn wait_for_text(&self, text: &str, timeout: Duration) {
         self.wait_until(&format!("{text:?} on screen"), timeout, |s| {
             s.contents().contains(text)
@@ -165,6 +171,7 @@ impl Pty {
     }
 
     /// Waits until `text` is no longer on the screen.
+    #[track_caller]
     pub fn wait_for_text_gone(&self, text: &str, timeout: Duration) {
         self.wait_until(&format!("{text:?} to leave the screen"), timeout, |s| {
             !s.contents().contains(text)
@@ -172,6 +179,7 @@ impl Pty {
     }
 
     /// Writes bytes to the child's terminal, as typed.
+    #[track_caller]
     pub fn send(&mut self, bytes: impl AsRef<[u8]>) {
         let writer = self
             .writer
@@ -182,6 +190,7 @@ impl Pty {
     }
 
     /// Resizes the terminal (the screen model first, so the child's redraw lands on the new size).
+    #[track_caller]
     pub fn resize(&mut self, rows: u16, cols: u16) {
         self.shared
             .lock()
@@ -228,6 +237,7 @@ impl Pty {
 
     /// Waits for the child to exit and for its output to drain; returns the exit code. On timeout
     /// the test fails with the screen.
+    #[track_caller]
     pub fn wait_exit(&mut self, timeout: Duration) -> i32 {
         let deadline = Instant::now() + timeout;
         let code = loop {
@@ -235,7 +245,7 @@ impl Pty {
                 break code;
             }
             if Instant::now() >= deadline {
-                panic!("{} did not exit within {timeout:?}\n{}", self.label, self.dump());
+                self.fail(&format!("{} did not exit within {timeout:?}", self.label));
             }
             thread::sleep(Duration::from_millis(10));
         };
@@ -262,6 +272,13 @@ impl Pty {
             };
         }
         true
+    }
+
+    /// Fails the test with `message` and the screen.
+    #[track_caller]
+    pub fn fail(&self, message: &str) -> ! {
+        self.dumped.store(true, Ordering::Relaxed);
+        panic!("{message}\n{}", self.dump());
     }
 
     /// The screen with a frame and the command, for failure messages.
@@ -301,7 +318,7 @@ impl Pty {
 
 impl Drop for Pty {
     fn drop(&mut self) {
-        if thread::panicking() {
+        if thread::panicking() && !self.dumped.load(Ordering::Relaxed) {
             eprintln!("{}", self.dump());
         }
         self.kill_group();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::http::{self, ReadError, Request};
-use super::record::{self, RecordedRequest, RequestKind};
+use super::record::{self, AnsweredBy, RecordedRequest, RequestKind};
 use super::sse::{self, Action, Encoder, Usage};
 use super::step::{Reply, Step};
 use super::{MODEL_IDS, Shared, directive};
@@ -81,7 +81,7 @@ fn answer(shared: &Shared, request: &Request) -> Answer {
         body: body.clone(),
         at: shared.started.elapsed(),
         kind: RequestKind::Unknown,
-        source: "-",
+        answered_by: AnsweredBy::Fixed,
     };
     let is_chat = matches!(path, "/v1/chat/completions" | "/chat/completions");
     let is_models = matches!(path, "/v1/models" | "/models");
@@ -93,21 +93,25 @@ fn answer(shared: &Shared, request: &Request) -> Answer {
                 body: error_body("mock: the request body is not a JSON object"),
             }
         } else {
-            let (step, kind, source) = if record::is_summary_request(&body) {
+            let (step, kind, answered_by) = if record::is_summary_request(&body) {
                 match state.summaries.pop_front() {
-                    Some(step) => (step, RequestKind::Summary, "summary-queue"),
-                    None => (state.default_summary.clone(), RequestKind::Summary, "default"),
+                    Some(step) => (step, RequestKind::Summary, AnsweredBy::SummaryQueue),
+                    None => (
+                        state.default_summary.clone(),
+                        RequestKind::Summary,
+                        AnsweredBy::Default,
+                    ),
                 }
             } else if let Some(step) = record::trailing_user_text(&body).and_then(|t| directive::parse(&t)) {
-                (step, RequestKind::Chat, "directive")
+                (step, RequestKind::Chat, AnsweredBy::Directive)
             } else {
                 match state.steps.pop_front() {
-                    Some(step) => (step, RequestKind::Chat, "queue"),
-                    None => (state.default_step.clone(), RequestKind::Chat, "default"),
+                    Some(step) => (step, RequestKind::Chat, AnsweredBy::Queue),
+                    None => (state.default_step.clone(), RequestKind::Chat, AnsweredBy::Default),
                 }
             };
             recorded.kind = kind;
-            recorded.source = source;
+            recorded.answered_by = answered_by;
             let model = body["model"].as_str().unwrap_or(MODEL_IDS[0]).to_string();
             let prompt_chars = body["messages"].to_string().chars().count();
             Answer::Stream {

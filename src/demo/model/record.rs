@@ -19,6 +19,21 @@ pub enum RequestKind {
     BadBody,
 }
 
+/// What chose the answer to a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnsweredBy {
+    /// The next step of the ordinary queue.
+    Queue,
+    /// The next step of the summary queue.
+    SummaryQueue,
+    /// Directives in the prompt.
+    Directive,
+    /// The default step (or the default summary).
+    Default,
+    /// No step: a fixed answer (model list, 404, 400).
+    Fixed,
+}
+
 /// One request as received.
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
@@ -34,8 +49,8 @@ pub struct RecordedRequest {
     /// When it arrived, from the server's start.
     pub at: Duration,
     pub kind: RequestKind,
-    /// What answered it: `"queue"`, `"summary-queue"`, `"directive"`, `"default"` or `"-"`.
-    pub source: &'static str,
+    /// What chose the answer.
+    pub answered_by: AnsweredBy,
 }
 
 impl RecordedRequest {

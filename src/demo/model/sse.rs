@@ -305,6 +305,18 @@ mod tests {
     }
 
     #[test]
+    fn thinking_before_text_streams_reasoning_first() {
+        let step = Step::text("answer").with_thinking("first I think");
+        let ev = events(&plan(&step.reply, &enc(), USAGE, "c"));
+        assert_eq!(
+            ev[1]["choices"][0]["delta"],
+            json!({"reasoning_content": "first I think"})
+        );
+        assert_eq!(ev[2]["choices"][0]["delta"], json!({"content": "answer"}));
+        assert_eq!(ev[3]["choices"][0]["finish_reason"], "stop");
+    }
+
+    #[test]
     fn chunk_delays_sit_between_deltas() {
         let actions = plan(&Step::text_chunked("abcd", 2, 30).reply, &enc(), USAGE, "c");
         assert_eq!(actions[2], Action::Pause(Duration::from_millis(30)));
