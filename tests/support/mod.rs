@@ -1,0 +1,24 @@
+//! Shared by the integration tests (`mod support;`). A `mod.rs` on purpose: a `tests/support.rs`
+//! would be built as one more, empty, test target.
+#![allow(dead_code)]
+
+pub mod pi;
+pub mod pty;
+
+use std::time::Duration;
+
+#[allow(unused_imports)]
+pub use pokeshell::demo::model::{ModelServer, RecordedRequest, Reply, Scenario, Step, ToolCall};
+
+/// The usual bound for one wait in these tests: generous for a loaded 2-core machine, far below
+/// the 30 s a test may take.
+pub const WAIT: Duration = Duration::from_secs(15);
+
+pub fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+/// A server for one test; panics (the test fails) when it cannot start.
+pub fn model_server() -> ModelServer {
+    ModelServer::start().expect("the scripted model server should start on 127.0.0.1")
+}
