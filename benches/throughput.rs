@@ -18,7 +18,10 @@ const COLS: u16 = 120;
 const ROWS: u16 = 40;
 
 fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn root() -> PathBuf {
@@ -69,7 +72,12 @@ fn rss_kb(pid: u32) -> Option<u64> {
 /// probe the terminal do not wait), and times it until the PTY closes.
 fn run_in_pty(program: &str, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let pair = native_pty_system()
-        .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .expect("openpty");
     let mut cmd = CommandBuilder::new(program);
     cmd.args(args);
@@ -120,7 +128,11 @@ fn run_in_pty(program: &str, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let wall = start.elapsed();
     drop(writer);
     let bytes_out = drain.join().unwrap_or(0);
-    Outcome { wall, peak_rss_kb: peak, bytes_out }
+    Outcome {
+        wall,
+        peak_rss_kb: peak,
+        bytes_out,
+    }
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -163,9 +175,18 @@ fn idle_pi(bin: &Path, secs: u64) -> Option<(f64, u64)> {
         r#"{"providers":{"mock":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions","apiKey":"x","models":[{"id":"mock-model"}]}}}"#,
     )
     .ok()?;
-    std::fs::write(agent.join("settings.json"), r#"{"defaultProvider":"mock","defaultModel":"mock-model"}"#).ok()?;
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"defaultProvider":"mock","defaultModel":"mock-model"}"#,
+    )
+    .ok()?;
     let pair = native_pty_system()
-        .openpty(PtySize { rows: ROWS, cols: COLS, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .ok()?;
     let mut cmd = CommandBuilder::new(bin);
     cmd.args(["--pi", pi.to_str()?, "--", "--no-session"]);
@@ -217,7 +238,18 @@ fn main() {
         let p = run_in_pty(&bin_s, &["--command", &cat_line], &[]);
         let t = run_in_pty(
             "tmux",
-            &["-L", &tmux_socket, "-f", "/dev/null", "new-session", "-x", "120", "-y", "40", &cat_line],
+            &[
+                "-L",
+                &tmux_socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                &cat_line,
+            ],
             &[],
         );
         eprintln!(
@@ -235,7 +267,9 @@ fn main() {
         poke.push(p.wall);
         tmux.push(t.wall);
     }
-    let _ = Command::new("tmux").args(["-L", &tmux_socket, "kill-server"]).status();
+    let _ = Command::new("tmux")
+        .args(["-L", &tmux_socket, "kill-server"])
+        .status();
     let (raw, poke, tmux) = (median(raw), median(poke), median(tmux));
     println!("throughput: cat of {mb} MB with ANSI colours, {COLS}x{ROWS}, median of {runs} runs");
     println!("  raw PTY          {:>8.3} s", raw.as_secs_f64());
@@ -246,9 +280,15 @@ fn main() {
         poke.as_secs_f64() / tmux.as_secs_f64(),
         poke.as_secs_f64() / raw.as_secs_f64()
     );
-    println!("  pokeshell peak RSS during the run: {:.1} MB", poke_rss as f64 / 1024.0);
+    println!(
+        "  pokeshell peak RSS during the run: {:.1} MB",
+        poke_rss as f64 / 1024.0
+    );
     if let Some((cpu, rss)) = idle_pi(&bin, idle_secs) {
         println!("idle: pokeshell hosting an idle pi for {idle_secs} s");
-        println!("  CPU {cpu:.2}% of one core (target < 1%)   RSS {:.1} MB (target < 30 MB)", rss as f64 / 1024.0);
+        println!(
+            "  CPU {cpu:.2}% of one core (target < 1%)   RSS {:.1} MB (target < 30 MB)",
+            rss as f64 / 1024.0
+        );
     }
 }

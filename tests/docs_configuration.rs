@@ -35,4 +35,3 @@ fn docs_list_every_key_with_type_default_range_and_files() {
         );
     }
 }
-

@@ -313,7 +313,10 @@ impl Loop {
         let mirror = &self.mirror;
         let mut style = vt100::CursorStyle::Default;
         // Our own frames are synchronized too, so the host never shows half of one.
-        self.terminal.backend_mut().write_all(b"\x1b[?2026h").context("cannot draw")?;
+        self.terminal
+            .backend_mut()
+            .write_all(b"\x1b[?2026h")
+            .context("cannot draw")?;
         self.terminal
             .draw(|f| {
                 // The lock is held only while the frame is built, not while it is written out.
@@ -327,7 +330,9 @@ impl Loop {
             self.cursor = Some(style);
             crossterm::queue!(out, cursor_style(style)).context("cannot set the cursor")?;
         }
-        out.write_all(b"\x1b[?2026l").and_then(|()| out.flush()).context("cannot draw")
+        out.write_all(b"\x1b[?2026l")
+            .and_then(|()| out.flush())
+            .context("cannot draw")
     }
 
     /// What the child left on its main screen (pi's resume hint), to print after the terminal is

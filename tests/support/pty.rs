@@ -235,17 +235,15 @@ impl Pty {
         Some(status.exit_code() as i32)
     }
 
-    /// Waits for the child to exit and for its output to drain; returns the exit code. On timeout
-    /// the test fails with the screen.
-    #[track_caller]
-    pub fn wait_exit(&mut self, timeout: Duration) -> i32 {
+    /// Waits up to `timeout` for the child to exit; `None` if it is still running.
+    pub fn try_wait_exit(&mut self, timeout: Duration) -> Option<i32> {
         let deadline = Instant::now() + timeout;
         let code = loop {
             if let Some(code) = self.try_exit_code() {
                 break code;
             }
             if Instant::now() >= deadline {
-                self.fail(&format!("{} did not exit within {timeout:?}", self.label));
+                return None;
             }
             thread::sleep(Duration::from_millis(10));
         };
@@ -255,7 +253,17 @@ impl Pty {
             .saturating_duration_since(Instant::now())
             .min(Duration::from_secs(1));
         let _ = self.try_wait_eof(drain);
-        code
+        Some(code)
+    }
+
+    /// Waits for the child to exit and for its output to drain; returns the exit code. On timeout
+    /// the test fails with the screen.
+    #[track_caller]
+    pub fn wait_exit(&mut self, timeout: Duration) -> i32 {
+        match self.try_wait_exit(timeout) {
+            Some(code) => code,
+            None => self.fail(&format!("{} did not exit within {timeout:?}", self.label)),
+        }
     }
 
     fn try_wait_eof(&self, timeout: Duration) -> bool {

@@ -1,0 +1,250 @@
+//! End to end: the pokeshell binary hosting real pi 1.6.0 against the scripted model, in a real PTY
+//! whose screen is a vt100 parser (issue 2, item 11).
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use portable_pty::CommandBuilder;
+use support::pi::PiEnv;
+use support::pty::Pty;
+use support::{Step, WAIT, model_server};
+
+/// pi is up inside pokeshell: pi's footer names the model and pokeshell's footer is drawn.
+#[track_caller]
+fn wait_ready(pty: &Pty) {
+    pty.wait_until("pi's footer and pokeshell's footer", WAIT, |s| {
+        let text = s.contents();
+        text.contains("mock-model") && text.contains("📌 p:")
+    });
+}
+
+/// The width of pi's editor border: its longest run of `─` on one row.
+fn rule_width(s: &vt100::Screen) -> usize {
+    s.contents()
+        .lines()
+        .map(|l| {
+            let (mut best, mut run) = (0, 0);
+            for c in l.chars() {
+                run = if c == '─' { run + 1 } else { 0 };
+                best = best.max(run);
+            }
+            best
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[track_caller]
+fn wait_rule_width(pty: &Pty, width: usize) {
+    pty.wait_until(&format!("pi's editor border {width} wide"), WAIT, |s| {
+        rule_width(s) == width
+    });
+}
+
+fn pokeshell(env: &PiEnv, rows: u16, cols: u16) -> Pty {
+    Pty::spawn(env.pokeshell_command(&[], &[]), rows, cols)
+}
+
+/// Submits `prompt` and retries Enter until the model has the request (pi ignores Enter while it
+/// is still starting up).
+fn submit(pty: &mut Pty, server: &support::ModelServer, prompt: &str) {
+    let before = server.model_requests().len();
+    pty.send(prompt);
+    pty.wait_for_text(prompt, WAIT);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        pty.send("\r");
+        if server
+            .wait_for_requests(before + 1, Duration::from_millis(300))
+            .is_ok()
+        {
+            return;
+        }
+        if Instant::now() >= deadline {
+            pty.fail("pi never sent the prompt to the model");
+        }
+    }
+}
+
+#[test]
+fn pi_editor_and_footer_are_visible_in_the_pane() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    // Side pane (120 columns is wide enough) and pokeshell's footer.
+    pty.wait_for_text("Ctrl+] ? help", WAIT);
+    pty.wait_for_text("uptime", WAIT);
+    // pi lays out for the pane, not the whole terminal: 120 - 32 columns.
+    wait_rule_width(&pty, 88);
+}
+
+#[test]
+fn typed_prompt_brings_the_scripted_answer() {
+    let server = model_server();
+    server.push(Step::text("The answer is forty-two."));
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    submit(&mut pty, &server, "what is the answer");
+    pty.wait_for_text("The answer is forty-two.", WAIT);
+    assert_eq!(server.last_user_text().as_deref(), Some("what is the answer"));
+}
+
+#[test]
+fn shift_enter_inserts_a_newline_in_pi_editor() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    pty.send("first line");
+    pty.wait_for_text("first line", WAIT);
+    // What a terminal in modifyOtherKeys mode sends for Shift+Enter (pi asked for that mode because
+    // this host answers no kitty query).
+    pty.send("\x1b[27;2;13~");
+    pty.send("second line");
+    pty.wait_until("two editor lines", WAIT, |s| {
+        let text = s.contents();
+        let first = text.lines().position(|l| l.contains("first line"));
+        let second = text.lines().position(|l| l.contains("second line"));
+        matches!((first, second), (Some(a), Some(b)) if b == a + 1)
+    });
+    assert!(server.model_requests().is_empty(), "Shift+Enter must not submit");
+}
+
+#[test]
+fn host_resize_relays_pi() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    wait_rule_width(&pty, 88);
+    pty.resize(30, 140);
+    wait_rule_width(&pty, 108);
+    // Below 100 columns the side pane hides itself and pi gets the whole width.
+    pty.resize(30, 90);
+    wait_rule_width(&pty, 90);
+}
+
+#[test]
+fn prefix_s_toggles_the_side_pane_and_pi_relays() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    wait_rule_width(&pty, 88);
+    pty.send("\x1ds");
+    pty.wait_for_text_gone("uptime", WAIT);
+    wait_rule_width(&pty, 120);
+    pty.send("\x1ds");
+    pty.wait_for_text("uptime", WAIT);
+    wait_rule_width(&pty, 88);
+}
+
+#[test]
+fn quit_command_ends_pokeshell_with_code_zero() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    pty.send("/quit");
+    pty.wait_for_text("/quit", WAIT);
+    // pi may still be starting (Enter is ignored then) or show its command menu: press Enter until
+    // it quits.
+    let deadline = Instant::now() + WAIT;
+    let code = loop {
+        pty.send("\r");
+        if let Some(code) = pty.try_wait_exit(Duration::from_millis(500)) {
+            break code;
+        }
+        if Instant::now() >= deadline {
+            pty.fail("pokeshell did not exit after /quit");
+        }
+    };
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn hosted_command_exit_code_is_passed_through() {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+    cmd.args(["--command", "sh -c 'exit 7'"]);
+    let mut pty = Pty::spawn(cmd, 24, 80);
+    assert_eq!(pty.wait_exit(WAIT), 7);
+}
+
+#[test]
+fn death_by_signal_gives_128_plus_n() {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+    cmd.args(["--command", "sh -c 'kill -KILL $$'"]);
+    let mut pty = Pty::spawn(cmd, 24, 80);
+    assert_eq!(pty.wait_exit(WAIT), 128 + 9);
+}
+
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// The pids of every process whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        if rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn sigterm_to_pokeshell_leaves_no_pi_behind() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    let pi_pids = children_of(pty.pid());
+    assert!(!pi_pids.is_empty(), "pi should run as pokeshell's child");
+    pty.signal(libc::SIGTERM);
+    let code = pty.wait_exit(WAIT);
+    assert_eq!(
+        code, 0,
+        "pi exits cleanly on SIGTERM and pokeshell passes its code on"
+    );
+    let deadline = Instant::now() + WAIT;
+    while pi_pids.iter().any(|p| process_alive(*p)) {
+        assert!(
+            Instant::now() < deadline,
+            "pi still running after pokeshell exited: {pi_pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn missing_pi_is_reported_with_install_advice_and_code_127() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pokeshell"))
+        .env("PATH", "/nonexistent")
+        .env_remove("POKESHELL_PI")
+        .output()
+        .expect("run pokeshell");
+    assert_eq!(out.status.code(), Some(127));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot find pi"), "{err}");
+    assert!(
+        err.contains("npm install -g @earendil-works/pi-coding-agent"),
+        "{err}"
+    );
+}
