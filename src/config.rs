@@ -6,7 +6,6 @@ pub mod cli;
 pub mod effective;
 pub mod exclusive;
 pub mod files;
-pub mod key_chord;
 pub mod paths;
 pub mod schema;
 pub mod session;

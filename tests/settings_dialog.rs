@@ -218,7 +218,7 @@ fn the_prefix_key_is_edited_and_checked_too() {
     assert!(
         d.editor()
             .and_then(|e| e.error.as_ref())
-            .is_some_and(|e| e.contains("ctrl or alt"))
+            .is_some_and(|e| e.contains("use ctrl+<key>"))
     );
     d.handle_key(ctrl('u'));
     type_text(&mut d, "Ctrl+A");

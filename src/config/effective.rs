@@ -60,7 +60,7 @@ pub enum SidePaneMode {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DisplaySettings {
-    /// Canonical spelling, e.g. `ctrl+]` or `ctrl+alt+p` (see `config::key_chord`).
+    /// Canonical spelling, e.g. `ctrl+]` or `ctrl+b` (see `input::prefix`).
     pub prefix_key: String,
     pub side_pane_width: u16,
     pub side_pane: SidePaneMode,

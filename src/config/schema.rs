@@ -89,7 +89,7 @@ pub enum ValueKind {
     Number { above: f64, max: f64 },
     /// One of a fixed list of strings.
     Choice(&'static [&'static str]),
-    /// A key chord such as `ctrl+]` (see `key_chord`).
+    /// A key chord such as `ctrl+]` (see `input::prefix`).
     KeyChord,
 }
 
@@ -158,7 +158,7 @@ impl KeySpec {
             ValueKind::Int { min, max } => format!("a whole number from {min} to {max}"),
             ValueKind::Number { above, max } => format!("a number above {above} and at most {max}"),
             ValueKind::Choice(choices) => format!("one of {}", choices.join(", ")),
-            ValueKind::KeyChord => "a key such as ctrl+] or alt+p".to_string(),
+            ValueKind::KeyChord => "ctrl+ a letter, space, or one of \\ ] ^ _".to_string(),
         }
     }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::key_chord;
+use crate::input::prefix::PrefixKey;
 use super::schema::{KeyId, KeySpec, Unit, ValueKind};
 
 /// A value that passed its key's validation.
@@ -112,8 +112,8 @@ impl KeySpec {
             }
             ValueKind::KeyChord => {
                 let s = value.as_str().ok_or_else(expected)?;
-                key_chord::normalize(s)
-                    .map(SettingValue::Text)
+                s.parse::<PrefixKey>()
+                    .map(|k| SettingValue::Text(k.canonical()))
                     .map_err(|e| format!("{}: {e}", expected()))
             }
         }
@@ -138,8 +138,9 @@ impl KeySpec {
                 _ => Err(expected()),
             },
             ValueKind::Choice(_) => self.parse_json(&Value::from(text)).map_err(|_| expected()),
-            ValueKind::KeyChord => key_chord::normalize(text)
-                .map(SettingValue::Text)
+            ValueKind::KeyChord => text
+                .parse::<PrefixKey>()
+                .map(|k| SettingValue::Text(k.canonical()))
                 .map_err(|e| format!("{}: {e}", expected())),
         }
     }

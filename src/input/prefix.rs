@@ -26,6 +26,14 @@ impl PrefixKey {
         self.byte
     }
 
+    /// The spelling used in settings files: `ctrl+]`, `ctrl+b`, `ctrl+space`.
+    pub fn canonical(&self) -> String {
+        match self.key {
+            ' ' => "ctrl+space".to_string(),
+            c => format!("ctrl+{c}"),
+        }
+    }
+
     pub fn matches(&self, ev: &KeyEvent) -> bool {
         ev.code == KeyCode::Char(self.key) && ev.modifiers == KeyModifiers::CONTROL
     }
@@ -72,7 +80,7 @@ impl FromStr for PrefixKey {
             .find_map(|p| lower.strip_prefix(p))
             .ok_or_else(err)?;
         let key = match rest {
-            "space" => ' ',
+            "space" | "@" => ' ',
             r if r.chars().count() == 1 => r.chars().next().ok_or_else(err)?,
             _ => return Err(err()),
         };
@@ -124,11 +132,14 @@ mod tests {
         assert_eq!(p.legacy_byte(), 1);
         let p: PrefixKey = "ctrl+space".parse().unwrap();
         assert!(p.matches_bytes(b"\x00").is_some());
+        assert_eq!(p.canonical(), "ctrl+space");
+        assert_eq!(" Ctrl+B ".parse::<PrefixKey>().unwrap().canonical(), "ctrl+b");
     }
 
     #[test]
     fn rejects_keys_without_a_safe_legacy_byte() {
-        for bad in ["b", "alt+x", "ctrl+", "ctrl+m", "ctrl+1", "ctrl+ab"] {
+        // Ctrl+[ is Escape itself: it would swallow every Esc meant for pi.
+        for bad in ["b", "alt+x", "ctrl+", "ctrl+m", "ctrl+1", "ctrl+ab", "ctrl+[", "ctrl+é", "shift+a", ""] {
             assert!(bad.parse::<PrefixKey>().is_err(), "{bad}");
         }
     }

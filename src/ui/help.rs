@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
+use super::overlay::centered;
 use super::theme;
 
 /// The key after the prefix and what it does; docs/keys.md lists the same.
@@ -21,18 +22,6 @@ pub const KEYS: &[(&str, &str)] = &[
 
 pub struct HelpView<'a> {
     pub prefix: &'a str,
-}
-
-/// A rectangle of at most `w`×`h` centred in `area`.
-pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect::new(
-        area.x + (area.width - w) / 2,
-        area.y + (area.height - h) / 2,
-        w,
-        h,
-    )
 }
 
 impl Widget for HelpView<'_> {
