@@ -11,6 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use crate::config::{Scope, Settings, SidePaneMode};
 use crate::host::HostModes;
 use crate::input::keys;
 use crate::input::prefix::PrefixKey;
@@ -21,6 +22,8 @@ use crate::ui::footer::FooterView;
 use crate::ui::help::HelpView;
 use crate::ui::layout::{self, Areas, SideMode};
 use crate::ui::pane::{self, PaneView};
+use crate::ui::settings_dialog::{DialogOutcome, SettingsDialog};
+use crate::ui::status_overlay::StatusOverlay;
 use crate::ui::theme::Tone;
 
 /// How long a footer message stays.
@@ -35,35 +38,50 @@ pub enum Effect {
     Relayout,
     /// Draw again.
     Redraw,
+    /// The effective settings changed (the dialog): persist them for the session and pass them on.
+    SettingsChanged,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A layer drawn over the panes that takes the keyboard while it is open.
 pub enum Overlay {
     Help,
+    Settings(Box<SettingsDialog>),
+    Status(Box<StatusOverlay>),
+}
+
+/// Which overlay is open, for tests and the event loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayKind {
+    Help,
+    Settings,
+    Status,
 }
 
 #[derive(Debug, Clone)]
 pub struct AppOptions {
-    pub prefix: PrefixKey,
-    pub side_width: u16,
-    pub side_mode: SideMode,
     /// What runs in the pane, as the side pane shows it.
     pub label: String,
 }
 
 impl Default for AppOptions {
     fn default() -> Self {
-        Self {
-            prefix: PrefixKey::default(),
-            side_width: layout::SIDE_WIDTH,
-            side_mode: SideMode::Auto,
-            label: "pi".into(),
-        }
+        Self { label: "pi".into() }
+    }
+}
+
+fn side_mode(m: SidePaneMode) -> SideMode {
+    match m {
+        SidePaneMode::Auto => SideMode::Auto,
+        SidePaneMode::Shown => SideMode::Shown,
+        SidePaneMode::Hidden => SideMode::Hidden,
     }
 }
 
 pub struct App {
     opts: AppOptions,
+    settings: Settings,
+    prefix: PrefixKey,
+    side_width: u16,
     router: Router,
     tokenizer: Tokenizer,
     side_mode: SideMode,
@@ -77,11 +95,16 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(opts: AppOptions, cols: u16, rows: u16, now: Instant) -> Self {
-        Self {
-            router: Router::new(opts.prefix),
+    pub fn new(opts: AppOptions, settings: Settings, cols: u16, rows: u16, now: Instant) -> Self {
+        let display = settings.effective().display;
+        let prefix = display.prefix_key.parse().unwrap_or_default();
+        let mut app = Self {
+            prefix,
+            side_width: display.side_pane_width,
+            settings,
+            router: Router::new(prefix),
             tokenizer: Tokenizer::new(),
-            side_mode: opts.side_mode,
+            side_mode: side_mode(display.side_pane),
             size: (cols, rows),
             overlay: None,
             message: None,
@@ -89,11 +112,38 @@ impl App {
             started: now,
             child_exit: None,
             opts,
+        };
+        let warnings = app.settings.warnings().len();
+        if warnings > 0 {
+            let prefix = app.prefix;
+            app.flash(
+                format!("{warnings} settings warning(s): {prefix} i shows them"),
+                Tone::Warn,
+                now,
+            );
         }
+        app
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Takes display settings that may have changed (prefix key, side pane width and mode).
+    fn apply_display_settings(&mut self, effects: &mut Vec<Effect>) {
+        let display = self.settings.effective().display;
+        let prefix = display.prefix_key.parse().unwrap_or_default();
+        if prefix != self.prefix {
+            self.prefix = prefix;
+            self.router = Router::new(prefix);
+        }
+        self.side_width = display.side_pane_width;
+        self.side_mode = side_mode(display.side_pane);
+        effects.push(Effect::Relayout);
     }
 
     pub fn areas(&self) -> Areas {
-        layout::areas(self.size.0, self.size.1, self.side_mode, self.opts.side_width)
+        layout::areas(self.size.0, self.size.1, self.side_mode, self.side_width)
     }
 
     pub fn pane(&self) -> Rect {
@@ -117,8 +167,12 @@ impl App {
         self.router.set_release_events(modes.reports_releases());
     }
 
-    pub fn overlay(&self) -> Option<Overlay> {
-        self.overlay
+    pub fn overlay(&self) -> Option<OverlayKind> {
+        self.overlay.as_ref().map(|o| match o {
+            Overlay::Help => OverlayKind::Help,
+            Overlay::Settings(_) => OverlayKind::Settings,
+            Overlay::Status(_) => OverlayKind::Status,
+        })
     }
 
     pub fn flash(&mut self, text: impl Into<String>, tone: Tone, now: Instant) {
@@ -147,7 +201,7 @@ impl App {
         let mut out: Vec<u8> = Vec::new();
         for token in tokens {
             if self.overlay.is_some() {
-                self.overlay_input(&token, &mut effects);
+                self.overlay_input(&token, now, &mut effects);
                 continue;
             }
             match self.router.route(token) {
@@ -194,22 +248,62 @@ impl App {
         }
     }
 
-    fn overlay_input(&mut self, token: &Token, effects: &mut Vec<Effect>) {
-        let Token::Key(b) = token else { return };
-        let Some(key) = keys::decode(b) else { return };
-        if key.kind == KeyEventKind::Release {
-            return;
+    fn overlay_input(&mut self, token: &Token, now: Instant, effects: &mut Vec<Effect>) {
+        let keys: Vec<KeyEvent> = match token {
+            Token::Key(b) => keys::decode(b).into_iter().collect(),
+            // Pasted text goes into the dialog's filter or editor, one character at a time.
+            Token::PasteData(d) => String::from_utf8_lossy(d)
+                .chars()
+                .filter(|c| !c.is_control())
+                .map(|c| KeyEvent::from(KeyCode::Char(c)))
+                .collect(),
+            Token::PasteStart | Token::PasteEnd => Vec::new(),
+        };
+        for key in keys.into_iter().filter(|k| k.kind != KeyEventKind::Release) {
+            let outcome = match &mut self.overlay {
+                Some(Overlay::Settings(d)) => d.handle_key(key),
+                Some(Overlay::Help | Overlay::Status(_)) | None => DialogOutcome::Close,
+            };
+            self.dialog_outcome(outcome, now, effects);
+            effects.push(Effect::Redraw);
         }
-        match self.overlay {
-            Some(Overlay::Help) | None => {
-                self.overlay = None;
-                effects.push(Effect::Redraw);
+    }
+
+    fn dialog_outcome(&mut self, outcome: DialogOutcome, now: Instant, effects: &mut Vec<Effect>) {
+        match outcome {
+            DialogOutcome::None => {}
+            DialogOutcome::Close => self.overlay = None,
+            DialogOutcome::Changed(changes) => {
+                if let Err(e) = self.settings.apply_session_changes(&changes) {
+                    self.flash(format!("settings: {e}"), Tone::Error, now);
+                }
+                self.after_settings_change(effects);
+            }
+            DialogOutcome::SaveProject | DialogOutcome::SaveGlobal => {
+                let scope = if outcome == DialogOutcome::SaveProject {
+                    Scope::Project
+                } else {
+                    Scope::Global
+                };
+                let result = self.settings.save_session(scope);
+                if let Some(Overlay::Settings(d)) = &mut self.overlay {
+                    d.report_save(&result);
+                }
+                self.after_settings_change(effects);
             }
         }
     }
 
+    fn after_settings_change(&mut self, effects: &mut Vec<Effect>) {
+        if let Some(Overlay::Settings(d)) = &mut self.overlay {
+            d.sync(&self.settings);
+        }
+        self.apply_display_settings(effects);
+        effects.push(Effect::SettingsChanged);
+    }
+
     fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Instant, effects: &mut Vec<Effect>) {
-        if self.opts.prefix.matches(&key) {
+        if self.prefix.matches(&key) {
             effects.push(Effect::ToChild(raw));
             return;
         }
@@ -220,18 +314,19 @@ impl App {
                 effects.push(Effect::Relayout);
             }
             KeyCode::Char('?') => self.overlay = Some(Overlay::Help),
+            KeyCode::Char('c') => {
+                self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(&self.settings))))
+            }
+            KeyCode::Char('i') => {
+                self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(&self.settings, &[]))));
+            }
             KeyCode::Esc => {}
-            KeyCode::Char(c @ ('p' | 'h' | 'c' | 'i')) => {
-                let what = match c {
-                    'p' => "poke",
-                    'h' => "handoff",
-                    'c' => "settings",
-                    _ => "status",
-                };
+            KeyCode::Char(c @ ('p' | 'h')) => {
+                let what = if c == 'p' { "poke" } else { "handoff" };
                 self.flash(format!("{what}: not available yet"), Tone::Warn, now);
             }
             _ => {
-                let prefix = self.opts.prefix;
+                let prefix = self.prefix;
                 self.flash(
                     format!("no command on that key; {prefix} ? lists them"),
                     Tone::Warn,
@@ -267,11 +362,11 @@ impl App {
 
     pub fn footer_view(&self) -> FooterView {
         FooterView {
-            poke_on: false,
+            poke_on: self.settings.effective().poke.enabled,
             suffix: None,
             message: self.message.as_ref().map(|(t, tone, _)| (t.clone(), *tone)),
             armed: self.router.is_armed(),
-            prefix: self.opts.prefix.to_string(),
+            prefix: self.prefix.to_string(),
         }
     }
 
@@ -284,11 +379,13 @@ impl App {
         if let Some(footer) = areas.footer {
             frame.render_widget(&self.footer_view(), footer);
         }
-        match self.overlay {
+        match &self.overlay {
             Some(Overlay::Help) => {
-                let prefix = self.opts.prefix.to_string();
+                let prefix = self.prefix.to_string();
                 frame.render_widget(HelpView { prefix: &prefix }, frame.area());
             }
+            Some(Overlay::Settings(d)) => frame.render_widget(d.as_ref(), frame.area()),
+            Some(Overlay::Status(s)) => frame.render_widget(s.as_ref(), frame.area()),
             None => {
                 if let Some(pos) = pane::cursor(screen, areas.pane) {
                     frame.set_cursor_position(pos);

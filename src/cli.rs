@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::config::ConfigArgs;
 use crate::input::prefix::PrefixKey;
 
 #[derive(Debug, Parser)]
@@ -26,6 +27,9 @@ pub struct Cli {
     /// The prefix key for pokeshell's own commands, e.g. ctrl+b.
     #[arg(long, value_name = "KEY")]
     pub prefix: Option<PrefixKey>,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
 
     /// Arguments passed to pi unchanged.
     #[arg(last = true, value_name = "PI_ARGS")]

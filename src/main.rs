@@ -5,6 +5,7 @@ use clap::Parser;
 use pokeshell::app::AppOptions;
 use pokeshell::app::run::{RunConfig, run};
 use pokeshell::cli::Cli;
+use pokeshell::config::{ConfigPaths, KeyId, SettingValue, Settings};
 use pokeshell::locate;
 use pokeshell::pty::CommandSpec;
 
@@ -15,8 +16,31 @@ fn probe_timeout() -> Duration {
         .map_or(pokeshell::host::probe::DEFAULT_TIMEOUT, Duration::from_millis)
 }
 
+/// The settings files, with this run's command-line overrides on top.
+fn load_settings(cli: &Cli) -> Result<Settings, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let mut settings = Settings::load(ConfigPaths::from_env(&cwd)?);
+    let mut layer = cli.config.overrides();
+    if let Some(p) = cli.prefix {
+        layer.insert(KeyId::PrefixKey, SettingValue::Text(p.canonical()));
+    }
+    settings.set_cli_overrides(layer);
+    Ok(settings)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let settings = match load_settings(&cli) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pokeshell: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if cli.config.show_config {
+        print!("{}", settings.show_config());
+        return ExitCode::SUCCESS;
+    }
     let spec = match &cli.command {
         Some(line) => CommandSpec::shell(line),
         None => match locate::find_pi(cli.pi.as_deref()) {
@@ -32,16 +56,13 @@ fn main() -> ExitCode {
             }
         },
     };
-    let mut app = AppOptions {
+    let app = AppOptions {
         label: spec.label.clone(),
-        ..AppOptions::default()
     };
-    if let Some(p) = cli.prefix {
-        app.prefix = p;
-    }
     match run(RunConfig {
         spec,
         app,
+        settings,
         probe_timeout: probe_timeout(),
     }) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),

@@ -13,6 +13,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::{App, AppOptions, Effect};
+use crate::config::Settings;
 use crate::host::{self, HostModes, TerminalGuard};
 use crate::pty::{ChildPty, CommandSpec, PtyEvent};
 use crate::screen::{ChildModes, HostCaps, Mirror};
@@ -29,6 +30,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 pub struct RunConfig {
     pub spec: CommandSpec,
     pub app: AppOptions,
+    pub settings: Settings,
     pub probe_timeout: Duration,
 }
 
@@ -106,7 +108,7 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
     let reading = host::probe::probe(cfg.probe_timeout);
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let now = Instant::now();
-    let app = App::new(cfg.app, cols, rows, now);
+    let app = App::new(cfg.app, cfg.settings, cols, rows, now);
     let pane = app.pane();
     let mirror = Arc::new(Mutex::new(Mirror::new(
         pane.height,
@@ -257,6 +259,8 @@ impl Loop {
                 Effect::ToChild(bytes) => self.child.write(bytes),
                 Effect::Relayout => self.relayout()?,
                 Effect::Redraw => self.dirty = true,
+                // Nothing beyond the app itself consumes settings yet.
+                Effect::SettingsChanged => self.dirty = true,
             }
         }
         Ok(())

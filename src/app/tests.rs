@@ -3,8 +3,20 @@ use std::time::Instant;
 use super::*;
 use crate::input::tokenizer::Token;
 
+/// Settings read from an empty home and work dir: the defaults, nothing from this machine.
+fn settings() -> Settings {
+    let dir = std::env::temp_dir();
+    let paths = crate::config::ConfigPaths::resolve(
+        Some(&dir.join("pokeshell-no-home")),
+        None,
+        &dir.join("pokeshell-no-work"),
+    )
+    .expect("paths");
+    Settings::from_loaded(paths, Vec::new())
+}
+
 fn app(cols: u16, rows: u16) -> App {
-    App::new(AppOptions::default(), cols, rows, Instant::now())
+    App::new(AppOptions::default(), settings(), cols, rows, Instant::now())
 }
 
 fn to_child(effects: &[Effect]) -> Vec<u8> {
@@ -49,10 +61,35 @@ fn prefix_twice_sends_the_prefix_itself() {
 fn help_overlay_opens_and_any_key_closes_it_without_reaching_pi() {
     let mut a = app(120, 40);
     a.on_stdin(b"\x1d?", &ChildModes::default(), Instant::now());
-    assert_eq!(a.overlay(), Some(Overlay::Help));
+    assert_eq!(a.overlay(), Some(OverlayKind::Help));
     let e = a.on_stdin(b"x", &ChildModes::default(), Instant::now());
     assert_eq!(a.overlay(), None);
     assert!(to_child(&e).is_empty());
+}
+
+#[test]
+fn prefix_c_opens_the_settings_and_changes_apply_at_once() {
+    let mut a = app(120, 40);
+    assert!(a.footer_view().poke_on, "pokeshell enables poking by default");
+    a.on_stdin(b"\x1dc", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), Some(OverlayKind::Settings));
+    // The first row is the master switch: Enter turns it off, right away.
+    let e = a.on_stdin(b"\r", &ChildModes::default(), Instant::now());
+    assert!(e.contains(&Effect::SettingsChanged));
+    assert!(!a.footer_view().poke_on);
+    assert!(to_child(&e).is_empty(), "dialog keys never reach pi");
+    // Esc closes (the filter is empty).
+    a.on_stdin(b"\x1b", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), None);
+}
+
+#[test]
+fn prefix_i_opens_the_status_overlay() {
+    let mut a = app(120, 40);
+    a.on_stdin(b"\x1di", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), Some(OverlayKind::Status));
+    a.on_stdin(b"q", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), None);
 }
 
 #[test]

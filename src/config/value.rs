@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::input::prefix::PrefixKey;
 use super::schema::{KeyId, KeySpec, Unit, ValueKind};
+use crate::input::prefix::PrefixKey;
 
 /// A value that passed its key's validation.
 #[derive(Clone, Debug, PartialEq)]

@@ -139,7 +139,9 @@ mod tests {
     #[test]
     fn rejects_keys_without_a_safe_legacy_byte() {
         // Ctrl+[ is Escape itself: it would swallow every Esc meant for pi.
-        for bad in ["b", "alt+x", "ctrl+", "ctrl+m", "ctrl+1", "ctrl+ab", "ctrl+[", "ctrl+é", "shift+a", ""] {
+        for bad in [
+            "b", "alt+x", "ctrl+", "ctrl+m", "ctrl+1", "ctrl+ab", "ctrl+[", "ctrl+é", "shift+a", "",
+        ] {
             assert!(bad.parse::<PrefixKey>().is_err(), "{bad}");
         }
     }
