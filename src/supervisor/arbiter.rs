@@ -7,8 +7,9 @@ use super::Supervisor;
 use super::action::{Action, NotifyLevel};
 use super::event::ContextUsage;
 use super::ledger::{LedgerKind, rule};
-use super::message::{Message, last_visible};
+use super::message::{Message, Role, last_visible};
 use super::recovery::emptiness::EmptyReply;
+use super::recovery::emptiness::evaluate_empty;
 use super::state::StopCause;
 use super::texts;
 use super::time::Now;
@@ -65,6 +66,18 @@ pub(crate) enum Claim {
     Quiet {
         rule: &'static str,
     },
+}
+
+impl Claim {
+    /// The loop guard's final nudge or its silence after it: a later "resume the work" poke would
+    /// contradict it (X6).
+    fn tells_agent_to_stop(&self) -> bool {
+        match self {
+            Self::Inject(Resume::Loop { last, .. }) => *last,
+            Self::Quiet { rule } => *rule == rule::SAR_LOOP,
+            Self::Inject(_) => false,
+        }
+    }
 }
 
 /// A resume chosen at a settle that waits for a cooldown or a compaction (POKE-N3, B7).
@@ -152,6 +165,11 @@ impl Supervisor {
                         None,
                     );
                 }
+            }
+            if winner.tells_agent_to_stop() && self.wake.take().is_some() {
+                let reason =
+                    "the post-compaction wake is dropped: the loop guard told the agent to stop".to_string();
+                self.record(out, now, rule::POKE_WAKE, LedgerKind::Declined, reason, None);
             }
             if let Claim::Inject(resume) = winner {
                 self.dispatch(resume, now, out);
@@ -402,20 +420,27 @@ impl Supervisor {
 
     /// While supervision is off nothing acts; say so where a rule would have acted.
     fn explain_disabled_settle(&mut self, settle: &Settle, out: &mut Vec<Action>, now: Now) {
-        let last = last_visible(&settle.tail);
-        let stalled = last.is_some_and(|message| {
-            (message.role == super::message::Role::ToolResult)
-                || super::recovery::emptiness::evaluate_empty(Some(message)).is_some()
-        });
-        if stalled && !settle.aborted {
-            self.record(
-                out,
-                now,
-                rule::SAR_RETRY,
-                LedgerKind::Declined,
-                "the run ended without a reply, but supervision is off".to_string(),
-                None,
-            );
+        if settle.aborted {
+            return;
+        }
+        if let Some(last) = last_visible(&settle.tail) {
+            let failing_tool = last.role == Role::ToolResult && last.is_error;
+            let stalled_rule = if failing_tool {
+                Some(rule::SAR_LOOP)
+            } else if evaluate_empty(Some(last)).is_some() {
+                Some(rule::SAR_RETRY)
+            } else {
+                None
+            };
+            if let Some(stalled_rule) = stalled_rule {
+                let reason = "the run ended without a reply, but supervision is off".to_string();
+                self.record(out, now, stalled_rule, LedgerKind::Declined, reason, None);
+            }
+        }
+        let percent = self.context.and_then(|usage| usage.percent);
+        if let Some(percent) = percent.filter(|percent| *percent >= self.config.handoff_percent()) {
+            let reason = format!("context at {percent:.0}%, but supervision is off");
+            self.record(out, now, rule::HO_AUTO, LedgerKind::Declined, reason, None);
         }
     }
 }
