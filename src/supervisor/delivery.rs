@@ -90,6 +90,10 @@ impl Supervisor {
         let Some(sent) = self.sends.take(send_id) else {
             return;
         };
+        if error.is_some() {
+            // Nothing will start: pi is where it was before the send.
+            self.run.starting = false;
+        }
         match (sent, error) {
             (Sent::Wakeup { id, reason }, None) => out.push(Action::AppendEntry {
                 custom_type: texts::ENTRY_WAKEUP_FIRED,
@@ -116,7 +120,6 @@ impl Supervisor {
             }
             (_, None) => {}
             (Sent::Resume { rule }, Some(error)) => {
-                self.run.starting = false;
                 self.forget_outcome(send_id);
                 self.record(
                     out,
@@ -133,7 +136,6 @@ impl Supervisor {
                 });
             }
             (Sent::ManualPoke, Some(error)) => {
-                self.run.starting = false;
                 self.record(
                     out,
                     now,

@@ -51,7 +51,6 @@ pub mod rule {
     pub const HO_AUTO: &str = "HO-T1";
     pub const HO_MANUAL: &str = "HO-T2";
     pub const ARB_ABORTED: &str = "ARB-ABORT";
-    pub const ARB_SESSION: &str = "ARB-SESSION";
     pub const ARB_COMPACTION_HOLD: &str = "ARB-HOLD";
 }
 
