@@ -8,8 +8,7 @@ use super::action::{Action, NotifyLevel};
 use super::event::ContextUsage;
 use super::ledger::{LedgerKind, rule};
 use super::message::{Message, Role, last_visible};
-use super::recovery::emptiness::EmptyReply;
-use super::recovery::emptiness::evaluate_empty;
+use super::recovery::emptiness::{EmptyReply, evaluate_empty};
 use super::state::StopCause;
 use super::texts;
 use super::time::Now;
@@ -121,16 +120,7 @@ impl Supervisor {
         self.arbiter.injected_since_settle = false;
         self.arbiter.resume_shown = false;
         let cause = self.arbiter.self_abort.take().unwrap_or(StopCause::User);
-        if let Some(deferred) = self.arbiter.deferred.take() {
-            self.record(
-                out,
-                now,
-                deferred.resume.rule(),
-                LedgerKind::Declined,
-                "dropped: the agent settled again before it went out".to_string(),
-                None,
-            );
-        }
+        self.cancel_deferred("the agent settled again before it went out", now, out);
         if !self.config.poke.enabled {
             self.explain_disabled_settle(&settle, out, now);
             return;
@@ -187,15 +177,13 @@ impl Supervisor {
         self.arbiter.settle_claimed = true;
         self.arbiter.stopped = Some(cause);
         let had_wake = self.wake.take().is_some();
-        let who = match cause {
-            StopCause::User => "you aborted the run (Esc)",
-            StopCause::AutoAbort => "pokeshell's auto-abort stopped the run",
-            StopCause::Handoff => "the handoff compaction stopped the run",
-        };
+        let who = cause.who();
         let reason = if had_wake {
-            format!("{who}: the pending post-compaction resume is dropped; nothing resumes until you type")
+            format!(
+                "{who} stopped the run: the pending post-compaction resume is dropped; nothing resumes until you type"
+            )
         } else {
-            format!("{who}: nothing resumes until you type")
+            format!("{who} stopped the run: nothing resumes until you type")
         };
         self.record(out, now, rule::ARB_ABORTED, LedgerKind::Declined, reason, None);
     }
@@ -216,11 +204,6 @@ impl Supervisor {
     /// Sends the winner now, or parks it until the cooldown ends or the compaction is over.
     fn dispatch(&mut self, resume: Resume, now: Now, out: &mut Vec<Action>) {
         if let Some(cause) = self.arbiter.stopped {
-            let who = match cause {
-                StopCause::User => "you aborted the last run",
-                StopCause::AutoAbort => "pokeshell's auto-abort stopped the last run",
-                StopCause::Handoff => "the handoff compaction stopped the last run",
-            };
             if resume == Resume::WakePoke {
                 self.wake = None;
             }
@@ -230,8 +213,9 @@ impl Supervisor {
                 resume.rule(),
                 LedgerKind::Declined,
                 format!(
-                    "{} held back: {who} and you have not typed since",
-                    resume.describe()
+                    "{} held back: {} stopped the last run and you have not typed since",
+                    resume.describe(),
+                    cause.who()
                 ),
                 None,
             );
@@ -277,24 +261,10 @@ impl Supervisor {
         if self.compaction.active || now.mono_ms < deferred.due_mono {
             return;
         }
-        let Some(deferred) = self.arbiter.deferred.take() else {
-            return;
-        };
-        if !self.connected || !self.config.poke.enabled {
-            self.record(
-                out,
-                now,
-                deferred.resume.rule(),
-                LedgerKind::Declined,
-                format!(
-                    "{} dropped: the bridge is gone or supervision is off",
-                    deferred.resume.describe()
-                ),
-                None,
-            );
-            return;
+        // Switching supervision off and losing the bridge both cancel a parked resume.
+        if let Some(deferred) = self.arbiter.deferred.take() {
+            self.commit_and_send(deferred.resume, now, out);
         }
-        self.commit_and_send(deferred.resume, now, out);
     }
 
     pub(super) fn deferred_deadline(&self) -> Option<u64> {
@@ -425,15 +395,15 @@ impl Supervisor {
         }
         if let Some(last) = last_visible(&settle.tail) {
             let failing_tool = last.role == Role::ToolResult && last.is_error;
-            let stalled_rule = if failing_tool {
-                Some(rule::SAR_LOOP)
+            let stalled = if failing_tool {
+                Some((rule::SAR_LOOP, "the run ended on a failed tool call"))
             } else if evaluate_empty(Some(last)).is_some() {
-                Some(rule::SAR_RETRY)
+                Some((rule::SAR_RETRY, "the run ended without a reply"))
             } else {
                 None
             };
-            if let Some(stalled_rule) = stalled_rule {
-                let reason = "the run ended without a reply, but supervision is off".to_string();
+            if let Some((stalled_rule, what)) = stalled {
+                let reason = format!("{what}, but supervision is off");
                 self.record(out, now, stalled_rule, LedgerKind::Declined, reason, None);
             }
         }

@@ -88,14 +88,14 @@ impl Supervisor {
                     desktop: true,
                 });
             } else {
-                self.record(
-                    out,
-                    now,
-                    rule::POKE_BREACH,
-                    LedgerKind::Declined,
-                    format!("{name} passed the {threshold_s}s threshold; watching without acting (auto-abort is off)"),
-                    None,
-                );
+                let why = if self.config.poke.auto_abort {
+                    "the bridge is not connected"
+                } else {
+                    "auto-abort is off"
+                };
+                let reason =
+                    format!("{name} passed the {threshold_s}s threshold; watching without acting ({why})");
+                self.record(out, now, rule::POKE_BREACH, LedgerKind::Declined, reason, None);
             }
         }
         // ctx.abort() stops the whole agent: one abort covers every overdue tool of this tick.

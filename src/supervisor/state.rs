@@ -80,6 +80,17 @@ pub enum StopCause {
     Handoff,
 }
 
+impl StopCause {
+    /// Who stopped the run, for the ledger.
+    pub fn who(self) -> &'static str {
+        match self {
+            Self::User => "you (Esc)",
+            Self::AutoAbort => "pokeshell's auto-abort",
+            Self::Handoff => "the handoff compaction",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Compaction {
     pub active: bool,

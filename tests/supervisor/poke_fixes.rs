@@ -428,3 +428,48 @@ fn poke_outcome_is_recorded_after_each_automatic_poke() {
     let outcome = &ignored.records("POKE-W4", LedgerKind::Outcome)[0];
     assert!(outcome.reason.contains("no turn started"), "{}", outcome.reason);
 }
+
+#[test]
+fn view_agent_state_follows_the_events() {
+    use pokeshell::supervisor::AgentState;
+    let mut sim = Sim::new();
+    assert_eq!(sim.view().agent, AgentState::Idle);
+    sim.agent_start();
+    assert_eq!(sim.view().agent, AgentState::Running);
+    sim.event(Event::CompactStart {
+        reason: CompactReason::Threshold,
+        will_retry: false,
+    });
+    assert_eq!(sim.view().agent, AgentState::Compacting);
+    sim.event(Event::Compact {
+        reason: CompactReason::Threshold,
+        will_retry: false,
+        tokens_before: None,
+    });
+    sim.agent_end(StopReason::Stop).settle();
+    assert_eq!(sim.view().agent, AgentState::Idle);
+    sim.event(Event::BridgeDisconnected {
+        reason: "gone".into(),
+    });
+    assert_eq!(sim.view().agent, AgentState::Unknown);
+    assert!(!sim.view().bridge_connected);
+}
+
+#[test]
+fn wire_spellings_map_to_the_supervisors_types() {
+    for (wire, stop) in [
+        ("stop", StopReason::Stop),
+        ("length", StopReason::Length),
+        ("toolUse", StopReason::ToolUse),
+        ("error", StopReason::Error),
+        ("aborted", StopReason::Aborted),
+        ("pending", StopReason::Pending),
+        ("deferred", StopReason::Deferred),
+        ("sleepy", StopReason::Other("sleepy".into())),
+    ] {
+        assert_eq!(StopReason::from_wire(wire), stop);
+    }
+    assert_eq!(DeliverAs::FollowUp.wire(), "followUp");
+    assert_eq!(DeliverAs::Steer.wire(), "steer");
+    assert_eq!(DeliverAs::NextTurn.wire(), "nextTurn");
+}
