@@ -262,6 +262,33 @@ impl Supervisor {
         self.build_view(now)
     }
 
+    /// A request of the user's that cannot be carried out now: the ledger and a warning say why.
+    fn refuse(&mut self, out: &mut Vec<Action>, now: Now, rule: &'static str, text: String) {
+        self.record(out, now, rule, Kind::Declined, text.clone(), None);
+        out.push(Action::Notify {
+            level: NotifyLevel::Warning,
+            text,
+            desktop: false,
+        });
+    }
+
+    /// A rule stops insisting: recorded, and announced with the bell and a desktop notification.
+    fn give_up(
+        &mut self,
+        out: &mut Vec<Action>,
+        now: Now,
+        rule: &'static str,
+        reason: String,
+        notice: String,
+    ) {
+        self.record(out, now, rule, Kind::Declined, reason, None);
+        out.push(Action::Notify {
+            level: NotifyLevel::Error,
+            text: notice,
+            desktop: true,
+        });
+    }
+
     /// Appends one ledger record: kept for the view and emitted for the log file.
     fn record(
         &mut self,

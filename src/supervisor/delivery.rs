@@ -90,66 +90,39 @@ impl Supervisor {
         let Some(sent) = self.sends.take(send_id) else {
             return;
         };
-        if error.is_some() {
-            // Nothing will start: pi is where it was before the send.
-            self.run.starting = false;
-        }
-        match (sent, error) {
-            (Sent::Wakeup { id, reason }, None) => out.push(Action::AppendEntry {
-                custom_type: texts::ENTRY_WAKEUP_FIRED,
-                data: json!({ "id": id, "reason": reason }),
-            }),
-            (Sent::Wakeup { id, .. }, Some(error)) => {
+        let Some(error) = error else {
+            if let Sent::Wakeup { id, reason } = sent {
+                let data = json!({ "id": id, "reason": reason });
+                out.push(Action::AppendEntry {
+                    custom_type: texts::ENTRY_WAKEUP_FIRED,
+                    data,
+                });
+            }
+            return;
+        };
+        // Nothing will start: pi is where it was before the send.
+        self.run.starting = false;
+        let (rule, what) = match sent {
+            Sent::Wakeup { id, .. } => {
+                let data = json!({ "id": id, "error": error });
                 out.push(Action::AppendEntry {
                     custom_type: texts::ENTRY_WAKEUP_FAILED,
-                    data: json!({ "id": id, "error": error }),
+                    data,
                 });
-                self.record(
-                    out,
-                    now,
-                    rule::WAK_FIRE,
-                    LedgerKind::Declined,
-                    format!("wakeup {id} could not be delivered: {error}"),
-                    None,
-                );
-                out.push(Action::Notify {
-                    level: NotifyLevel::Error,
-                    text: texts::notify_wakeup_failed(&id, &error),
-                    desktop: false,
-                });
+                (rule::WAK_FIRE, format!("Wakeup {id}"))
             }
-            (_, None) => {}
-            (Sent::Resume { rule }, Some(error)) => {
+            Sent::Resume { rule } => {
                 self.forget_outcome(send_id);
-                self.record(
-                    out,
-                    now,
-                    rule,
-                    LedgerKind::Declined,
-                    format!("pi refused the message: {error}"),
-                    None,
-                );
-                out.push(Action::Notify {
-                    level: NotifyLevel::Error,
-                    text: texts::notify_send_failed("The automatic resume", &error),
-                    desktop: false,
-                });
+                (rule, "The automatic resume".to_string())
             }
-            (Sent::ManualPoke, Some(error)) => {
-                self.record(
-                    out,
-                    now,
-                    rule::POKE_MANUAL,
-                    LedgerKind::Declined,
-                    format!("pi refused the manual poke: {error}"),
-                    None,
-                );
-                out.push(Action::Notify {
-                    level: NotifyLevel::Error,
-                    text: texts::notify_send_failed("The poke", &error),
-                    desktop: false,
-                });
-            }
-        }
+            Sent::ManualPoke => (rule::POKE_MANUAL, "The poke".to_string()),
+        };
+        let reason = format!("pi refused the message ({what}): {error}");
+        self.record(out, now, rule, LedgerKind::Declined, reason, None);
+        out.push(Action::Notify {
+            level: NotifyLevel::Error,
+            text: texts::notify_send_failed(&what, &error),
+            desktop: false,
+        });
     }
 }

@@ -61,19 +61,7 @@ impl Supervisor {
             None
         };
         if let Some(text) = blocked {
-            self.record(
-                out,
-                now,
-                rule::HO_MANUAL,
-                LedgerKind::Declined,
-                text.clone(),
-                None,
-            );
-            out.push(Action::Notify {
-                level: NotifyLevel::Warning,
-                text,
-                desktop: false,
-            });
+            self.refuse(out, now, rule::HO_MANUAL, text);
             return;
         }
         // ctx.compact() aborts a busy agent first; that aborted settle is the handoff's doing.

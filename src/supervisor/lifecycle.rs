@@ -114,20 +114,12 @@ impl Supervisor {
         self.arbiter.stopped = None;
         self.cancel_deferred("you poked by hand", now, out);
         if !self.connected {
-            let text = texts::notify_not_connected("No poke sent");
-            self.record(
+            self.refuse(
                 out,
                 now,
                 rule::POKE_MANUAL,
-                LedgerKind::Declined,
-                text.clone(),
-                None,
+                texts::notify_not_connected("No poke sent"),
             );
-            out.push(Action::Notify {
-                level: NotifyLevel::Warning,
-                text,
-                desktop: false,
-            });
             return;
         }
         if self.compaction.active {
@@ -179,19 +171,7 @@ impl Supervisor {
             self.send_manual_poke(now, out);
         } else {
             let text = texts::notify_not_connected("The held poke was dropped");
-            self.record(
-                out,
-                now,
-                rule::POKE_MANUAL,
-                LedgerKind::Declined,
-                text.clone(),
-                None,
-            );
-            out.push(Action::Notify {
-                level: NotifyLevel::Warning,
-                text,
-                desktop: false,
-            });
+            self.refuse(out, now, rule::POKE_MANUAL, text);
         }
     }
 

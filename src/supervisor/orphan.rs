@@ -3,9 +3,9 @@
 //! other component owned the last settle and nothing was sent since.
 
 use super::Supervisor;
-use super::action::{Action, NotifyLevel};
+use super::action::Action;
 use super::arbiter::Resume;
-use super::ledger::{LedgerKind, rule};
+use super::ledger::rule;
 use super::state::RunPhase;
 use super::texts;
 use super::time::Now;
@@ -53,12 +53,7 @@ impl Supervisor {
             let reason = format!(
                 "{name} outlived its interrupted run, but {max} pokes were sent in this episode already"
             );
-            self.record(out, now, rule::POKE_ORPHAN, LedgerKind::Declined, reason, None);
-            out.push(Action::Notify {
-                level: NotifyLevel::Warning,
-                text: texts::notify_poke_limit(max),
-                desktop: true,
-            });
+            self.give_up(out, now, rule::POKE_ORPHAN, reason, texts::notify_poke_limit(max));
             return;
         }
         if now.mono_ms < self.resume_ready_at(true) {

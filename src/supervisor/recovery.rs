@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use self::emptiness::evaluate_empty;
 use self::loop_guard::{LoopDecision, decide_loop_action, detect_tool_loop};
 use super::Supervisor;
-use super::action::{Action, NotifyLevel};
+use super::action::Action;
 use super::arbiter::{Claim, Resume};
 use super::ledger::{LedgerKind, rule};
 use super::message::{Message, Role, last_visible};
@@ -100,23 +100,12 @@ impl Supervisor {
             })),
             LoopDecision::GiveUp { crossing } => {
                 self.store_nudge(&found.signature, crossing);
-                let text = texts::notify_loop_give_up(&found.tool_name, max);
-                self.record(
-                    out,
-                    now,
-                    rule::SAR_LOOP,
-                    LedgerKind::Declined,
-                    format!(
-                        "gave up on the {} loop: {} identical failures after {max} nudges",
-                        found.tool_name, found.count
-                    ),
-                    None,
+                let reason = format!(
+                    "gave up on the {} loop: {} identical failures after {max} nudges",
+                    found.tool_name, found.count
                 );
-                out.push(Action::Notify {
-                    level: NotifyLevel::Error,
-                    text,
-                    desktop: true,
-                });
+                let notice = texts::notify_loop_give_up(&found.tool_name, max);
+                self.give_up(out, now, rule::SAR_LOOP, reason, notice);
                 Some(Claim::Quiet { rule: rule::SAR_LOOP })
             }
             LoopDecision::None { .. } if last_nudge >= max => {
@@ -169,22 +158,17 @@ impl Supervisor {
         if self.retries_used() >= max {
             let session = self.session_id.clone();
             self.recovery.budgets_mut(session.as_deref()).retries = 0;
-            self.record(
+            let why = format!(
+                "{}; {max} retries were sent already, so pokeshell stops retrying",
+                reason.reason()
+            );
+            self.give_up(
                 out,
                 now,
                 rule::SAR_RETRY_GIVE_UP,
-                LedgerKind::Declined,
-                format!(
-                    "{}; {max} retries were sent already, so pokeshell stops retrying",
-                    reason.reason()
-                ),
-                None,
+                why,
+                texts::notify_retry_give_up(max),
             );
-            out.push(Action::Notify {
-                level: NotifyLevel::Error,
-                text: texts::notify_retry_give_up(max),
-                desktop: true,
-            });
             return Some(Claim::Quiet {
                 rule: rule::SAR_RETRY_GIVE_UP,
             });

@@ -221,10 +221,6 @@ pub fn notify_wakeup_fired(id: &str, reason: &str) -> String {
     }
 }
 
-pub fn notify_wakeup_failed(id: &str, error: &str) -> String {
-    format!("⚠️ Wakeup {id} could not be delivered: {error}")
-}
-
 pub fn notify_send_failed(what: &str, error: &str) -> String {
     format!("⚠️ {what} could not be delivered: {error}")
 }

@@ -3,7 +3,7 @@
 //! or to clear. The episode counter and cooldown are shared with the orphaned-tool poke.
 
 use super::Supervisor;
-use super::action::{Action, NotifyLevel};
+use super::action::Action;
 use super::arbiter::{Claim, Resume};
 use super::event::CompactReason;
 use super::ledger::{LedgerKind, rule};
@@ -156,19 +156,8 @@ impl Supervisor {
     pub(super) fn give_up_wake(&mut self, now: Now, out: &mut Vec<Action>) {
         self.wake = None;
         let max = self.config.max_pokes();
-        self.record(
-            out,
-            now,
-            rule::POKE_WAKE,
-            LedgerKind::Declined,
-            format!("the agent is still stalled, but {max} pokes were sent in this episode already"),
-            None,
-        );
-        out.push(Action::Notify {
-            level: NotifyLevel::Warning,
-            text: texts::notify_poke_limit(max),
-            desktop: true,
-        });
+        let reason = format!("the agent is still stalled, but {max} pokes were sent in this episode already");
+        self.give_up(out, now, rule::POKE_WAKE, reason, texts::notify_poke_limit(max));
     }
 
     /// Session start, `/tree`, shutdown: forget the wake and the episode, and anything parked (fix B2).

@@ -1,10 +1,10 @@
 //! The settle arbiter (spec §5.3): each conflict X1–X7 of §5.2, the priority order, the shared
 //! cooldown, and losers keeping their counters.
 
-use pokeshell::supervisor::{ContextUsage, Event, InputSource, LedgerKind, Message, StopReason, WakePhase};
+use pokeshell::supervisor::{Event, InputSource, LedgerKind, Message, StopReason, WakePhase};
 use serde_json::json;
 
-use super::sim::{Sim, call_and_result, thinking_only};
+use super::sim::{Settled, Sim, call_and_result, thinking_only};
 
 fn bash_fail(id: &str) -> Vec<Message> {
     call_and_result(id, "bash", json!({"command": "make test"}), true)
@@ -89,16 +89,10 @@ fn arb_x2_pokeshells_own_messages_neither_reset_budgets_nor_break_loop_counts() 
 #[test]
 fn arb_x3_no_handoff_on_a_settle_that_resumed() {
     let mut sim = Sim::new();
-    let usage = ContextUsage {
-        tokens: Some(95_000),
-        window: Some(100_000),
+    sim.settle_as(Settled {
         percent: Some(95.0),
-    };
-    sim.event(Event::AgentSettled {
-        aborted: false,
-        is_idle: true,
-        context_usage: Some(usage),
         tail: vec![Message::user("go"), thinking_only()],
+        ..Settled::default()
     });
     assert_eq!(sim.sent_of("stalled-agent-recovery-retry").len(), 1);
     assert!(

@@ -4,7 +4,7 @@
 use pokeshell::supervisor::{CompactReason, Event, LedgerKind, Message, StopReason};
 use serde_json::json;
 
-use super::sim::{Sim, thinking_only};
+use super::sim::{Settled, Sim, thinking_only};
 
 #[test]
 fn ho_4_5_01_t1_below_the_percent_no_compaction() {
@@ -91,19 +91,15 @@ fn ho_4_5_10_t1_unknown_percent_never_triggers() {
 #[test]
 fn ho_t1_not_after_an_aborted_settle() {
     let mut sim = Sim::new();
-    let usage = pokeshell::supervisor::ContextUsage {
-        tokens: Some(90),
-        window: Some(100),
-        percent: Some(90.0),
-    };
-    sim.event(Event::AgentSettled {
+    let tail = vec![
+        Message::user("go"),
+        Message::assistant(StopReason::Aborted, vec![]),
+    ];
+    sim.settle_as(Settled {
         aborted: true,
-        is_idle: true,
-        context_usage: Some(usage),
-        tail: vec![
-            Message::user("go"),
-            Message::assistant(StopReason::Aborted, vec![]),
-        ],
+        percent: Some(90.0),
+        tail,
+        ..Settled::default()
     });
     assert!(sim.compactions().is_empty());
 }
@@ -111,16 +107,10 @@ fn ho_t1_not_after_an_aborted_settle() {
 #[test]
 fn ho_t1_not_while_pi_is_busy_or_a_compaction_or_handoff_runs() {
     let mut sim = Sim::new();
-    let usage = pokeshell::supervisor::ContextUsage {
-        tokens: Some(90),
-        window: Some(100),
-        percent: Some(90.0),
-    };
-    sim.event(Event::AgentSettled {
-        aborted: false,
+    sim.settle_as(Settled {
         is_idle: false,
-        context_usage: Some(usage),
-        tail: vec![],
+        percent: Some(90.0),
+        ..Settled::default()
     });
     assert!(sim.compactions().is_empty(), "busy");
     sim.settle_at_percent(Some(90.0));
@@ -185,15 +175,10 @@ fn ho_only_on_a_settle_where_nothing_else_acted() {
     // Covered with the retry in arbiter::x3; here with an armed wake that pokes.
     let mut sim = Sim::new();
     sim.agent_start().agent_end(StopReason::Error).compact(false);
-    sim.event(Event::AgentSettled {
-        aborted: false,
-        is_idle: true,
-        context_usage: Some(pokeshell::supervisor::ContextUsage {
-            tokens: None,
-            window: None,
-            percent: Some(95.0),
-        }),
+    sim.settle_as(Settled {
+        percent: Some(95.0),
         tail: vec![Message::user("go"), thinking_only()],
+        ..Settled::default()
     });
     assert_eq!(sim.auto_pokes(), 1);
     assert!(sim.compactions().is_empty());

@@ -5,7 +5,7 @@ use pokeshell::supervisor::{
     CompactReason, DeliverAs, Event, FooterSuffix, InputSource, LedgerKind, NotifyLevel, StopReason,
 };
 
-use super::sim::{START_MONO, Sim};
+use super::sim::{START_MONO, Settled, Sim};
 
 #[test]
 fn poke_m2_tool_past_threshold_is_watched_silently() {
@@ -288,11 +288,9 @@ fn fix_b7_automatic_poke_is_a_hidden_custom_message_follow_up_when_busy() {
     // Busy when the message goes out (pi settled but reported queued work): follow-up.
     let mut busy = Sim::new();
     busy.agent_start().agent_end(StopReason::Error).compact(false);
-    busy.event(Event::AgentSettled {
-        aborted: false,
+    busy.settle_as(Settled {
         is_idle: false,
-        context_usage: None,
-        tail: vec![],
+        ..Settled::default()
     });
     assert_eq!(busy.sent()[0].deliver_as, DeliverAs::FollowUp);
 }
@@ -446,7 +444,7 @@ fn view_agent_state_follows_the_events() {
         will_retry: false,
         tokens_before: None,
     });
-    sim.agent_end(StopReason::Stop).settle();
+    sim.turn_start().agent_end(StopReason::Stop).settle();
     assert_eq!(sim.view().agent, AgentState::Idle);
     sim.event(Event::BridgeDisconnected {
         reason: "gone".into(),

@@ -19,6 +19,26 @@ pub struct Sent {
     pub trigger_turn: bool,
 }
 
+/// What `agent_settled` carries; the default is a healthy idle settle on a text reply.
+pub struct Settled {
+    pub aborted: bool,
+    pub is_idle: bool,
+    /// Context use in percent (`None`: unknown, as right after a compaction).
+    pub percent: Option<f64>,
+    pub tail: Vec<Message>,
+}
+
+impl Default for Settled {
+    fn default() -> Self {
+        Self {
+            aborted: false,
+            is_idle: true,
+            percent: None,
+            tail: vec![Message::user("go"), text_reply("done")],
+        }
+    }
+}
+
 pub struct Sim {
     pub sup: Supervisor,
     pub now: Now,
@@ -207,15 +227,13 @@ impl Sim {
 
     /// `agent_settled` on a branch whose last message is an assistant text reply.
     pub fn settle(&mut self) -> &mut Self {
-        self.settle_with(vec![Message::user("go"), text_reply("done")])
+        self.settle_as(Settled::default())
     }
 
     pub fn settle_with(&mut self, tail: Vec<Message>) -> &mut Self {
-        self.event(Event::AgentSettled {
-            aborted: false,
-            is_idle: true,
-            context_usage: None,
+        self.settle_as(Settled {
             tail,
+            ..Settled::default()
         })
     }
 
@@ -225,26 +243,31 @@ impl Sim {
             Message::user("go"),
             Message::assistant(StopReason::Aborted, vec![]),
         ];
-        self.event(Event::AgentSettled {
+        self.settle_as(Settled {
             aborted: true,
-            is_idle: true,
-            context_usage: None,
             tail,
+            ..Settled::default()
         })
     }
 
     pub fn settle_at_percent(&mut self, percent: Option<f64>) -> &mut Self {
-        let usage = ContextUsage {
-            tokens: percent.map(|p| (p * 1000.0) as u64),
-            window: Some(100_000),
+        self.settle_as(Settled {
             percent,
+            ..Settled::default()
+        })
+    }
+
+    pub fn settle_as(&mut self, settled: Settled) -> &mut Self {
+        let usage = ContextUsage {
+            tokens: settled.percent.map(|percent| (percent * 1000.0) as u64),
+            window: Some(100_000),
+            percent: settled.percent,
         };
-        let tail = vec![Message::user("go"), text_reply("done")];
         self.event(Event::AgentSettled {
-            aborted: false,
-            is_idle: true,
+            aborted: settled.aborted,
+            is_idle: settled.is_idle,
             context_usage: Some(usage),
-            tail,
+            tail: settled.tail,
         })
     }
 
