@@ -1,1 +1,313 @@
-//! The pure supervisor: events and time in, actions out. No I/O, no clock reads.
+//! The pure supervisor: events and the current time go in, actions come out as data.
+//!
+//! One state machine ports four pi extensions (docs/supervision.md explains every rule):
+//! - pi-poke: the long-tool monitor and auto-abort ([`monitor`]), the orphaned-tool poke ([`orphan`]),
+//!   the post-compaction wake ([`wake`]) and the manual poke ([`lifecycle`]);
+//! - pi-stalled-agent-recovery: the empty-reply retry and the loop guard ([`recovery`]);
+//! - pi-wakeup: model-scheduled wakeups, persisted and re-armed ([`wakeup`]);
+//! - pi-auto-handoff's trigger ([`handoff`]).
+//!
+//! The [`arbiter`] decides, per `agent_settled`, which single resume message (if any) goes out.
+//!
+//! Nothing here reads a clock, touches a file or spawns a thread. The shell passes [`Now`] to every
+//! call, performs the returned [`Action`]s, reports each send's result with [`Event::SendResult`], and
+//! calls [`Supervisor::tick`] whenever [`Supervisor::next_deadline`] has passed.
+
+pub mod action;
+mod arbiter;
+pub mod config;
+mod delivery;
+pub mod event;
+mod handoff;
+pub mod ledger;
+mod lifecycle;
+pub mod message;
+mod monitor;
+mod orphan;
+mod outcome;
+pub mod recovery;
+mod state;
+pub mod texts;
+pub mod time;
+pub mod view;
+mod wake;
+pub mod wakeup;
+
+pub use action::{Action, DeliverAs, NotifyLevel};
+pub use config::{HandoffConfig, PokeConfig, RecoveryConfig, SupervisorConfig};
+pub use event::{CompactReason, ContextUsage, CustomEntry, Event, InputSource};
+pub use ledger::{LedgerKind, LedgerRecord};
+pub use message::{Block, Message, Role, StopReason};
+pub use state::StopCause;
+pub use time::Now;
+pub use view::{AgentState, Footer, FooterSuffix, View};
+pub use wake::WakePhase;
+
+use self::arbiter::{ArbiterState, Settle};
+use self::delivery::SendLog;
+use self::ledger::{Ledger, LedgerKind as Kind, rule};
+use self::monitor::RunningTool;
+use self::outcome::AwaitingOutcome;
+use self::recovery::Recovery;
+use self::state::{Compaction, RunState};
+use self::wake::{CompactionEnd, Episode, Wake};
+use self::wakeup::Wakeups;
+
+/// The whole supervision state of one pokeshell run.
+#[derive(Debug)]
+pub struct Supervisor {
+    config: SupervisorConfig,
+    session_id: Option<String>,
+    /// The bridge is connected (or has not said otherwise yet).
+    connected: bool,
+    run: RunState,
+    compaction: Compaction,
+    tools: Vec<RunningTool>,
+    wake: Option<Wake>,
+    episode: Episode,
+    recovery: Recovery,
+    wakeups: Wakeups,
+    arbiter: ArbiterState,
+    /// A manual poke waiting for a compaction to end (mono ms of the request).
+    held_manual_poke: Option<u64>,
+    outcome: Option<AwaitingOutcome>,
+    context: Option<ContextUsage>,
+    ledger: Ledger,
+    sends: SendLog,
+}
+
+impl Supervisor {
+    pub fn new(config: SupervisorConfig) -> Self {
+        Self {
+            config,
+            session_id: None,
+            connected: true,
+            run: RunState {
+                known: true,
+                ..RunState::default()
+            },
+            compaction: Compaction::default(),
+            tools: Vec::new(),
+            wake: None,
+            episode: Episode::default(),
+            recovery: Recovery::default(),
+            wakeups: Wakeups::default(),
+            arbiter: ArbiterState::default(),
+            held_manual_poke: None,
+            outcome: None,
+            context: None,
+            ledger: Ledger::default(),
+            sends: SendLog::default(),
+        }
+    }
+
+    pub fn config(&self) -> &SupervisorConfig {
+        &self.config
+    }
+
+    /// Feeds one event; returns what to do, in order.
+    pub fn handle(&mut self, event: Event, now: Now) -> Vec<Action> {
+        let mut out = Vec::new();
+        match event {
+            Event::BridgeConnected => self.on_bridge_connected(),
+            Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
+            Event::SessionStart {
+                reason: _,
+                session_id,
+                entries,
+            } => self.on_session_start(session_id, &entries, now, &mut out),
+            Event::SessionShutdown => self.on_session_shutdown(now, &mut out),
+            Event::SessionTree => self.on_session_tree(now, &mut out),
+            Event::AgentStart => self.on_agent_start(now, &mut out),
+            Event::AgentEnd {
+                stop_reason,
+                error_message,
+            } => self.on_agent_end(stop_reason, error_message),
+            Event::TurnStart => self.on_turn_start(),
+            Event::ToolStart {
+                id,
+                name,
+                args_preview,
+            } => self.on_tool_start(id, name, args_preview, now),
+            Event::ToolEnd { id } => self.on_tool_end(&id),
+            Event::CompactStart { .. } => self.on_compact_start(now),
+            Event::Compact {
+                reason,
+                will_retry,
+                tokens_before,
+            } => {
+                let end = CompactionEnd {
+                    reason,
+                    will_retry,
+                    failed: false,
+                    aborted: false,
+                    error: None,
+                    tokens_before,
+                };
+                self.on_compaction_end(end, now, &mut out)
+            }
+            Event::CompactFailed {
+                reason,
+                aborted,
+                will_retry,
+                error_message,
+            } => {
+                let end = CompactionEnd {
+                    reason,
+                    will_retry,
+                    failed: true,
+                    aborted,
+                    error: error_message,
+                    tokens_before: None,
+                };
+                self.on_compaction_end(end, now, &mut out)
+            }
+            Event::CompactResult { error } => self.finish_handoff(error.as_deref(), now, &mut out),
+            Event::AgentSettled {
+                aborted,
+                is_idle,
+                context_usage,
+                tail,
+            } => self.on_settled(
+                Settle {
+                    aborted,
+                    is_idle,
+                    context_usage,
+                    tail,
+                },
+                now,
+                &mut out,
+            ),
+            Event::Input { source } => self.on_input(source, now, &mut out),
+            Event::ToolCallRequest { call_id, name, args } => {
+                self.on_tool_call(call_id, &name, &args, now, &mut out)
+            }
+            Event::ManualPoke => self.on_manual_poke(now, &mut out),
+            Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
+            Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),
+        }
+        out
+    }
+
+    /// Runs everything time-driven that is due. Cheap and idempotent: call it at
+    /// [`Supervisor::next_deadline`] (calling it more often is harmless).
+    pub fn tick(&mut self, now: Now) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.compaction_hold_tick(now, &mut out);
+        self.monitor_tick(now, &mut out);
+        let wakeup_fired = self.wakeup_tick(now, &mut out);
+        if wakeup_fired {
+            // The wakeup restarts the agent; its run will be judged at its own settle (X4).
+            self.cancel_deferred("a wakeup restarted the agent", now, &mut out);
+        }
+        self.deferred_tick(now, &mut out);
+        self.held_manual_poke_tick(now, &mut out);
+        self.orphan_tick(now, &mut out);
+        self.outcome_tick(now, &mut out);
+        out
+    }
+
+    /// The monotonic time at which [`Supervisor::tick`] has something to do, if any. It may lie in the
+    /// past: then tick at once.
+    pub fn next_deadline(&self) -> Option<u64> {
+        [
+            self.monitor_deadline(),
+            self.orphan_deadline(),
+            self.wakeup_deadline(),
+            self.deferred_deadline(),
+            self.held_manual_poke_deadline(),
+            self.compaction_hold_deadline(),
+            self.outcome_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Applies new settings at once. Turning supervision on starts the monitor right away (fix B4): the
+    /// returned actions include a tick's. Turning it off drops a parked resume.
+    pub fn set_config(&mut self, config: SupervisorConfig, now: Now) -> Vec<Action> {
+        let mut out = Vec::new();
+        let was_enabled = self.config.poke.enabled;
+        self.config = config;
+        match (was_enabled, self.config.poke.enabled) {
+            (false, true) => self.record(
+                &mut out,
+                now,
+                rule::POKE_CONFIG,
+                Kind::Action,
+                "supervision switched on".into(),
+                None,
+            ),
+            (true, false) => {
+                self.record(
+                    &mut out,
+                    now,
+                    rule::POKE_CONFIG,
+                    Kind::Action,
+                    "supervision switched off".into(),
+                    None,
+                );
+                self.cancel_deferred("supervision was switched off", now, &mut out);
+                self.arbiter.resume_shown = false;
+            }
+            _ => {}
+        }
+        out.extend(self.tick(now));
+        out
+    }
+
+    /// What the footer and the side pane show at `now`.
+    pub fn view(&self, now: Now) -> View {
+        self.build_view(now)
+    }
+
+    /// A request of the user's that cannot be carried out now: the ledger and a warning say why.
+    fn refuse(&mut self, out: &mut Vec<Action>, now: Now, rule: &'static str, text: String) {
+        self.record(out, now, rule, Kind::Declined, text.clone(), None);
+        out.push(Action::Notify {
+            level: NotifyLevel::Warning,
+            text,
+            desktop: false,
+        });
+    }
+
+    /// A rule stops insisting: recorded, and announced with the bell and a desktop notification.
+    fn give_up(
+        &mut self,
+        out: &mut Vec<Action>,
+        now: Now,
+        rule: &'static str,
+        reason: String,
+        notice: String,
+    ) {
+        self.record(out, now, rule, Kind::Declined, reason, None);
+        out.push(Action::Notify {
+            level: NotifyLevel::Error,
+            text: notice,
+            desktop: true,
+        });
+    }
+
+    /// Appends one ledger record: kept for the view and emitted for the log file.
+    fn record(
+        &mut self,
+        out: &mut Vec<Action>,
+        now: Now,
+        rule: &'static str,
+        kind: Kind,
+        reason: String,
+        sent: Option<String>,
+    ) {
+        let record = LedgerRecord {
+            wall_ms: now.wall_ms,
+            session_id: self.session_id.clone(),
+            rule,
+            kind,
+            reason,
+            sent,
+        };
+        self.ledger.push(record.clone());
+        out.push(Action::Log(record));
+    }
+}

@@ -1,0 +1,129 @@
+//! What the shell feeds the supervisor: pi's lifecycle as the bridge reports it, the user's own
+//! commands, and the replies to the supervisor's commands.
+
+use serde_json::Value;
+
+use super::message::{Message, StopReason};
+
+/// `input.source` in pi. Only `Interactive` and `Rpc` mean "the user took control" (fix B1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputSource {
+    Interactive,
+    Rpc,
+    Extension,
+}
+
+impl InputSource {
+    pub fn is_user(self) -> bool {
+        matches!(self, Self::Interactive | Self::Rpc)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompactReason {
+    /// `/compact`, or `ctx.compact()` (which is how pokeshell's handoff compacts).
+    Manual,
+    Threshold,
+    Overflow,
+}
+
+/// `ctx.getContextUsage()`; `tokens` and `percent` are unknown right after a compaction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContextUsage {
+    pub tokens: Option<u64>,
+    pub window: Option<u64>,
+    /// 0–100.
+    pub percent: Option<f64>,
+}
+
+/// A custom session entry (`pi.appendEntry`), in branch order; used to re-arm wakeups.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomEntry {
+    pub custom_type: String,
+    pub data: Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A bridge instance connected (a new one connects after `/new`, `/resume`, `/fork`, `/reload`).
+    BridgeConnected,
+    BridgeDisconnected {
+        reason: String,
+    },
+    /// `session_start`. `entries` are the branch's custom entries, oldest first.
+    SessionStart {
+        reason: String,
+        session_id: String,
+        entries: Vec<CustomEntry>,
+    },
+    SessionShutdown,
+    /// `session_tree` (the user navigated with `/tree`).
+    SessionTree,
+    AgentStart,
+    /// `agent_end`, with the stopReason and errorMessage of its last assistant message (if any).
+    AgentEnd {
+        stop_reason: Option<StopReason>,
+        error_message: Option<String>,
+    },
+    TurnStart,
+    ToolStart {
+        id: String,
+        name: String,
+        /// A short, single-line preview of the arguments, for the side pane.
+        args_preview: String,
+    },
+    ToolEnd {
+        id: String,
+    },
+    /// `session_before_compact`: a compaction begins.
+    CompactStart {
+        reason: CompactReason,
+        will_retry: bool,
+    },
+    /// `session_compact`: a compaction finished.
+    Compact {
+        reason: CompactReason,
+        will_retry: bool,
+        tokens_before: Option<u64>,
+    },
+    /// `session_compact_failed`.
+    CompactFailed {
+        reason: CompactReason,
+        aborted: bool,
+        will_retry: bool,
+        error_message: Option<String>,
+    },
+    /// The reply to [`super::Action::Compact`].
+    CompactResult {
+        error: Option<String>,
+    },
+    /// `agent_settled`, with what pi says at that moment.
+    AgentSettled {
+        aborted: bool,
+        is_idle: bool,
+        context_usage: Option<ContextUsage>,
+        /// The branch tail, oldest first (see [`super::message`]).
+        tail: Vec<Message>,
+    },
+    Input {
+        source: InputSource,
+    },
+    /// A call of a tool the bridge registered on pokeshell's behalf (`schedule_wakeup`, `cancel_wakeup`).
+    /// pi waits for the [`super::Action::ToolReply`] with the same `call_id`.
+    ToolCallRequest {
+        call_id: String,
+        name: String,
+        args: Value,
+    },
+    /// The user asked for a poke (prefix+p).
+    ManualPoke,
+    /// The user asked for a handoff now (prefix+h), with an optional focus line.
+    ManualHandoff {
+        focus: Option<String>,
+    },
+    /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
+    SendResult {
+        send_id: u64,
+        error: Option<String>,
+    },
+}

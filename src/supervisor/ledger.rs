@@ -1,0 +1,76 @@
+//! The intervention ledger: every action pokeshell takes on its own, every decision not to act that a
+//! user would ask about, and the outcome of each automatic resume. The shell appends each record as a
+//! JSON line; the supervisor keeps the last few for the side pane.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LedgerKind {
+    /// pokeshell did something (sent a message, aborted, compacted, scheduled a wakeup...).
+    Action,
+    /// pokeshell chose not to act, or to wait; `reason` says why.
+    Declined,
+    /// What came of an earlier automatic resume.
+    Outcome,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LedgerRecord {
+    /// Unix epoch milliseconds.
+    pub wall_ms: u64,
+    pub session_id: Option<String>,
+    /// The spec rule behind the record, e.g. `POKE-W4` (see [`rule`]).
+    pub rule: &'static str,
+    pub kind: LedgerKind,
+    /// In plain words.
+    pub reason: String,
+    /// The text sent to the model, if any.
+    pub sent: Option<String>,
+}
+
+/// Rule IDs used in ledger records (spec IDs, plus `ARB-*` for the arbiter and `OUT` for outcomes).
+pub mod rule {
+    pub const POKE_BREACH: &str = "POKE-M2";
+    pub const POKE_AUTO_ABORT: &str = "POKE-M3";
+    pub const POKE_ORPHAN: &str = "POKE-O1";
+    pub const POKE_WAKE_ARM: &str = "POKE-W1";
+    pub const POKE_WAKE: &str = "POKE-W4";
+    pub const POKE_MANUAL: &str = "POKE-P1";
+    pub const POKE_INPUT: &str = "POKE-E11";
+    pub const POKE_CONFIG: &str = "POKE-C4";
+    pub const SAR_RETRY: &str = "SAR-S8";
+    pub const SAR_RETRY_GIVE_UP: &str = "SAR-S7";
+    pub const SAR_LOOP: &str = "SAR-L4";
+    pub const WAK_SCHEDULE: &str = "WAK-T1";
+    pub const WAK_CANCEL: &str = "WAK-T2";
+    pub const WAK_FIRE: &str = "WAK-T3";
+    pub const WAK_RESTORE: &str = "WAK-T5";
+    pub const HO_AUTO: &str = "HO-T1";
+    pub const HO_MANUAL: &str = "HO-T2";
+    pub const ARB_ABORTED: &str = "ARB-ABORT";
+    pub const ARB_COMPACTION_HOLD: &str = "ARB-HOLD";
+}
+
+/// How many records the supervisor keeps for the view.
+pub const KEPT_RECORDS: usize = 50;
+
+#[derive(Debug, Default)]
+pub(crate) struct Ledger {
+    recent: VecDeque<LedgerRecord>,
+}
+
+impl Ledger {
+    pub(crate) fn push(&mut self, record: LedgerRecord) {
+        if self.recent.len() == KEPT_RECORDS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(record);
+    }
+
+    pub(crate) fn recent(&self) -> impl Iterator<Item = &LedgerRecord> {
+        self.recent.iter()
+    }
+}

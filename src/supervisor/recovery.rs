@@ -1,0 +1,196 @@
+//! pi-stalled-agent-recovery (spec §2): the empty-reply retry and the failing-call loop guard.
+//! The pure detectors live in the submodules; this file keeps the per-session budgets and turns a
+//! settle's tail into a claim for the arbiter.
+
+pub mod emptiness;
+pub mod loop_guard;
+pub mod signature;
+
+use std::collections::HashMap;
+
+use self::emptiness::evaluate_empty;
+use self::loop_guard::{LoopDecision, decide_loop_action, detect_tool_loop};
+use super::Supervisor;
+use super::action::Action;
+use super::arbiter::{Claim, Resume};
+use super::ledger::{LedgerKind, rule};
+use super::message::{Message, Role, last_visible};
+use super::texts;
+use super::time::Now;
+
+/// The budgets of one session (SAR-S7, SAR-L4).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Budgets {
+    /// Retries sent for the current empty-reply occurrence.
+    pub retries: u32,
+    /// Per loop signature: the last nudge number (or crossing, after giving up).
+    pub loop_nudges: HashMap<String, u32>,
+}
+
+/// Budgets keyed by session id, as the original kept them.
+#[derive(Debug, Default)]
+pub(crate) struct Recovery {
+    sessions: HashMap<String, Budgets>,
+}
+
+const NO_SESSION: &str = "default";
+
+impl Recovery {
+    pub(crate) fn budgets(&self, session: Option<&str>) -> Option<&Budgets> {
+        self.sessions.get(session.unwrap_or(NO_SESSION))
+    }
+
+    pub(crate) fn budgets_mut(&mut self, session: Option<&str>) -> &mut Budgets {
+        self.sessions
+            .entry(session.unwrap_or(NO_SESSION).to_string())
+            .or_default()
+    }
+
+    /// SAR-S2, SAR-L5: a text reply, an aborted run or a new session forgets both budgets.
+    pub(crate) fn reset(&mut self, session: Option<&str>) {
+        self.sessions.remove(session.unwrap_or(NO_SESSION));
+    }
+}
+
+impl Supervisor {
+    fn retries_used(&self) -> u32 {
+        self.recovery
+            .budgets(self.session_id.as_deref())
+            .map_or(0, |budgets| budgets.retries)
+    }
+
+    fn last_nudge(&self, signature: &str) -> u32 {
+        self.recovery
+            .budgets(self.session_id.as_deref())
+            .and_then(|budgets| budgets.loop_nudges.get(signature).copied())
+            .unwrap_or(0)
+    }
+
+    fn store_nudge(&mut self, signature: &str, value: u32) {
+        let session = self.session_id.clone();
+        self.recovery
+            .budgets_mut(session.as_deref())
+            .loop_nudges
+            .insert(signature.to_string(), value);
+    }
+
+    /// SAR-S4 + SAR-L4: a failing tool result at the end of the branch belongs to the loop guard.
+    /// Whatever it decides, it owns the settle (X6).
+    pub(super) fn evaluate_loop(
+        &mut self,
+        tail: &[Message],
+        now: Now,
+        out: &mut Vec<Action>,
+    ) -> Option<Claim> {
+        let last = last_visible(tail)?;
+        if last.role != Role::ToolResult || !last.is_error {
+            return None;
+        }
+        let found = detect_tool_loop(tail)?;
+        let threshold = self.config.recovery.effective_loop_threshold();
+        let max = self.config.recovery.effective_max_loop_nudges();
+        let last_nudge = self.last_nudge(&found.signature);
+        match decide_loop_action(found.count, threshold, max, last_nudge) {
+            LoopDecision::Nudge { number } => Some(Claim::Inject(Resume::Loop {
+                signature: found.signature,
+                tool: found.tool_name,
+                count: found.count,
+                nudge: Some(number),
+                last: number == max,
+            })),
+            LoopDecision::GiveUp { crossing } => {
+                self.store_nudge(&found.signature, crossing);
+                let reason = format!(
+                    "gave up on the {} loop: {} identical failures after {max} nudges",
+                    found.tool_name, found.count
+                );
+                let notice = texts::notify_loop_give_up(&found.tool_name, max);
+                self.give_up(out, now, rule::SAR_LOOP, reason, notice);
+                Some(Claim::Quiet { rule: rule::SAR_LOOP })
+            }
+            LoopDecision::None { .. } if last_nudge >= max => {
+                self.record(
+                    out,
+                    now,
+                    rule::SAR_LOOP,
+                    LedgerKind::Declined,
+                    format!(
+                        "{} failed {} times; the final nudge was sent already, so pokeshell stays quiet",
+                        found.tool_name, found.count
+                    ),
+                    None,
+                );
+                Some(Claim::Quiet { rule: rule::SAR_LOOP })
+            }
+            LoopDecision::None { .. } => Some(Claim::Inject(Resume::Loop {
+                signature: found.signature,
+                tool: found.tool_name,
+                count: found.count,
+                nudge: None,
+                last: false,
+            })),
+        }
+    }
+
+    /// SAR-S3, SAR-S5..S7: an empty reply (or a bare successful tool result) at the end of the branch.
+    pub(super) fn evaluate_retry(
+        &mut self,
+        tail: &[Message],
+        now: Now,
+        out: &mut Vec<Action>,
+    ) -> Option<Claim> {
+        let last = last_visible(tail)?;
+        let empty = evaluate_empty(Some(last));
+        if last.is_assistant() && empty.is_none() {
+            if last.has_text() {
+                self.recovery.reset(self.session_id.as_deref());
+            }
+            return None;
+        }
+        if last.role == Role::ToolResult && last.is_error {
+            return None;
+        }
+        let reason = empty?;
+        let max = self.config.recovery.max_retries;
+        if max == 0 {
+            return None;
+        }
+        if self.retries_used() >= max {
+            let session = self.session_id.clone();
+            self.recovery.budgets_mut(session.as_deref()).retries = 0;
+            let why = format!(
+                "{}; {max} retries were sent already, so pokeshell stops retrying",
+                reason.reason()
+            );
+            self.give_up(
+                out,
+                now,
+                rule::SAR_RETRY_GIVE_UP,
+                why,
+                texts::notify_retry_give_up(max),
+            );
+            return Some(Claim::Quiet {
+                rule: rule::SAR_RETRY_GIVE_UP,
+            });
+        }
+        Some(Claim::Inject(Resume::Retry { reason }))
+    }
+
+    /// Consumes a retry; `None` when the budget is spent (it was checked at the settle).
+    pub(super) fn take_retry(&mut self) -> Option<(u32, u32)> {
+        let max = self.config.recovery.max_retries;
+        let session = self.session_id.clone();
+        let budgets = self.recovery.budgets_mut(session.as_deref());
+        if budgets.retries >= max {
+            return None;
+        }
+        budgets.retries += 1;
+        Some((budgets.retries, max))
+    }
+
+    pub(super) fn commit_loop_nudge(&mut self, signature: &str, nudge: Option<u32>) {
+        if let Some(number) = nudge {
+            self.store_nudge(signature, number);
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Every text pokeshell sends to the model or shows the user, in one place (docs/supervision.md lists
+//! them). Written in pokeshell's own words; they carry the facts of the originals' texts.
+
+/// customType of pokes, manual and automatic (hidden).
+pub const CT_POKE: &str = "poke";
+/// customType of the empty-reply retry (hidden).
+pub const CT_RETRY: &str = "stalled-agent-recovery-retry";
+/// customType of the loop guard's messages (hidden).
+pub const CT_LOOP: &str = "stalled-agent-recovery-loop";
+/// customType of a delivered wakeup (visible).
+pub const CT_WAKEUP: &str = "wakeup";
+
+pub const ENTRY_WAKEUP_SCHEDULED: &str = "wakeup_scheduled";
+pub const ENTRY_WAKEUP_FIRED: &str = "wakeup_fired";
+pub const ENTRY_WAKEUP_CANCELLED: &str = "wakeup_cancelled";
+pub const ENTRY_WAKEUP_FAILED: &str = "wakeup_delivery_failed";
+
+const CARRY_ON: &str = "Carry on from where the work stopped: check the current state, then continue the task that \
+                        was in progress.";
+
+fn error_note(error: Option<&str>) -> String {
+    error
+        .map(|error| format!(" (error: \"{error}\")"))
+        .unwrap_or_default()
+}
+
+pub fn manual_poke() -> String {
+    format!(
+        "[Poke] The user poked this session by hand because it looked stuck.\n{CARRY_ON}\nIf that task is \
+         already finished, reply with a short note on the final state."
+    )
+}
+
+/// POKE-W5, completed compaction.
+pub fn compaction_poke(tokens_before: Option<u64>, error: Option<&str>) -> String {
+    let tokens = match tokens_before {
+        Some(tokens) if tokens > 0 => format!(" (about {}k tokens)", (tokens + 500) / 1000),
+        _ => String::new(),
+    };
+    format!(
+        "[Poke] The context was compacted{tokens}, but the turn that was running got cut off{} and never \
+         restarted.\nCarry on from where the work stopped: read the compaction summary, then continue the task \
+         that was in progress.\nIf that task is already finished, reply with a short note on the final state.",
+        error_note(error)
+    )
+}
+
+/// POKE-W5, failed compaction.
+pub fn failed_compaction_poke(error: Option<&str>) -> String {
+    format!(
+        "[Poke] An automatic context compaction failed{}, and the turn that was running got cut off.\n{CARRY_ON}\n\
+         If the context is still too full, ask the user for a manual /compact or make the task smaller.",
+        error_note(error)
+    )
+}
+
+/// POKE-O1.
+pub fn orphan_poke(tool: &str, elapsed_seconds: u64) -> String {
+    format!(
+        "[Poke] The tool call '{tool}' is still running after {elapsed_seconds}s, but the run that started it \
+         was interrupted and the agent went idle.\n{CARRY_ON}\nIf that tool call has finished by now, use its \
+         result."
+    )
+}
+
+/// SAR-S8.
+pub fn empty_retry() -> String {
+    "Your last reply ended without any visible output. Continue, and finish the response.".to_string()
+}
+
+fn times(count: u32) -> &'static str {
+    if count == 1 { "time" } else { "times" }
+}
+
+/// SAR-L4, between two nudges.
+pub fn loop_continuation(tool: &str, count: u32) -> String {
+    format!(
+        "The {tool} call has failed {count} {} so far. Do not send it again unchanged: try another approach, \
+         or tell the user what is failing and stop.",
+        times(count)
+    )
+}
+
+/// SAR-L4, at a multiple of the loop threshold.
+pub fn loop_nudge(tool: &str, count: u32) -> String {
+    format!(
+        "The {tool} call has now failed {count} {} with the very same arguments. Do not send it again \
+         unchanged: try another approach, or tell the user what is failing and stop.",
+        times(count)
+    )
+}
+
+/// SAR-L4, the last nudge: stop and report.
+pub fn loop_final_nudge(tool: &str, count: u32) -> String {
+    format!(
+        "The {tool} call has now failed {count} {} with the very same arguments. Stop calling it. Tell the \
+         user in plain text what is failing, then end your turn.",
+        times(count)
+    )
+}
+
+/// WAK-P4: the prompt, and the reason when there is one.
+pub fn wakeup_message(prompt: &str, reason: &str) -> String {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        prompt.to_string()
+    } else {
+        format!("{prompt}\n\n[scheduled wakeup: {reason}]")
+    }
+}
+
+/// Why the stalled-agent recovery thinks a reply is empty (SAR-D1).
+pub fn empty_reason(thinking_only: bool, tool_result: bool) -> &'static str {
+    if tool_result {
+        "The run stopped after a tool result, with no reply from the assistant"
+    } else if thinking_only {
+        "The reply held only reasoning, no output text"
+    } else {
+        "The reply was empty"
+    }
+}
+
+// Tool replies (WAK-T1, WAK-T2).
+
+pub fn wakeup_scheduled(id: &str, delay_seconds: u64, reason: &str) -> String {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        format!("Wakeup {id} is set: it fires in {delay_seconds}s.")
+    } else {
+        format!("Wakeup {id} is set: it fires in {delay_seconds}s ({reason}).")
+    }
+}
+
+pub fn wakeup_cancelled(id: &str, existed: bool) -> String {
+    if existed {
+        format!("Wakeup {id} cancelled.")
+    } else {
+        format!("There is no pending wakeup {id}.")
+    }
+}
+
+pub fn wakeups_cancelled(count: usize) -> String {
+    let noun = if count == 1 { "wakeup" } else { "wakeups" };
+    format!("{count} pending {noun} cancelled.")
+}
+
+pub fn wakeup_needs_prompt() -> String {
+    "schedule_wakeup needs a non-empty prompt: the text to deliver when it fires. No wakeup was set."
+        .to_string()
+}
+
+pub fn wakeups_switched_off() -> String {
+    "pokeshell's supervision is switched off, so no wakeup was set.".to_string()
+}
+
+pub fn unknown_tool(name: &str) -> String {
+    format!("pokeshell has no tool named '{name}'.")
+}
+
+// Notifications.
+
+pub fn notify_auto_abort(tool: &str, threshold_seconds: u64) -> String {
+    format!("🔴 pokeshell aborted '{tool}': it ran past the {threshold_seconds}s threshold")
+}
+
+pub fn notify_orphan_poke(tool: &str) -> String {
+    format!("📌 pokeshell resumed the agent: its run died while '{tool}' was still running")
+}
+
+pub fn notify_wake_poke(failed: bool) -> String {
+    if failed {
+        "📌 pokeshell resumed the agent: a compaction failed and cut its turn off".to_string()
+    } else {
+        "📌 pokeshell resumed the agent: a compaction cut its turn off".to_string()
+    }
+}
+
+pub fn notify_poke_limit(max: u32) -> String {
+    format!("✋ pokeshell stops resuming this stall: {max} pokes already sent without success")
+}
+
+pub fn notify_manual_poke() -> String {
+    "📌 Poke sent: asking the agent to continue".to_string()
+}
+
+pub fn notify_manual_poke_held() -> String {
+    "📌 Poke queued: it goes out when the running compaction ends".to_string()
+}
+
+pub fn notify_not_connected(what: &str) -> String {
+    format!("⚠️ {what}: pi's bridge is not connected")
+}
+
+pub fn notify_retry(reason: &str, attempt: u32, max: u32) -> String {
+    format!("🔁 {reason}. Asking the agent to continue ({attempt}/{max})")
+}
+
+pub fn notify_retry_give_up(max: u32) -> String {
+    let noun = if max == 1 { "attempt" } else { "attempts" };
+    format!("✋ No usable reply after {max} {noun}; pokeshell stops retrying")
+}
+
+pub fn notify_loop_nudge(tool: &str, count: u32, last: bool) -> String {
+    if last {
+        format!("🔁 '{tool}' failed {count} times with the same arguments: told the agent to stop and report")
+    } else {
+        format!("🔁 '{tool}' failed {count} times with the same arguments: told the agent to change course")
+    }
+}
+
+pub fn notify_loop_give_up(tool: &str, nudges: u32) -> String {
+    format!("✋ '{tool}' still fails after {nudges} nudges; pokeshell no longer steps in on this loop")
+}
+
+pub fn notify_wakeup_fired(id: &str, reason: &str) -> String {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        format!("⏰ Wakeup {id} fired")
+    } else {
+        format!("⏰ Wakeup {id} fired: {reason}")
+    }
+}
+
+pub fn notify_send_failed(what: &str, error: &str) -> String {
+    format!("⚠️ {what} could not be delivered: {error}")
+}
+
+pub fn notify_handoff(percent: f64, limit: f64) -> String {
+    format!("📝 Context at {percent:.0}% (limit {limit:.0}%): compacting with a handoff document")
+}
+
+pub fn notify_manual_handoff() -> String {
+    "📝 Writing a handoff document and compacting".to_string()
+}
+
+pub fn notify_handoff_busy() -> String {
+    "📝 A compaction is already running; try the handoff again when it ends".to_string()
+}
+
+pub fn notify_handoff_failed(error: &str) -> String {
+    format!("⚠️ Handoff compaction failed: {error}")
+}

@@ -1,0 +1,242 @@
+//! What the footer and the side pane show, as data. Rendering is the UI's job.
+
+use super::Supervisor;
+use super::event::ContextUsage;
+use super::ledger::LedgerRecord;
+use super::state::StopCause;
+use super::time::Now;
+use super::wake::WakePhase;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    pub footer: Footer,
+    pub agent: AgentState,
+    pub bridge_connected: bool,
+    pub session_id: Option<String>,
+    /// Running tool calls, oldest first.
+    pub tools: Vec<ToolView>,
+    /// Pending wakeups, soonest first.
+    pub wakeups: Vec<WakeupView>,
+    pub wake: Option<WakeView>,
+    /// A resume chosen at a settle that waits for a cooldown or a compaction.
+    pub pending_resume: Option<PendingResumeView>,
+    pub manual_poke_held: bool,
+    pub handoff_in_flight: bool,
+    /// Set after an aborted settle: nothing resumes until the user types.
+    pub stopped_by: Option<StopCause>,
+    pub counters: Counters,
+    /// Context use as of the last settle.
+    pub context: Option<ContextUsage>,
+    /// The latest ledger records, oldest first.
+    pub recent: Vec<LedgerRecord>,
+}
+
+/// pi-poke's footer (spec §1.9): `📌 p:on` / `📌 p:off` and one transient suffix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Footer {
+    pub enabled: bool,
+    pub suffix: Option<FooterSuffix>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FooterSuffix {
+    /// `⏳ bash`: a tool call runs.
+    Running { tool: String },
+    /// `⚠️ bash 45s`: a tool call is past the threshold (live seconds).
+    Overdue { tool: String, seconds: u64 },
+    /// `👀 post-compact`: a post-compaction wake is armed or watching.
+    PostCompact,
+    /// `📤 resume`: pokeshell sent a resume poke (until the next settle).
+    Resume,
+}
+
+impl Footer {
+    /// The exact footer text; colour is the UI's choice (success for on, dim for off, warning for
+    /// overdue and post-compact).
+    pub fn text(&self) -> String {
+        let base = if self.enabled { "📌 p:on" } else { "📌 p:off" };
+        match &self.suffix {
+            None => base.to_string(),
+            Some(FooterSuffix::Running { tool }) => format!("{base} ⏳ {tool}"),
+            Some(FooterSuffix::Overdue { tool, seconds }) => format!("{base} ⚠️ {tool} {seconds}s"),
+            Some(FooterSuffix::PostCompact) => format!("{base} 👀 post-compact"),
+            Some(FooterSuffix::Resume) => format!("{base} 📤 resume"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentState {
+    Idle,
+    Running,
+    Compacting,
+    /// The bridge just (re)connected, or is gone.
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolView {
+    pub id: String,
+    pub name: String,
+    pub args_preview: String,
+    pub started_wall_ms: u64,
+    pub elapsed_ms: u64,
+    pub overdue: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WakeupView {
+    pub id: String,
+    pub reason: String,
+    pub prompt: String,
+    pub fire_at_wall_ms: u64,
+    /// 0 when due (it may be held: see `held`).
+    pub remaining_ms: u64,
+    /// Why a due wakeup does not fire yet, if it is held.
+    pub held: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WakeView {
+    pub phase: WakePhase,
+    pub failed: bool,
+    pub since_wall_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingResumeView {
+    pub rule: &'static str,
+    pub due_in_ms: u64,
+    pub held_by_compaction: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counters {
+    /// Pokes in the current stall episode, and the maximum.
+    pub pokes: u32,
+    pub max_pokes: u32,
+    /// Empty-reply retries for the current occurrence, and the maximum.
+    pub retries: u32,
+    pub max_retries: u32,
+    /// The highest loop-guard nudge number stored for this session, and the maximum.
+    pub loop_nudges: u32,
+    pub max_loop_nudges: u32,
+}
+
+impl Supervisor {
+    pub(super) fn build_view(&self, now: Now) -> View {
+        let threshold_ms = self.config.threshold_ms();
+        let tools: Vec<ToolView> = self
+            .tools
+            .iter()
+            .map(|tool| {
+                let elapsed_ms = now.mono_ms.saturating_sub(tool.start_mono);
+                ToolView {
+                    id: tool.id.clone(),
+                    name: tool.name.clone(),
+                    args_preview: tool.args_preview.clone(),
+                    started_wall_ms: tool.start_wall,
+                    elapsed_ms,
+                    overdue: elapsed_ms >= threshold_ms,
+                }
+            })
+            .collect();
+        let held = if !self.config.poke.enabled {
+            Some("supervision is off")
+        } else if self.compaction.active {
+            Some("a compaction is running")
+        } else if !self.connected {
+            Some("the bridge is not connected")
+        } else {
+            None
+        };
+        let mut wakeups: Vec<WakeupView> = self
+            .wakeups
+            .pending
+            .iter()
+            .map(|wakeup| {
+                let remaining_ms = wakeup.due_mono.saturating_sub(now.mono_ms);
+                WakeupView {
+                    id: wakeup.id.clone(),
+                    reason: wakeup.reason.clone(),
+                    prompt: wakeup.prompt.clone(),
+                    fire_at_wall_ms: wakeup.fire_at_wall,
+                    remaining_ms,
+                    held: if remaining_ms == 0 { held } else { None },
+                }
+            })
+            .collect();
+        wakeups.sort_by_key(|wakeup| wakeup.remaining_ms);
+        let budgets = self.recovery.budgets(self.session_id.as_deref());
+        View {
+            footer: Footer {
+                enabled: self.config.poke.enabled,
+                suffix: self.footer_suffix(&tools),
+            },
+            agent: self.agent_state(),
+            bridge_connected: self.connected,
+            session_id: self.session_id.clone(),
+            tools,
+            wakeups,
+            wake: self.wake.as_ref().map(|wake| WakeView {
+                phase: wake.phase,
+                failed: wake.failed,
+                since_wall_ms: wake.since_wall,
+            }),
+            pending_resume: self.arbiter.deferred.as_ref().map(|deferred| PendingResumeView {
+                rule: deferred.resume.rule(),
+                due_in_ms: deferred.due_mono.saturating_sub(now.mono_ms),
+                held_by_compaction: self.compaction.active,
+            }),
+            manual_poke_held: self.held_manual_poke.is_some(),
+            handoff_in_flight: self.compaction.handoff_in_flight,
+            stopped_by: self.arbiter.stopped,
+            counters: Counters {
+                pokes: self.episode.pokes,
+                max_pokes: self.config.max_pokes(),
+                retries: budgets.map_or(0, |budgets| budgets.retries),
+                max_retries: self.config.recovery.max_retries,
+                loop_nudges: budgets
+                    .and_then(|budgets| budgets.loop_nudges.values().max().copied())
+                    .unwrap_or(0),
+                max_loop_nudges: self.config.recovery.effective_max_loop_nudges(),
+            },
+            context: self.context,
+            recent: self.ledger.recent().cloned().collect(),
+        }
+    }
+
+    /// Priority: resume sent > overdue tool > post-compaction wake > running tool. Nothing while off.
+    fn footer_suffix(&self, tools: &[ToolView]) -> Option<FooterSuffix> {
+        if !self.config.poke.enabled {
+            return None;
+        }
+        if self.arbiter.resume_shown {
+            return Some(FooterSuffix::Resume);
+        }
+        if let Some(tool) = tools.iter().rev().find(|tool| tool.overdue) {
+            return Some(FooterSuffix::Overdue {
+                tool: tool.name.clone(),
+                seconds: (tool.elapsed_ms + 500) / 1000,
+            });
+        }
+        if self.wake.is_some() {
+            return Some(FooterSuffix::PostCompact);
+        }
+        tools.last().map(|tool| FooterSuffix::Running {
+            tool: tool.name.clone(),
+        })
+    }
+
+    fn agent_state(&self) -> AgentState {
+        if self.compaction.active {
+            AgentState::Compacting
+        } else if !self.connected || !self.run.known {
+            AgentState::Unknown
+        } else if self.run.idle() {
+            AgentState::Idle
+        } else {
+            AgentState::Running
+        }
+    }
+}

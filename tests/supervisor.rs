@@ -1,0 +1,14 @@
+//! Scenario tests of the pure supervisor, named after the spec's rule IDs and scenario numbers
+//! (../shared/spec/seeds-behaviour.md). One test crate, one module per area.
+
+mod supervisor {
+    pub mod sim;
+
+    mod arbiter;
+    mod handoff;
+    mod poke;
+    mod poke_fixes;
+    mod properties;
+    mod recovery;
+    mod wakeup;
+}

@@ -1,0 +1,185 @@
+//! pi-auto-handoff's trigger: the pure cases of spec §4.5 (1, 2, 3, 8's flag, 10; the others are the
+//! bridge's document generation) and the gating of §4.2 and §5.3 item 4.
+
+use pokeshell::supervisor::{CompactReason, Event, LedgerKind, Message, StopReason};
+use serde_json::json;
+
+use super::sim::{Settled, Sim, thinking_only};
+
+#[test]
+fn ho_4_5_01_t1_below_the_percent_no_compaction() {
+    let mut sim = Sim::new();
+    sim.settle_at_percent(Some(79.0));
+    assert!(sim.compactions().is_empty());
+}
+
+#[test]
+fn ho_4_5_02_t1_at_the_percent_one_handoff_compaction() {
+    let mut sim = Sim::new();
+    sim.settle_at_percent(Some(80.0));
+    assert_eq!(sim.compactions(), vec![(None, true)]);
+    assert!(sim.view().handoff_in_flight);
+    assert!(
+        sim.notifications()
+            .iter()
+            .any(|(_, text, desktop)| *desktop && text.contains("80%"))
+    );
+    assert_eq!(sim.records("HO-T1", LedgerKind::Action).len(), 1);
+    // The compaction ends (pi reports `ctx.compact()` as manual); usage is unknown afterwards.
+    sim.event(Event::Compact {
+        reason: CompactReason::Manual,
+        will_retry: false,
+        tokens_before: Some(80_000),
+    });
+    sim.event(Event::CompactResult { error: None });
+    assert!(!sim.view().handoff_in_flight);
+    assert!(
+        sim.view().wake.is_none(),
+        "pokeshell's own compaction never arms a wake"
+    );
+    sim.settle_at_percent(None);
+    assert_eq!(
+        sim.compactions().len(),
+        1,
+        "HO 4.5-10: percent unknown after compaction: no new trigger"
+    );
+}
+
+#[test]
+fn ho_4_5_03_t2_disabled_trigger_but_manual_handoff_works() {
+    let mut sim = Sim::configured(|config| config.handoff.enabled = false);
+    sim.settle_at_percent(Some(95.0));
+    assert!(sim.compactions().is_empty());
+    assert!(
+        sim.records("HO-T1", LedgerKind::Declined)[0]
+            .reason
+            .contains("off")
+    );
+    sim.event(Event::ManualHandoff {
+        focus: Some("the parser rewrite".into()),
+    });
+    assert_eq!(
+        sim.compactions(),
+        vec![(Some("the parser rewrite".to_string()), true)]
+    );
+
+    let mut master_off = Sim::configured(|config| config.poke.enabled = false);
+    master_off.settle_at_percent(Some(95.0));
+    master_off.event(Event::ManualHandoff { focus: None });
+    assert_eq!(
+        master_off.compactions(),
+        vec![(None, true)],
+        "only the manual one"
+    );
+}
+
+#[test]
+fn ho_4_5_08_g7_save_flag_is_passed_to_the_bridge() {
+    let mut sim = Sim::configured(|config| config.handoff.save = false);
+    sim.settle_at_percent(Some(90.0));
+    assert_eq!(sim.compactions(), vec![(None, false)]);
+}
+
+#[test]
+fn ho_4_5_10_t1_unknown_percent_never_triggers() {
+    let mut sim = Sim::new();
+    sim.settle_at_percent(None);
+    sim.settle();
+    assert!(sim.compactions().is_empty());
+}
+
+#[test]
+fn ho_t1_not_after_an_aborted_settle() {
+    let mut sim = Sim::new();
+    let tail = vec![
+        Message::user("go"),
+        Message::assistant(StopReason::Aborted, vec![]),
+    ];
+    sim.settle_as(Settled {
+        aborted: true,
+        percent: Some(90.0),
+        tail,
+        ..Settled::default()
+    });
+    assert!(sim.compactions().is_empty());
+}
+
+#[test]
+fn ho_t1_not_while_pi_is_busy_or_a_compaction_or_handoff_runs() {
+    let mut sim = Sim::new();
+    sim.settle_as(Settled {
+        is_idle: false,
+        percent: Some(90.0),
+        ..Settled::default()
+    });
+    assert!(sim.compactions().is_empty(), "busy");
+    sim.settle_at_percent(Some(90.0));
+    assert_eq!(sim.compactions().len(), 1);
+    sim.settle_at_percent(Some(91.0));
+    assert_eq!(sim.compactions().len(), 1, "one already in flight");
+    sim.event(Event::ManualHandoff { focus: None });
+    assert_eq!(sim.compactions().len(), 1, "the manual one is refused too");
+    assert!(
+        sim.notifications()
+            .iter()
+            .any(|(_, text, _)| text.contains("already running"))
+    );
+}
+
+#[test]
+fn ho_t1_not_when_a_wakeup_is_about_to_fire() {
+    let mut sim = Sim::configured(|config| config.wakeup_min_seconds = 1);
+    sim.tool_call(
+        "c1",
+        "schedule_wakeup",
+        json!({"delay_seconds": 5, "prompt": "x"}),
+    );
+    sim.settle_at_percent(Some(90.0));
+    assert!(sim.compactions().is_empty());
+    assert!(
+        sim.records("HO-T1", LedgerKind::Declined)[0]
+            .reason
+            .contains("wakeup")
+    );
+}
+
+#[test]
+fn ho_failed_handoff_is_reported_and_clears_the_flight() {
+    let mut sim = Sim::new();
+    sim.settle_at_percent(Some(90.0));
+    sim.event(Event::CompactResult {
+        error: Some("Nothing to compact".into()),
+    });
+    assert!(!sim.view().handoff_in_flight);
+    assert!(
+        sim.notifications()
+            .iter()
+            .any(|(_, text, _)| text.contains("Nothing to compact"))
+    );
+    sim.settle_at_percent(Some(90.0));
+    assert_eq!(sim.compactions().len(), 2, "the next settle may try again");
+}
+
+#[test]
+fn ho_t2_manual_handoff_of_a_busy_agent_is_not_the_users_abort() {
+    let mut sim = Sim::new();
+    sim.agent_start().event(Event::ManualHandoff { focus: None });
+    // ctx.compact() aborts the run first.
+    sim.agent_end(StopReason::Aborted).settle_aborted();
+    let records = sim.records("ARB-ABORT", LedgerKind::Declined);
+    assert!(records[0].reason.contains("handoff"), "{}", records[0].reason);
+}
+
+#[test]
+fn ho_only_on_a_settle_where_nothing_else_acted() {
+    // Covered with the retry in arbiter::x3; here with an armed wake that pokes.
+    let mut sim = Sim::new();
+    sim.agent_start().agent_end(StopReason::Error).compact(false);
+    sim.settle_as(Settled {
+        percent: Some(95.0),
+        tail: vec![Message::user("go"), thinking_only()],
+        ..Settled::default()
+    });
+    assert_eq!(sim.auto_pokes(), 1);
+    assert!(sim.compactions().is_empty());
+}
