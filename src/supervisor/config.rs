@@ -55,7 +55,7 @@ impl Default for SupervisorConfig {
             poke: PokeConfig::default(),
             recovery: RecoveryConfig::default(),
             handoff: HandoffConfig::default(),
-            global_cooldown_seconds: 30,
+            global_cooldown_seconds: 5,
             wakeup_min_seconds: 60,
             wakeup_max_seconds: 3600,
         }
