@@ -254,7 +254,7 @@ fn arb_x7_reset_scopes() {
 
 #[test]
 fn arb_shared_cooldown_parks_a_retry_after_a_poke() {
-    let mut sim = Sim::new();
+    let mut sim = Sim::configured(|config| config.global_cooldown_seconds = 30);
     armed(&mut sim);
     sim.settle();
     assert_eq!(sim.auto_pokes(), 1);
