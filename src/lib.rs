@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod host;
 pub mod input;
+pub mod install;
 pub mod locate;
 pub mod pty;
 pub mod screen;
