@@ -7,6 +7,7 @@ pub mod config;
 pub mod demo;
 pub mod host;
 pub mod input;
+pub mod install;
 pub mod ledger;
 pub mod locate;
 pub mod notify;

@@ -1,0 +1,191 @@
+//! What the installer needs from the machine: the PATH it searches and hands to npm, and the
+//! platform. Kept in a value rather than read from the process so tests can use a fake PATH without
+//! changing the environment other tests run in.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use super::error::InstallError;
+use super::version::{Version, parse_node_version};
+
+/// How many lines of npm's output an error keeps.
+const TAIL_LINES: usize = 20;
+
+/// How long `node --version` or `pi --version` may take; pi's takes about a second on a slow machine.
+pub(crate) const VERSION_DEADLINE: Duration = Duration::from_secs(60);
+
+pub(crate) struct Host {
+    pub path: OsString,
+    pub os: String,
+    pub arch: String,
+}
+
+impl Host {
+    pub fn current() -> Self {
+        Host {
+            path: std::env::var_os("PATH").unwrap_or_default(),
+            os: std::env::consts::OS.to_string(),
+            arch: std::env::consts::ARCH.to_string(),
+        }
+    }
+
+    /// The first executable file called `name` in the PATH directories.
+    pub fn which(&self, name: &str) -> Option<PathBuf> {
+        std::env::split_paths(&self.path)
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .map(|dir| dir.join(name))
+            .find(|p| is_executable(p))
+    }
+
+    /// This host's PATH with `dir` searched first.
+    pub fn path_with_first(&self, dir: &Path) -> OsString {
+        let mut dirs = vec![dir.to_path_buf()];
+        dirs.extend(std::env::split_paths(&self.path));
+        // Joining fails only on a directory containing ':', which cannot be on a PATH anyway.
+        std::env::join_paths(dirs).unwrap_or_else(|_| self.path.clone())
+    }
+
+    /// What `node --version` says, or why it could not be read.
+    pub fn node_version(&self, node: &Path) -> Result<Version, String> {
+        let mut cmd = Command::new(node);
+        cmd.arg("--version").env("PATH", &self.path);
+        let out = output_within(&mut cmd, VERSION_DEADLINE).map_err(|e| format!("could not run it: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            return Err(format!("`node --version` failed ({})", out.status));
+        }
+        parse_node_version(&text).ok_or_else(|| format!("`node --version` printed {:?}", text.trim()))
+    }
+
+    /// Runs npm with the quiet flags pokeshell always uses; on failure the error carries the end of
+    /// npm's output.
+    pub fn run_npm(&self, npm: &Path, path: &OsStr, args: &[&OsStr], what: &str) -> Result<(), InstallError> {
+        let mut cmd = Command::new(npm);
+        cmd.args(args)
+            .args(["--no-audit", "--no-fund", "--loglevel=error"])
+            .env("PATH", path)
+            .stdin(Stdio::null());
+        let out = retry_busy(|| cmd.output()).map_err(|error| InstallError::NpmStart {
+            npm: npm.to_path_buf(),
+            error,
+        })?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let mut all = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !all.is_empty() && !all.ends_with('\n') {
+            all.push('\n');
+        }
+        all.push_str(&String::from_utf8_lossy(&out.stderr));
+        Err(InstallError::NpmFailed {
+            what: what.to_string(),
+            status: out.status.to_string(),
+            output_tail: tail(&all, TAIL_LINES),
+        })
+    }
+}
+
+/// Runs `cmd` (stdin closed) and collects its output, killing it when it outlives `limit`: a version
+/// check must not hang the install.
+pub(crate) fn output_within(cmd: &mut Command, limit: Duration) -> std::io::Result<Output> {
+    use std::io::Read;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = retry_busy(|| cmd.spawn())?;
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                // A read error only shortens the text the caller inspects.
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let err = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            // Already exited or unkillable: either way wait() below reaps it.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("it did not finish within {} s", limit.as_secs()),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ok(Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+/// Retries a spawn that failed with "text file busy": a script written a moment ago can still be open
+/// for writing in a child another thread forked and has not yet exec'ed.
+fn retry_busy<T>(mut f: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut tries = 0;
+    loop {
+        match f() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
+pub(crate) fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The last `n` non-blank lines of `text`.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_last_non_blank_lines() {
+        let text = "a\n\nb\nc\n  \nd\n";
+        assert_eq!(tail(text, 2), "c\nd");
+        assert_eq!(tail(text, 10), "a\nb\nc\nd");
+        assert_eq!(tail("", 3), "");
+    }
+
+    #[test]
+    fn which_skips_directories_and_non_executables() {
+        use std::os::unix::fs::PermissionsExt;
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        std::fs::create_dir(a.path().join("npm")).unwrap();
+        std::fs::write(b.path().join("node"), "").unwrap();
+        std::fs::write(b.path().join("npm"), "").unwrap();
+        std::fs::set_permissions(b.path().join("npm"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let host = Host {
+            path: std::env::join_paths([a.path(), b.path()]).unwrap(),
+            os: "linux".into(),
+            arch: "x86_64".into(),
+        };
+        assert_eq!(host.which("npm"), Some(b.path().join("npm")));
+        assert_eq!(host.which("node"), None);
+        let first = host.path_with_first(Path::new("/x"));
+        assert_eq!(std::env::split_paths(&first).next(), Some(PathBuf::from("/x")));
+    }
+}
