@@ -121,3 +121,49 @@ impl EffectiveSettings {
         }
     }
 }
+
+impl EffectiveSettings {
+    /// What the supervisor needs of these settings.
+    pub fn supervisor(&self) -> crate::supervisor::SupervisorConfig {
+        use crate::supervisor::{HandoffConfig, PokeConfig, RecoveryConfig, SupervisorConfig};
+        let p = &self.poke;
+        SupervisorConfig {
+            poke: PokeConfig {
+                enabled: p.enabled,
+                threshold_seconds: p.threshold_seconds,
+                auto_abort: p.auto_abort,
+                auto_poke: p.auto_poke,
+                post_compact_poke: p.post_compact_poke,
+                post_compact_cooldown_seconds: p.post_compact_cooldown_seconds,
+                post_compact_max_pokes: p.post_compact_max_pokes,
+            },
+            recovery: RecoveryConfig {
+                max_retries: self.recovery.max_retries,
+                loop_threshold: self.recovery.loop_threshold,
+                max_loop_nudges: self.recovery.max_loop_nudges,
+            },
+            handoff: HandoffConfig {
+                percent: self.handoff.percent,
+                enabled: self.handoff.enabled,
+                save: self.handoff.save,
+            },
+            global_cooldown_seconds: self.recovery.injection_cooldown_seconds,
+            wakeup_min_seconds: self.wakeups.min_seconds,
+            wakeup_max_seconds: self.wakeups.max_seconds,
+        }
+    }
+}
+
+#[cfg(test)]
+mod supervisor_mapping_tests {
+    use super::*;
+    use crate::config::ConfigPaths;
+
+    #[test]
+    fn defaults_match_the_supervisors_own_defaults() {
+        let dir = std::env::temp_dir();
+        let paths = ConfigPaths::resolve(Some(&dir.join("no-home")), None, &dir.join("no-work")).unwrap();
+        let settings = Settings::from_loaded(paths, Vec::new());
+        assert_eq!(settings.effective().supervisor(), crate::supervisor::SupervisorConfig::default());
+    }
+}
