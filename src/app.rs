@@ -3,7 +3,7 @@
 
 mod mouse;
 pub mod run;
-mod view;
+pub mod view;
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use crate::input::prefix::PrefixKey;
 use crate::input::router::{Routed, Router};
 use crate::input::tokenizer::{Token, Tokenizer};
 use crate::screen::ChildModes;
+use crate::supervisor::{Action, FooterSuffix, Now, Supervisor, View};
 use crate::ui::footer::FooterView;
 use crate::ui::help::HelpView;
 use crate::ui::layout::{self, Areas, SideMode};
@@ -30,7 +31,7 @@ use crate::ui::theme::Tone;
 const MESSAGE_TTL: Duration = Duration::from_secs(4);
 
 /// Something the event loop must do on the app's behalf.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Bytes for the child's input.
     ToChild(Vec<u8>),
@@ -38,8 +39,10 @@ pub enum Effect {
     Relayout,
     /// Draw again.
     Redraw,
-    /// The effective settings changed (the dialog): persist them for the session and pass them on.
+    /// The effective settings changed (the dialog): persist them for the session.
     SettingsChanged,
+    /// Carry out what the supervisor decided.
+    Act(Action),
 }
 
 /// A layer drawn over the panes that takes the keyboard while it is open.
@@ -91,12 +94,18 @@ pub struct App {
     message: Option<(String, Tone, Instant)>,
     child_pid: Option<i32>,
     started: Instant,
+    /// Unix-epoch milliseconds at `started`: wall time is derived from it, never read again.
+    started_wall_ms: u64,
     child_exit: Option<i32>,
+    supervisor: Supervisor,
+    pi: view::PiInfo,
 }
 
 impl App {
     pub fn new(opts: AppOptions, settings: Settings, cols: u16, rows: u16, now: Instant) -> Self {
-        let display = settings.effective().display;
+        let effective = settings.effective();
+        let settings_supervisor = effective.supervisor();
+        let display = effective.display;
         let prefix = display.prefix_key.parse().unwrap_or_default();
         let mut app = Self {
             prefix,
@@ -110,7 +119,12 @@ impl App {
             message: None,
             child_pid: None,
             started: now,
+            started_wall_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
             child_exit: None,
+            supervisor: Supervisor::new(settings_supervisor),
+            pi: view::PiInfo::default(),
             opts,
         };
         let warnings = app.settings.warnings().len();
@@ -127,6 +141,20 @@ impl App {
 
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The supervisor's notion of now, derived from the monotonic instant.
+    pub fn now(&self, at: Instant) -> Now {
+        let mono_ms = at.saturating_duration_since(self.started).as_millis() as u64;
+        Now::new(mono_ms, self.started_wall_ms + mono_ms)
+    }
+
+    pub fn supervisor_view(&self, at: Instant) -> View {
+        self.supervisor.view(self.now(at))
+    }
+
+    pub fn set_bridge_status(&mut self, status: view::BridgeStatus) {
+        self.pi.status = status;
     }
 
     /// Takes display settings that may have changed (prefix key, side pane width and mode).
@@ -277,7 +305,7 @@ impl App {
                 if let Err(e) = self.settings.apply_session_changes(&changes) {
                     self.flash(format!("settings: {e}"), Tone::Error, now);
                 }
-                self.after_settings_change(effects);
+                self.after_settings_change(now, effects);
             }
             DialogOutcome::SaveProject | DialogOutcome::SaveGlobal => {
                 let scope = if outcome == DialogOutcome::SaveProject {
@@ -289,16 +317,19 @@ impl App {
                 if let Some(Overlay::Settings(d)) = &mut self.overlay {
                     d.report_save(&result);
                 }
-                self.after_settings_change(effects);
+                self.after_settings_change(now, effects);
             }
         }
     }
 
-    fn after_settings_change(&mut self, effects: &mut Vec<Effect>) {
+    fn after_settings_change(&mut self, now: Instant, effects: &mut Vec<Effect>) {
         if let Some(Overlay::Settings(d)) = &mut self.overlay {
             d.sync(&self.settings);
         }
         self.apply_display_settings(effects);
+        let config = self.settings.effective().supervisor();
+        let actions = self.supervisor.set_config(config, self.now(now));
+        effects.extend(actions.into_iter().map(Effect::Act));
         effects.push(Effect::SettingsChanged);
     }
 
@@ -336,34 +367,84 @@ impl App {
         }
     }
 
-    /// Time passed: returns true when something visible changed.
-    pub fn on_tick(&mut self, now: Instant) -> bool {
+    /// Time passed: lets the supervisor act on its timers; redraws when something visible changed.
+    pub fn on_tick(&mut self, now: Instant) -> Vec<Effect> {
+        let mut effects = Vec::new();
         if let Some((_, _, at)) = &self.message
             && now.duration_since(*at) >= MESSAGE_TTL
         {
             self.message = None;
-            return true;
+            effects.push(Effect::Redraw);
         }
-        false
+        if self.supervisor_due(now) {
+            let actions = self.supervisor.tick(self.now(now));
+            effects.extend(actions.into_iter().map(Effect::Act));
+            effects.push(Effect::Redraw);
+        }
+        if self.live_timers(now) {
+            effects.push(Effect::Redraw);
+        }
+        effects
     }
 
-    /// When `on_tick` must run next for a visible change, if ever.
+    fn supervisor_due(&self, now: Instant) -> bool {
+        self.supervisor_deadline().is_some_and(|d| d <= now)
+    }
+
+    fn supervisor_deadline(&self) -> Option<Instant> {
+        self.supervisor
+            .next_deadline()
+            .map(|ms| self.started + std::time::Duration::from_millis(ms))
+    }
+
+    /// Running tool timers and wakeup countdowns tick every second while shown.
+    fn live_timers(&self, now: Instant) -> bool {
+        let v = self.supervisor_view(now);
+        !v.tools.is_empty() || !v.wakeups.is_empty()
+    }
+
+    fn next_whole_second(&self, now: Instant) -> Instant {
+        let ms = now.saturating_duration_since(self.started).as_millis() as u64;
+        self.started + std::time::Duration::from_millis((ms / 1000 + 1) * 1000)
+    }
+
+    /// When `on_tick` must run next, if ever.
     pub fn next_tick(&self, now: Instant) -> Option<Instant> {
         let msg = self.message.as_ref().map(|(_, _, at)| *at + MESSAGE_TTL);
         let minute = self
             .side_visible()
             .then(|| view::next_uptime_change(self.started, now));
-        [msg, minute].into_iter().flatten().min()
+        let second = self.live_timers(now).then(|| self.next_whole_second(now));
+        [msg, minute, second, self.supervisor_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn side_visible(&self) -> bool {
         self.areas().side.is_some()
     }
 
-    pub fn footer_view(&self) -> FooterView {
+    pub fn footer_view(&self, at: Instant) -> FooterView {
+        let footer = self.supervisor_view(at).footer;
+        let suffix = footer.suffix.as_ref().map(|s| {
+            let tone = match s {
+                FooterSuffix::Running { .. } => Tone::Dim,
+                FooterSuffix::Overdue { .. } | FooterSuffix::PostCompact => Tone::Warn,
+                FooterSuffix::Resume => Tone::Accent,
+            };
+            // The suffix is the footer text after the base, exactly as the supervisor words it.
+            let text = footer.text();
+            let base_len = if footer.enabled {
+                "📌 p:on ".len()
+            } else {
+                "📌 p:off ".len()
+            };
+            (text.get(base_len..).unwrap_or_default().to_string(), tone)
+        });
         FooterView {
-            poke_on: self.settings.effective().poke.enabled,
-            suffix: None,
+            poke_on: footer.enabled,
+            suffix,
             message: self.message.as_ref().map(|(t, tone, _)| (t.clone(), *tone)),
             armed: self.router.is_armed(),
             prefix: self.prefix.to_string(),
@@ -377,7 +458,7 @@ impl App {
             frame.render_widget(&self.side_view(areas.pane, now), side);
         }
         if let Some(footer) = areas.footer {
-            frame.render_widget(&self.footer_view(), footer);
+            frame.render_widget(&self.footer_view(now), footer);
         }
         match &self.overlay {
             Some(Overlay::Help) => {

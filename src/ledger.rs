@@ -27,7 +27,11 @@ pub struct LedgerFile {
 
 impl LedgerFile {
     pub fn new(dir: &Path) -> Self {
-        Self { path: dir.join("interventions.jsonl"), file: None, error: None }
+        Self {
+            path: dir.join("interventions.jsonl"),
+            file: None,
+            error: None,
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -48,7 +52,9 @@ impl LedgerFile {
             }
             self.file = Some(OpenOptions::new().create(true).append(true).open(&self.path)?);
         }
-        self.file.as_mut().ok_or_else(|| std::io::Error::other("ledger file not open"))
+        self.file
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("ledger file not open"))
     }
 
     /// Appends one record; a failure is remembered, never fatal: supervision goes on without a log.

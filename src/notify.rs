@@ -6,8 +6,11 @@
 const MAX_TEXT: usize = 200;
 
 fn clean(text: &str) -> String {
-    let one_line: String =
-        text.chars().map(|c| if c.is_control() { ' ' } else { c }).filter(|c| *c != ';').collect();
+    let one_line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .filter(|c| *c != ';')
+        .collect();
     let mut out: String = one_line.trim().chars().take(MAX_TEXT).collect();
     if one_line.trim().chars().count() > MAX_TEXT {
         out.push('…');
@@ -38,7 +41,8 @@ mod tests {
         let out = desktop("sent a resume poke", true, true);
         assert_eq!(
             out,
-            b"\x07\x1b]9;pokeshell: sent a resume poke\x07\x1b]777;notify;pokeshell;sent a resume poke\x07".to_vec()
+            b"\x07\x1b]9;pokeshell: sent a resume poke\x07\x1b]777;notify;pokeshell;sent a resume poke\x07"
+                .to_vec()
         );
     }
 

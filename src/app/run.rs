@@ -15,8 +15,11 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use super::{App, AppOptions, Effect};
 use crate::config::Settings;
 use crate::host::{self, HostModes, TerminalGuard};
+use crate::ledger::LedgerFile;
 use crate::pty::{ChildPty, CommandSpec, PtyEvent};
 use crate::screen::{ChildModes, HostCaps, Mirror};
+use crate::supervisor::{Action, NotifyLevel};
+use crate::ui::theme::Tone;
 
 /// At most about 60 frames a second.
 const FRAME: Duration = Duration::from_millis(16);
@@ -101,6 +104,7 @@ struct Loop {
     dirty: bool,
     last_draw: Instant,
     cursor: Option<vt100::CursorStyle>,
+    ledger: LedgerFile,
 }
 
 async fn run_async(cfg: RunConfig) -> Result<i32> {
@@ -144,6 +148,9 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
         dirty: true,
         last_draw: now - FRAME,
         cursor: None,
+        ledger: LedgerFile::new(
+            &crate::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell")),
+        ),
         child,
     };
     lp.app.set_child_pid(lp.child.pid());
@@ -222,9 +229,8 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
                     kill_due = None;
                     crate::pty::signal_child(libc::SIGKILL);
                 }
-                if lp.app.on_tick(now) {
-                    lp.dirty = true;
-                }
+                let effects = lp.app.on_tick(now);
+                lp.apply(effects)?;
                 if lp.draw_due(now).is_some_and(|d| d <= now) {
                     lp.draw(now)?;
                 }
@@ -261,9 +267,35 @@ impl Loop {
                 Effect::Redraw => self.dirty = true,
                 // Nothing beyond the app itself consumes settings yet.
                 Effect::SettingsChanged => self.dirty = true,
+                Effect::Act(action) => self.act(action),
             }
         }
         Ok(())
+    }
+
+    /// Performs one supervisor action. Bridge commands come with the bridge; until then only what
+    /// concerns the user's terminal and the ledger is done.
+    fn act(&mut self, action: Action) {
+        match action {
+            Action::Log(record) => self.ledger.append(&record),
+            Action::Notify { text, desktop, level } => {
+                let tone = match level {
+                    NotifyLevel::Info => Tone::Accent,
+                    NotifyLevel::Success => Tone::Ok,
+                    NotifyLevel::Warning => Tone::Warn,
+                    NotifyLevel::Error => Tone::Error,
+                };
+                self.app.flash(text.clone(), tone, Instant::now());
+                if desktop {
+                    let display = self.app.settings().effective().display;
+                    let bytes = crate::notify::desktop(&text, display.bell, display.notifications);
+                    let out = self.terminal.backend_mut();
+                    let _ = out.write_all(&bytes).and_then(|()| out.flush());
+                }
+                self.dirty = true;
+            }
+            _ => {}
+        }
     }
 
     fn relayout(&mut self) -> Result<()> {

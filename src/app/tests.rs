@@ -70,13 +70,16 @@ fn help_overlay_opens_and_any_key_closes_it_without_reaching_pi() {
 #[test]
 fn prefix_c_opens_the_settings_and_changes_apply_at_once() {
     let mut a = app(120, 40);
-    assert!(a.footer_view().poke_on, "pokeshell enables poking by default");
+    assert!(
+        a.footer_view(Instant::now()).poke_on,
+        "pokeshell enables poking by default"
+    );
     a.on_stdin(b"\x1dc", &ChildModes::default(), Instant::now());
     assert_eq!(a.overlay(), Some(OverlayKind::Settings));
     // The first row is the master switch: Enter turns it off, right away.
     let e = a.on_stdin(b"\r", &ChildModes::default(), Instant::now());
     assert!(e.contains(&Effect::SettingsChanged));
-    assert!(!a.footer_view().poke_on);
+    assert!(!a.footer_view(Instant::now()).poke_on);
     assert!(to_child(&e).is_empty(), "dialog keys never reach pi");
     // Esc closes (the filter is empty).
     a.on_stdin(b"\x1b", &ChildModes::default(), Instant::now());
@@ -96,7 +99,7 @@ fn prefix_i_opens_the_status_overlay() {
 fn reserved_keys_say_not_available_yet() {
     let mut a = app(120, 40);
     a.on_stdin(b"\x1dp", &ChildModes::default(), Instant::now());
-    let msg = a.footer_view().message.unwrap().0;
+    let msg = a.footer_view(Instant::now()).message.unwrap().0;
     assert!(msg.contains("not available yet"), "{msg}");
 }
 
@@ -105,7 +108,7 @@ fn escape_after_prefix_cancels_and_a_lone_escape_reaches_pi() {
     let mut a = app(120, 40);
     let e = a.on_stdin(b"\x1d\x1b", &ChildModes::default(), Instant::now());
     assert!(to_child(&e).is_empty());
-    assert!(!a.footer_view().armed);
+    assert!(!a.footer_view(Instant::now()).armed);
     let e = a.on_stdin(b"\x1b", &ChildModes::default(), Instant::now());
     assert_eq!(to_child(&e), b"\x1b");
 }

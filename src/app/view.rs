@@ -1,4 +1,4 @@
-//! Builds the side pane's sections from the app state.
+//! Builds the side pane's sections from the app state and the supervisor's view.
 
 use std::time::{Duration, Instant};
 
@@ -6,8 +6,34 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::App;
+use crate::supervisor::view::{ToolView, WakeupView};
+use crate::supervisor::{AgentState, ContextUsage, LedgerKind, LedgerRecord, View};
 use crate::ui::side::{Section, SideView};
-use crate::ui::theme;
+use crate::ui::theme::{self, Tone};
+
+/// How many interventions the side pane lists.
+const RECENT: usize = 5;
+
+/// Where the bridge inside pi stands, as the side pane shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum BridgeStatus {
+    /// Hosting a command that is not pi: there is no bridge.
+    #[default]
+    NotUsed,
+    /// pi is starting; the bridge has not said hello yet.
+    Waiting,
+    Connected,
+    Disconnected(String),
+}
+
+/// What the bridge told about pi.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PiInfo {
+    pub status: BridgeStatus,
+    pub version: Option<String>,
+    pub session: Option<String>,
+    pub model: Option<String>,
+}
 
 /// Uptime at minute resolution, so an idle pokeshell redraws at most once a minute.
 pub fn uptime(d: Duration) -> String {
@@ -24,36 +50,248 @@ pub fn next_uptime_change(started: Instant, now: Instant) -> Instant {
     started + Duration::from_secs((elapsed / 60 + 1) * 60)
 }
 
-fn kv(key: &str, value: String) -> Line<'static> {
+/// `42s`, `3m 05s`, `1h 02m`.
+pub fn duration(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
+    }
+}
+
+/// Local wall-clock time `HH:MM:SS` of a Unix-epoch millisecond timestamp.
+pub fn clock(wall_ms: u64) -> String {
+    let secs = (wall_ms / 1000) as libc::time_t;
+    // SAFETY: localtime_r writes only into the zeroed local struct it is given.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return "--:--:--".into();
+        }
+        tm
+    };
+    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
+}
+
+fn kv(key: &str, value: impl Into<String>) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!("{key:<8}"), theme::dim()),
-        Span::raw(value),
+        Span::raw(value.into()),
     ])
+}
+
+fn toned(text: impl Into<String>, tone: Tone) -> Line<'static> {
+    Line::from(Span::styled(text.into(), tone.style()))
+}
+
+/// `[███████░░░] 72%` in `width` cells, or why it is unknown.
+pub fn context_bar(usage: Option<&ContextUsage>, width: usize) -> Line<'static> {
+    let Some(percent) = usage.and_then(|u| u.percent) else {
+        return toned("unknown until pi reports again", Tone::Dim);
+    };
+    let cells = width.saturating_sub(7).max(4);
+    let filled = ((percent.clamp(0.0, 100.0) / 100.0) * cells as f64).round() as usize;
+    let tone = match percent {
+        p if p >= 80.0 => Tone::Error,
+        p if p >= 60.0 => Tone::Warn,
+        _ => Tone::Ok,
+    };
+    Line::from(vec![
+        Span::styled("█".repeat(filled), tone.style()),
+        Span::styled("░".repeat(cells - filled), theme::dim()),
+        Span::raw(format!(" {percent:.0}%")),
+    ])
+}
+
+fn tool_lines(t: &ToolView) -> Vec<Line<'static>> {
+    let tone = if t.overdue { Tone::Warn } else { Tone::Plain };
+    let mark = if t.overdue { "⚠ " } else { "" };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(
+            format!("{mark}{}", t.name),
+            tone.style().add_modifier(ratatui::style::Modifier::BOLD),
+        ),
+        Span::styled(format!("  {}", duration(t.elapsed_ms)), tone.style()),
+    ])];
+    if !t.args_preview.is_empty() {
+        lines.push(toned(format!("  {}", t.args_preview), Tone::Dim));
+    }
+    lines
+}
+
+fn wakeup_lines(w: &WakeupView) -> Vec<Line<'static>> {
+    let when = match w.held {
+        Some(why) => format!("due, held: {why}"),
+        None if w.remaining_ms == 0 => "due now".into(),
+        None => format!("in {}", duration(w.remaining_ms)),
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(w.id.clone(), theme::key()),
+        Span::raw(format!("  {when}")),
+    ])];
+    let about = if w.reason.is_empty() { &w.prompt } else { &w.reason };
+    if !about.is_empty() {
+        lines.push(toned(format!("  {about}"), Tone::Dim));
+    }
+    lines
+}
+
+fn record_line(r: &LedgerRecord) -> Line<'static> {
+    let tone = match r.kind {
+        LedgerKind::Action => Tone::Accent,
+        LedgerKind::Declined => Tone::Dim,
+        LedgerKind::Outcome => Tone::Plain,
+    };
+    Line::from(vec![
+        Span::styled(format!("{} ", clock(r.wall_ms)), theme::dim()),
+        Span::styled(r.reason.clone(), tone.style()),
+    ])
+}
+
+fn agent_line(state: AgentState) -> Line<'static> {
+    match state {
+        AgentState::Idle => toned("● idle", Tone::Dim),
+        AgentState::Running => toned("● running", Tone::Ok),
+        AgentState::Compacting => toned("● compacting", Tone::Warn),
+        AgentState::Unknown => toned("● state unknown", Tone::Dim),
+    }
 }
 
 impl App {
     pub fn side_view(&self, pane: Rect, now: Instant) -> SideView {
+        let view = self.supervisor_view(now);
+        let mut sections = Vec::new();
+        if self.pi.status != BridgeStatus::NotUsed {
+            sections.push(self.pi_section(&view));
+        }
+        if !view.tools.is_empty() {
+            sections.push(Section {
+                title: "tools".into(),
+                lines: view.tools.iter().flat_map(tool_lines).collect(),
+            });
+        }
+        if self.pi.status != BridgeStatus::NotUsed {
+            let width = self.side_width.saturating_sub(3) as usize;
+            sections.push(Section {
+                title: "context".into(),
+                lines: vec![context_bar(view.context.as_ref(), width)],
+            });
+        }
+        if !view.wakeups.is_empty() {
+            sections.push(Section {
+                title: "wakeups".into(),
+                lines: view.wakeups.iter().flat_map(wakeup_lines).collect(),
+            });
+        }
+        let watch = supervision_lines(&view);
+        if !watch.is_empty() {
+            sections.push(Section {
+                title: "supervisor".into(),
+                lines: watch,
+            });
+        }
+        let shown: Vec<Line<'static>> = {
+            let skip = view.recent.len().saturating_sub(RECENT);
+            view.recent.iter().skip(skip).map(record_line).collect()
+        };
+        if !shown.is_empty() {
+            sections.push(Section {
+                title: "interventions".into(),
+                lines: shown,
+            });
+        }
+        sections.push(self.process_section(pane, now));
+        SideView { sections }
+    }
+
+    fn pi_section(&self, view: &View) -> Section {
+        let mut lines = vec![agent_line(view.agent)];
+        match &self.pi.status {
+            BridgeStatus::NotUsed => {}
+            BridgeStatus::Waiting => lines.push(kv("bridge", "waiting for pi")),
+            BridgeStatus::Connected => lines.push(Line::from(vec![
+                Span::styled(format!("{:<8}", "bridge"), theme::dim()),
+                Span::styled("connected", theme::ok()),
+            ])),
+            BridgeStatus::Disconnected(why) => lines.push(Line::from(vec![
+                Span::styled(format!("{:<8}", "bridge"), theme::dim()),
+                Span::styled(format!("not connected: {why}"), theme::warn()),
+            ])),
+        }
+        if let Some(v) = &self.pi.version {
+            lines.push(kv("version", v.clone()));
+        }
+        if let Some(s) = self.pi.session.as_ref().or(view.session_id.as_ref()) {
+            lines.push(kv("session", s.clone()));
+        }
+        if let Some(m) = &self.pi.model {
+            lines.push(kv("model", m.clone()));
+        }
+        Section {
+            title: "pi".into(),
+            lines,
+        }
+    }
+
+    fn process_section(&self, pane: Rect, now: Instant) -> Section {
         let mut process = vec![kv("command", self.opts.label.clone())];
         match (self.child_pid, self.child_exit) {
             (_, Some(code)) => process.push(kv("exited", format!("code {code}"))),
             (Some(pid), None) => process.push(kv("pid", pid.to_string())),
-            (None, None) => process.push(kv("pid", "starting".into())),
+            (None, None) => process.push(kv("pid", "starting")),
         }
         process.push(kv("pane", format!("{}×{}", pane.width, pane.height)));
         process.push(kv("uptime", uptime(now.duration_since(self.started))));
-        SideView {
-            sections: vec![
-                Section {
-                    title: "pi".into(),
-                    lines: process,
-                },
-                Section {
-                    title: "bridge".into(),
-                    lines: vec![Line::from(Span::styled("not connected", theme::dim()))],
-                },
-            ],
+        Section {
+            title: "process".into(),
+            lines: process,
         }
     }
+}
+
+/// What the supervisor is waiting for or holding back, in a few words each.
+fn supervision_lines(view: &View) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(w) = &view.wake {
+        let what = if w.failed {
+            "compaction failed"
+        } else {
+            "compaction"
+        };
+        lines.push(toned(format!("👀 watching after {what}"), Tone::Warn));
+    }
+    if let Some(p) = &view.pending_resume {
+        let why = if p.held_by_compaction {
+            "until the compaction ends".to_string()
+        } else {
+            format!("{} (cooldown)", duration(p.due_in_ms))
+        };
+        lines.push(toned(format!("resume ({}) waits {why}", p.rule), Tone::Warn));
+    }
+    if view.manual_poke_held {
+        lines.push(toned("your poke waits for the compaction", Tone::Warn));
+    }
+    if view.handoff_in_flight {
+        lines.push(toned("writing a handoff…", Tone::Accent));
+    }
+    if let Some(who) = view.stopped_by {
+        lines.push(toned(
+            format!("stopped by {}: no automatic poke until you type", who.who()),
+            Tone::Dim,
+        ));
+    }
+    let c = &view.counters;
+    if c.pokes > 0 {
+        lines.push(kv("pokes", format!("{}/{} this episode", c.pokes, c.max_pokes)));
+    }
+    if c.retries > 0 {
+        lines.push(kv("retries", format!("{}/{}", c.retries, c.max_retries)));
+    }
+    if c.loop_nudges > 0 {
+        lines.push(kv("nudges", format!("{}/{}", c.loop_nudges, c.max_loop_nudges)));
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -74,5 +312,37 @@ mod tests {
             next_uptime_change(t0, t0 + Duration::from_secs(61)),
             t0 + Duration::from_secs(120)
         );
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(duration(0), "0s");
+        assert_eq!(duration(45_900), "45s");
+        assert_eq!(duration(185_000), "3m 05s");
+        assert_eq!(duration(3_720_000), "1h 02m");
+    }
+
+    #[test]
+    fn context_bar_shows_percent_or_unknown() {
+        let u = ContextUsage {
+            tokens: Some(9000),
+            window: Some(16000),
+            percent: Some(56.25),
+        };
+        let line = context_bar(Some(&u), 20);
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert!(text.ends_with(" 56%"), "{text}");
+        assert_eq!(text.chars().filter(|c| *c == '█').count(), 7);
+        let unknown = ContextUsage {
+            tokens: None,
+            window: Some(16000),
+            percent: None,
+        };
+        let text: String = context_bar(Some(&unknown), 20)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert!(text.contains("unknown"));
     }
 }

@@ -164,6 +164,9 @@ mod supervisor_mapping_tests {
         let dir = std::env::temp_dir();
         let paths = ConfigPaths::resolve(Some(&dir.join("no-home")), None, &dir.join("no-work")).unwrap();
         let settings = Settings::from_loaded(paths, Vec::new());
-        assert_eq!(settings.effective().supervisor(), crate::supervisor::SupervisorConfig::default());
+        assert_eq!(
+            settings.effective().supervisor(),
+            crate::supervisor::SupervisorConfig::default()
+        );
     }
 }
