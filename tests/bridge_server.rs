@@ -28,10 +28,17 @@ fn start() -> Server {
 
 fn start_with(hello_timeout: Duration) -> Server {
     let dir = tempfile::tempdir().unwrap();
-    let options =
-        ServerOptions { parent_dir: Some(dir.path().to_owned()), hello_timeout, ..ServerOptions::default() };
+    let options = ServerOptions {
+        parent_dir: Some(dir.path().to_owned()),
+        hello_timeout,
+        ..ServerOptions::default()
+    };
     let (handle, events) = BridgeServer::start_with(options).unwrap();
-    Server { handle, events, _dir: dir }
+    Server {
+        handle,
+        events,
+        _dir: dir,
+    }
 }
 
 impl Server {
@@ -93,7 +100,10 @@ impl Client {
     async fn open(handle: &BridgeHandle) -> Client {
         let stream = UnixStream::connect(handle.socket_path()).await.unwrap();
         let (r, w) = stream.into_split();
-        Client { reader: BufReader::new(r), writer: w }
+        Client {
+            reader: BufReader::new(r),
+            writer: w,
+        }
     }
 
     async fn write_raw(&mut self, bytes: &[u8]) {
@@ -122,7 +132,11 @@ impl Client {
     }
 
     async fn expect_eof(&mut self) {
-        assert_eq!(self.read_line().await, None, "the server should have closed the connection");
+        assert_eq!(
+            self.read_line().await,
+            None,
+            "the server should have closed the connection"
+        );
     }
 }
 
@@ -153,15 +167,21 @@ async fn hello_with_the_right_token_connects_and_events_flow() {
     assert!(!server.handle.is_connected());
     let (mut client, conn) = server.connect_ok().await;
     assert!(server.handle.is_connected());
-    client.send_event(1, json!({"type": "agent_settled", "aborted": true})).await;
+    client
+        .send_event(1, json!({"type": "agent_settled", "aborted": true}))
+        .await;
     let (seq, event) = server
         .expect("agent_settled", |e| match e {
-            BridgeEvent::Event { conn: c, seq, event, .. } if c == conn => Some((seq, event)),
+            BridgeEvent::Event {
+                conn: c, seq, event, ..
+            } if c == conn => Some((seq, event)),
             _ => None,
         })
         .await;
     assert_eq!(seq, 1);
-    let PiEvent::AgentSettled(settled) = event else { panic!("{event:?}") };
+    let PiEvent::AgentSettled(settled) = event else {
+        panic!("{event:?}")
+    };
     assert!(settled.aborted);
     assert!(settled.tail.is_empty());
 }
@@ -225,7 +245,9 @@ async fn env_names_the_socket_and_a_64_char_token() {
 #[tokio::test]
 async fn a_wrong_token_is_rejected() {
     let mut server = start();
-    let mut client = server.connect_with(hello_line("not-the-token", PROTOCOL_VERSION)).await;
+    let mut client = server
+        .connect_with(hello_line("not-the-token", PROTOCOL_VERSION))
+        .await;
     let reason = server
         .expect("Rejected", |e| match e {
             BridgeEvent::Rejected { reason } => Some(reason),
@@ -233,7 +255,10 @@ async fn a_wrong_token_is_rejected() {
         })
         .await;
     assert!(reason.contains("wrong token"), "{reason}");
-    assert_eq!(client.read_json().await, json!({"type": "rejected", "reason": "wrong token"}));
+    assert_eq!(
+        client.read_json().await,
+        json!({"type": "rejected", "reason": "wrong token"})
+    );
     client.expect_eof().await;
     assert!(!server.handle.is_connected());
 }
@@ -242,7 +267,9 @@ async fn a_wrong_token_is_rejected() {
 async fn another_protocol_version_is_rejected() {
     let mut server = start();
     let token = server.token();
-    let mut client = server.connect_with(hello_line(&token, PROTOCOL_VERSION + 1)).await;
+    let mut client = server
+        .connect_with(hello_line(&token, PROTOCOL_VERSION + 1))
+        .await;
     let reason = server
         .expect("Rejected", |e| match e {
             BridgeEvent::Rejected { reason } => Some(reason),
@@ -305,7 +332,9 @@ async fn malformed_json_is_skipped_and_the_next_good_line_arrives() {
     client.write_raw(b"{\"type\":\"event\",\"seq\":1,\n").await;
     client.write_raw(b"not json at all\n").await;
     client.write_raw(b"\xff\xfe\xfd\n").await;
-    client.send_event(2, json!({"type": "turn_start", "turnIndex": 4})).await;
+    client
+        .send_event(2, json!({"type": "turn_start", "turnIndex": 4}))
+        .await;
     for _ in 0..3 {
         let reason = server
             .expect("Warning", |e| match e {
@@ -328,7 +357,10 @@ async fn malformed_json_is_skipped_and_the_next_good_line_arrives() {
 async fn an_oversized_line_is_skipped_and_the_next_good_line_arrives() {
     let mut server = start();
     let (mut client, _) = server.connect_ok().await;
-    let big = format!("{{\"type\":\"event\",\"pad\":\"{}\"}}\n", "y".repeat(MAX_LINE_BYTES));
+    let big = format!(
+        "{{\"type\":\"event\",\"pad\":\"{}\"}}\n",
+        "y".repeat(MAX_LINE_BYTES)
+    );
     client.write_raw(big.as_bytes()).await;
     client.send_event(2, json!({"type": "agent_start"})).await;
     let reason = server
@@ -351,7 +383,8 @@ async fn an_oversized_line_is_skipped_and_the_next_good_line_arrives() {
 async fn half_lines_across_writes_are_joined() {
     let mut server = start();
     let (mut client, _) = server.connect_ok().await;
-    let line = json!({"type": "event", "seq": 9, "at": 1, "event": {"type": "turn_start", "turnIndex": 1}}).to_string();
+    let line = json!({"type": "event", "seq": 9, "at": 1, "event": {"type": "turn_start", "turnIndex": 1}})
+        .to_string();
     let (a, rest) = line.split_at(7);
     let (b, c) = rest.split_at(20);
     client.write_raw(a.as_bytes()).await;
@@ -361,7 +394,11 @@ async fn half_lines_across_writes_are_joined() {
     client.write_raw(format!("{c}\n").as_bytes()).await;
     let seq = server
         .expect("turn_start", |e| match e {
-            BridgeEvent::Event { seq, event: PiEvent::TurnStart(_), .. } => Some(seq),
+            BridgeEvent::Event {
+                seq,
+                event: PiEvent::TurnStart(_),
+                ..
+            } => Some(seq),
             _ => None,
         })
         .await;
@@ -374,7 +411,9 @@ async fn a_peer_closing_mid_line_disconnects_cleanly_and_fails_its_commands() {
     let (mut client, conn) = server.connect_ok().await;
     let id = server.handle.send(Command::ContextUsage).unwrap();
     assert_eq!(client.read_json().await["id"], id);
-    client.write_raw(b"{\"type\":\"event\",\"seq\":3,\"at\":1,\"ev").await;
+    client
+        .write_raw(b"{\"type\":\"event\",\"seq\":3,\"at\":1,\"ev")
+        .await;
     drop(client);
 
     let reason = server
@@ -385,7 +424,9 @@ async fn a_peer_closing_mid_line_disconnects_cleanly_and_fails_its_commands() {
         .await;
     assert!(reason.contains("middle of a line"), "{reason}");
     server
-        .expect("Disconnected", |e| matches!(e, BridgeEvent::Disconnected { conn: c, .. } if c == conn).then_some(()))
+        .expect("Disconnected", |e| {
+            matches!(e, BridgeEvent::Disconnected { conn: c, .. } if c == conn).then_some(())
+        })
         .await;
     let (reply_id, result) = server
         .expect("Reply", |e| match e {
@@ -418,7 +459,9 @@ async fn a_second_connection_replaces_the_first() {
     assert!(reason.contains("replaced"), "{reason}");
     let failed = server
         .expect("Reply", |e| match e {
-            BridgeEvent::Reply { id, result: Err(_), .. } => Some(id),
+            BridgeEvent::Reply {
+                id, result: Err(_), ..
+            } => Some(id),
             _ => None,
         })
         .await;
@@ -435,8 +478,15 @@ async fn a_second_connection_replaces_the_first() {
     // Commands go to the new one; a late reply from the old one is not delivered.
     let id = server.handle.send(Command::Abort).unwrap();
     assert_eq!(second.read_json().await["id"], id);
-    let _ = first.writer.write_all(format!("{{\"type\":\"reply\",\"id\":{id},\"ok\":true}}\n").as_bytes()).await;
-    second.write_raw(format!("{{\"type\":\"reply\",\"id\":{id},\"ok\":true,\"result\":{{\"from\":2}}}}\n").as_bytes()).await;
+    let _ = first
+        .writer
+        .write_all(format!("{{\"type\":\"reply\",\"id\":{id},\"ok\":true}}\n").as_bytes())
+        .await;
+    second
+        .write_raw(
+            format!("{{\"type\":\"reply\",\"id\":{id},\"ok\":true,\"result\":{{\"from\":2}}}}\n").as_bytes(),
+        )
+        .await;
     let result = server
         .expect("Reply", |e| match e {
             BridgeEvent::Reply { id: i, result, .. } if i == id => Some(result),
@@ -450,7 +500,9 @@ async fn a_second_connection_replaces_the_first() {
 async fn a_reply_to_an_unknown_id_is_a_warning() {
     let mut server = start();
     let (mut client, _) = server.connect_ok().await;
-    client.write_raw(b"{\"type\":\"reply\",\"id\":999,\"ok\":true}\n").await;
+    client
+        .write_raw(b"{\"type\":\"reply\",\"id\":999,\"ok\":true}\n")
+        .await;
     let reason = server
         .expect("Warning", |e| match e {
             BridgeEvent::Warning { reason, .. } => Some(reason),

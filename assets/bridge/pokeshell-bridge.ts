@@ -707,7 +707,8 @@ function startBridge(pi: any, socketPath: string, token: string) {
 				() => finish({ text: `pokeshell did not answer ${toolName} in time; nothing was done.`, isError: true }),
 				TOOL_REPLY_TIMEOUT_MS,
 			);
-			timer.unref?.();
+			// This timer stays ref'ed on purpose: the socket is unref'ed, and in print mode nothing else would keep
+			// node alive while pi waits for this tool, so pi would exit in the middle of the call.
 			pendingTools.set(toolCallId, finish);
 			if (signal?.aborted) return onAbort();
 			safe(() => signal?.addEventListener("abort", onAbort, { once: true }));

@@ -40,7 +40,10 @@ pub fn install_bridge_in(dir: &Path) -> io::Result<PathBuf> {
         .and_then(|()| fs::rename(&tmp, &path));
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
-        return Err(io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display())));
+        return Err(io::Error::new(
+            e.kind(),
+            format!("cannot write {}: {e}", path.display()),
+        ));
     }
     Ok(path)
 }
@@ -70,7 +73,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = install_bridge_in(tmp.path()).unwrap();
         let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
-        fs::File::options().write(true).open(&path).unwrap().set_modified(old).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
         install_bridge_in(tmp.path()).unwrap();
         assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), old);
     }

@@ -31,7 +31,11 @@ pub async fn serve(conn: u64, stream: UnixStream, config: Arc<ConnConfig>, hub: 
         Err(e) => Err(format!("cannot read the peer's credentials: {e}")),
     };
     if let Err(reason) = peer {
-        let _ = hub.send(HubMsg::Rejected { reason: format!("refused a bridge connection: {reason}") }).await;
+        let _ = hub
+            .send(HubMsg::Rejected {
+                reason: format!("refused a bridge connection: {reason}"),
+            })
+            .await;
         return;
     }
     let (mut reader, mut writer) = stream.into_split();
@@ -42,19 +46,30 @@ pub async fn serve(conn: u64, stream: UnixStream, config: Arc<ConnConfig>, hub: 
         Ok(hello) => hello,
         Err(reason) => {
             let _ = reject(&mut writer, &reason).await;
-            let _ = hub.send(HubMsg::Rejected { reason: format!("refused a bridge connection: {reason}") }).await;
+            let _ = hub
+                .send(HubMsg::Rejected {
+                    reason: format!("refused a bridge connection: {reason}"),
+                })
+                .await;
             return;
         }
     };
 
     let (writer_tx, writer_rx) = mpsc::channel(WRITER_QUEUE);
-    let welcome = ToBridge::Welcome { protocol: PROTOCOL_VERSION };
+    let welcome = ToBridge::Welcome {
+        protocol: PROTOCOL_VERSION,
+    };
     if let Ok(line) = encode_to_bridge(&welcome) {
         let _ = writer_tx.try_send(line);
     }
     tokio::spawn(write_loop(writer, writer_rx));
     let (close_tx, mut close_rx) = oneshot::channel();
-    let authenticated = HubMsg::Authenticated { conn, hello: Box::new(hello), writer: writer_tx, close: close_tx };
+    let authenticated = HubMsg::Authenticated {
+        conn,
+        hello: Box::new(hello),
+        writer: writer_tx,
+        close: close_tx,
+    };
     if hub.send(authenticated).await.is_err() {
         return;
     }
@@ -83,7 +98,12 @@ pub async fn serve(conn: u64, stream: UnixStream, config: Arc<ConnConfig>, hub: 
         let cut = splitter.pending_bytes();
         if cut > 0 {
             let warning = format!("the connection ended in the middle of a line; {cut} bytes discarded");
-            let _ = hub.send(HubMsg::Warning { conn, reason: warning }).await;
+            let _ = hub
+                .send(HubMsg::Warning {
+                    conn,
+                    reason: warning,
+                })
+                .await;
         }
         let _ = hub.send(HubMsg::Closed { conn, reason }).await;
         return;
@@ -157,18 +177,26 @@ async fn forward(conn: u64, lines: Vec<Line>, hub: &mpsc::Sender<HubMsg>) -> boo
 fn preview(line: &[u8]) -> String {
     const MAX: usize = 120;
     let text = String::from_utf8_lossy(&line[..line.len().min(MAX)]).into_owned();
-    if line.len() > MAX { format!("{text}…") } else { text }
+    if line.len() > MAX {
+        format!("{text}…")
+    } else {
+        text
+    }
 }
 
 async fn reject(writer: &mut OwnedWriteHalf, reason: &str) -> std::io::Result<()> {
-    let msg = ToBridge::Rejected { reason: reason.to_owned() };
+    let msg = ToBridge::Rejected {
+        reason: reason.to_owned(),
+    };
     let line = encode_to_bridge(&msg).map_err(std::io::Error::other)?;
     // A peer that does not read must not hold the connection task.
     let write = async {
         writer.write_all(line.as_bytes()).await?;
         writer.shutdown().await
     };
-    tokio::time::timeout(Duration::from_secs(1), write).await.map_err(std::io::Error::other)?
+    tokio::time::timeout(Duration::from_secs(1), write)
+        .await
+        .map_err(std::io::Error::other)?
 }
 
 async fn write_loop(mut writer: OwnedWriteHalf, mut lines: mpsc::Receiver<String>) {

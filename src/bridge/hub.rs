@@ -13,13 +13,33 @@ use super::server::BridgeEvent;
 
 pub enum HubMsg {
     /// A connection passed the handshake; the welcome is already queued on `writer`.
-    Authenticated { conn: u64, hello: Box<Hello>, writer: mpsc::Sender<String>, close: oneshot::Sender<()> },
-    Line { conn: u64, msg: FromBridge },
-    Warning { conn: u64, reason: String },
-    Closed { conn: u64, reason: String },
-    Rejected { reason: String },
+    Authenticated {
+        conn: u64,
+        hello: Box<Hello>,
+        writer: mpsc::Sender<String>,
+        close: oneshot::Sender<()>,
+    },
+    Line {
+        conn: u64,
+        msg: FromBridge,
+    },
+    Warning {
+        conn: u64,
+        reason: String,
+    },
+    Closed {
+        conn: u64,
+        reason: String,
+    },
+    Rejected {
+        reason: String,
+    },
     /// From the app: an encoded command line.
-    Send { id: u64, name: &'static str, line: String },
+    Send {
+        id: u64,
+        name: &'static str,
+        line: String,
+    },
 }
 
 struct Live {
@@ -42,7 +62,12 @@ pub async fn run(
     events: mpsc::Sender<BridgeEvent>,
     connected: Arc<AtomicBool>,
 ) {
-    let mut hub = Hub { events, connected, live: None, pending: HashMap::new() };
+    let mut hub = Hub {
+        events,
+        connected,
+        live: None,
+        pending: HashMap::new(),
+    };
     loop {
         let msg = tokio::select! {
             Some(msg) = from_conns.recv() => msg,
@@ -56,11 +81,21 @@ pub async fn run(
 impl Hub {
     async fn handle(&mut self, msg: HubMsg) {
         match msg {
-            HubMsg::Authenticated { conn, hello, writer, close } => {
+            HubMsg::Authenticated {
+                conn,
+                hello,
+                writer,
+                close,
+            } => {
                 if let Some(old) = self.live.take() {
-                    self.end_live(old.conn, "replaced by a newer bridge connection").await;
+                    self.end_live(old.conn, "replaced by a newer bridge connection")
+                        .await;
                 }
-                self.live = Some(Live { conn, writer, _close: close });
+                self.live = Some(Live {
+                    conn,
+                    writer,
+                    _close: close,
+                });
                 self.connected.store(true, Ordering::Relaxed);
                 self.emit(BridgeEvent::Connected { conn, hello: *hello }).await;
             }
@@ -75,10 +110,16 @@ impl Hub {
                     FromBridge::Reply(reply) => match self.pending.remove(&reply.id) {
                         Some((_, command)) => {
                             let id = reply.id;
-                            self.emit(BridgeEvent::Reply { id, command, result: reply.into_result() }).await;
+                            self.emit(BridgeEvent::Reply {
+                                id,
+                                command,
+                                result: reply.into_result(),
+                            })
+                            .await;
                         }
                         None => {
-                            let reason = format!("ignored a reply to unknown or expired command {}", reply.id);
+                            let reason =
+                                format!("ignored a reply to unknown or expired command {}", reply.id);
                             self.emit(BridgeEvent::Warning { conn, reason }).await;
                         }
                     },
@@ -135,7 +176,11 @@ impl Hub {
         for (id, _) in &orphaned {
             self.pending.remove(id);
         }
-        self.emit(BridgeEvent::Disconnected { conn, reason: reason.to_owned() }).await;
+        self.emit(BridgeEvent::Disconnected {
+            conn,
+            reason: reason.to_owned(),
+        })
+        .await;
         for (id, command) in orphaned {
             let result = Err(format!("the bridge connection ended before replying ({reason})"));
             self.emit(BridgeEvent::Reply { id, command, result }).await;

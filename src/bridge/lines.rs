@@ -21,7 +21,11 @@ pub struct LineSplitter {
 
 impl LineSplitter {
     pub fn new(max: usize) -> Self {
-        LineSplitter { max, buf: Vec::new(), skipping: None }
+        LineSplitter {
+            max,
+            buf: Vec::new(),
+            skipping: None,
+        }
     }
 
     /// Feeds one chunk; appends every line it completes to `out`.

@@ -15,11 +15,11 @@ pub use commands::{
     Command, CompactRequest, DeliverAs, EntryScope, NotifyLevel, SendMessage, SendUserMessage, ToolReply,
 };
 pub use events::{
-    AgentEnd, AgentSettled, BeforeAgentStart, Block, CompactReason, ContextUsage, CustomEntry, HandoffOutcome,
-    HandoffReport, InputEvent, InputSource, LogEvent, MessageEnd, MessageSummary, ModelSelect, PiEvent, Role,
-    SessionBeforeCompact, SessionCompact, SessionCompactFailed, SessionInfoChanged, SessionReason,
-    SessionShutdown, SessionStart, SessionTree, Snapshot, StopReason, TailEntry, ToolCallRequest,
-    ToolExecutionEnd, ToolExecutionStart, TurnStart,
+    AgentEnd, AgentSettled, BeforeAgentStart, Block, CompactReason, ContextUsage, CustomEntry,
+    HandoffOutcome, HandoffReport, InputEvent, InputSource, LogEvent, MessageEnd, MessageSummary,
+    ModelSelect, PiEvent, Role, SessionBeforeCompact, SessionCompact, SessionCompactFailed,
+    SessionInfoChanged, SessionReason, SessionShutdown, SessionStart, SessionTree, Snapshot, StopReason,
+    TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnStart,
 };
 
 /// The protocol version both sides must speak.
@@ -91,7 +91,9 @@ impl Reply {
         if self.ok {
             Ok(self.result)
         } else {
-            Err(self.error.unwrap_or_else(|| "the bridge reported a failure without a reason".to_owned()))
+            Err(self
+                .error
+                .unwrap_or_else(|| "the bridge reported a failure without a reason".to_owned()))
         }
     }
 }

@@ -76,7 +76,10 @@ pub fn create_unique_dir(parent: &Path, prefix: &str) -> io::Result<PathBuf> {
             Err(e) => return Err(with_path(e, "cannot create", &dir)),
         }
     }
-    Err(io::Error::other(format!("could not create a fresh directory in {}", parent.display())))
+    Err(io::Error::other(format!(
+        "could not create a fresh directory in {}",
+        parent.display()
+    )))
 }
 
 fn with_path(e: io::Error, what: &str, path: &Path) -> io::Error {

@@ -34,10 +34,19 @@ pub enum BridgeEvent {
     /// The live connection ended (pi quit, replaced its runtime, or crashed), or a newer one replaced it.
     Disconnected { conn: u64, reason: String },
     /// An event from pi through the live connection.
-    Event { conn: u64, seq: u64, at: u64, event: PiEvent },
+    Event {
+        conn: u64,
+        seq: u64,
+        at: u64,
+        event: PiEvent,
+    },
     /// The one reply to the command `id` (sent with [`BridgeHandle::send`]). A command that was in
     /// flight when its connection ended gets an `Err` reply.
-    Reply { id: u64, command: &'static str, result: Result<Value, String> },
+    Reply {
+        id: u64,
+        command: &'static str,
+        result: Result<Value, String>,
+    },
     /// A peer was refused: another uid, a wrong token, a wrong protocol version, no hello in time.
     Rejected { reason: String },
     /// A line was skipped (malformed, oversized, cut off) or something odd happened; for the log.
@@ -80,7 +89,11 @@ pub struct ServerOptions {
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions { parent_dir: None, hello_timeout: Duration::from_secs(10), event_capacity: 4096 }
+        ServerOptions {
+            parent_dir: None,
+            hello_timeout: Duration::from_secs(10),
+            event_capacity: 4096,
+        }
     }
 }
 
@@ -124,7 +137,10 @@ impl BridgeServer {
             Ok(l) => l,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
-                return Err(io::Error::new(e.kind(), format!("cannot listen on {}: {e}", socket_path.display())));
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("cannot listen on {}: {e}", socket_path.display()),
+                ));
             }
         };
 
@@ -148,7 +164,12 @@ impl BridgeServer {
             token,
             tasks: vec![accept_task, hub_task],
         };
-        Ok((BridgeHandle { inner: Arc::new(inner) }, events_rx))
+        Ok((
+            BridgeHandle {
+                inner: Arc::new(inner),
+            },
+            events_rx,
+        ))
     }
 }
 
@@ -217,7 +238,10 @@ impl BridgeHandle {
                 line.len()
             )));
         }
-        self.inner.commands.send(HubMsg::Send { id, name, line }).map_err(|_| SendError::Stopped)?;
+        self.inner
+            .commands
+            .send(HubMsg::Send { id, name, line })
+            .map_err(|_| SendError::Stopped)?;
         Ok(id)
     }
 

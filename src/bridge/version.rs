@@ -8,7 +8,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The oldest pi the bridge supports.
-pub const MIN_PI_VERSION: PiVersion = PiVersion { major: 1, minor: 1, patch: 0 };
+pub const MIN_PI_VERSION: PiVersion = PiVersion {
+    major: 1,
+    minor: 1,
+    patch: 0,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PiVersion {
@@ -46,21 +50,23 @@ impl VersionCheck {
 
 /// Finds the first `X.Y[.Z]` in the output of `pi --version` ("1.6.0", "v1.6.0", "pi 1.6.0-beta.1").
 pub fn parse_version(output: &str) -> Option<PiVersion> {
-    output.split(|c: char| c.is_whitespace() || c == ',').find_map(|word| {
-        let word = word.trim_start_matches(['v', 'V']);
-        let core = word.split(['-', '+']).next()?;
-        let mut parts = core.split('.');
-        let major = parts.next()?.parse().ok()?;
-        let minor = parts.next()?.parse().ok()?;
-        let patch = match parts.next() {
-            Some(p) => p.parse().ok()?,
-            None => 0,
-        };
-        if parts.next().is_some() {
-            return None;
-        }
-        Some(PiVersion { major, minor, patch })
-    })
+    output
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .find_map(|word| {
+            let word = word.trim_start_matches(['v', 'V']);
+            let core = word.split(['-', '+']).next()?;
+            let mut parts = core.split('.');
+            let major = parts.next()?.parse().ok()?;
+            let minor = parts.next()?.parse().ok()?;
+            let patch = match parts.next() {
+                Some(p) => p.parse().ok()?,
+                None => 0,
+            };
+            if parts.next().is_some() {
+                return None;
+            }
+            Some(PiVersion { major, minor, patch })
+        })
 }
 
 /// Judges a parsed version.
@@ -90,7 +96,11 @@ pub fn probe(program: impl AsRef<OsStr>, timeout: Duration) -> VersionCheck {
         .spawn()
     {
         Ok(child) => child,
-        Err(e) => return VersionCheck::Unknown { message: format!("cannot run `{shown} --version`: {e}") },
+        Err(e) => {
+            return VersionCheck::Unknown {
+                message: format!("cannot run `{shown} --version`: {e}"),
+            };
+        }
     };
     let deadline = Instant::now() + timeout;
     let status = loop {
@@ -101,10 +111,17 @@ pub fn probe(program: impl AsRef<OsStr>, timeout: Duration) -> VersionCheck {
                 let _ = child.kill();
                 let _ = child.wait();
                 return VersionCheck::Unknown {
-                    message: format!("`{shown} --version` did not answer within {} s", timeout.as_secs_f32()),
+                    message: format!(
+                        "`{shown} --version` did not answer within {} s",
+                        timeout.as_secs_f32()
+                    ),
                 };
             }
-            Err(e) => return VersionCheck::Unknown { message: format!("waiting for `{shown} --version`: {e}") },
+            Err(e) => {
+                return VersionCheck::Unknown {
+                    message: format!("waiting for `{shown} --version`: {e}"),
+                };
+            }
         }
     };
     let mut output = String::new();
@@ -112,7 +129,9 @@ pub fn probe(program: impl AsRef<OsStr>, timeout: Duration) -> VersionCheck {
         let _ = stdout.read_to_string(&mut output);
     }
     if !status.success() {
-        return VersionCheck::Unknown { message: format!("`{shown} --version` failed ({status})") };
+        return VersionCheck::Unknown {
+            message: format!("`{shown} --version` failed ({status})"),
+        };
     }
     match parse_version(&output) {
         Some(version) => judge(version),
@@ -148,7 +167,10 @@ mod tests {
         let old = judge(v(0, 80, 4));
         assert!(matches!(old, VersionCheck::TooOld { .. }));
         let message = old.message().unwrap();
-        assert!(message.contains("0.80.4") && message.contains("1.1.0"), "{message}");
+        assert!(
+            message.contains("0.80.4") && message.contains("1.1.0"),
+            "{message}"
+        );
         assert!(matches!(judge(v(1, 0, 9)), VersionCheck::TooOld { .. }));
     }
 

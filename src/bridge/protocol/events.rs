@@ -264,9 +264,15 @@ pub enum Block {
     },
     /// Arguments are bounded: a string longer than 1000 characters is cut and ends with a marker that
     /// carries its full length and a hash, so two different long arguments stay different.
-    ToolCall { id: String, name: String, arguments: Value },
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
     Image,
-    Other { kind: String },
+    Other {
+        kind: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

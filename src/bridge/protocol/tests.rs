@@ -18,7 +18,11 @@ fn round_trip_to_bridge(msg: ToBridge) {
 }
 
 fn event(event: PiEvent) -> FromBridge {
-    FromBridge::Event { seq: 7, at: 1_700_000_000_000, event }
+    FromBridge::Event {
+        seq: 7,
+        at: 1_700_000_000_000,
+        event,
+    }
 }
 
 fn hello() -> Hello {
@@ -40,7 +44,11 @@ fn hello() -> Hello {
 }
 
 fn every_event() -> Vec<PiEvent> {
-    let usage = ContextUsage { tokens: Some(1200), context_window: Some(128_000), percent: Some(0.9375) };
+    let usage = ContextUsage {
+        tokens: Some(1200),
+        context_window: Some(128_000),
+        percent: Some(0.9375),
+    };
     let assistant = MessageSummary {
         id: Some("e9".into()),
         role: Role::Assistant,
@@ -49,9 +57,15 @@ fn every_event() -> Vec<PiEvent> {
         content: vec![
             Block::Thinking { non_blank: true },
             Block::Text { non_blank: false },
-            Block::ToolCall { id: "c1".into(), name: "bash".into(), arguments: json!({"command": "ls"}) },
+            Block::ToolCall {
+                id: "c1".into(),
+                name: "bash".into(),
+                arguments: json!({"command": "ls"}),
+            },
             Block::Image,
-            Block::Other { kind: "redacted".into() },
+            Block::Other {
+                kind: "redacted".into(),
+            },
         ],
         tool_call_id: None,
         tool_name: None,
@@ -85,14 +99,20 @@ fn every_event() -> Vec<PiEvent> {
             model: Some("mock/mock-model".into()),
             custom_entries: vec![entry.clone()],
         }),
-        PiEvent::SessionShutdown(SessionShutdown { reason: SessionReason::Quit, target_session_file: None }),
+        PiEvent::SessionShutdown(SessionShutdown {
+            reason: SessionReason::Quit,
+            target_session_file: None,
+        }),
         PiEvent::SessionTree(SessionTree {
             new_leaf_id: Some("a".into()),
             old_leaf_id: None,
             custom_entries: vec![entry],
         }),
         PiEvent::SessionInfoChanged(SessionInfoChanged { name: None }),
-        PiEvent::ModelSelect(ModelSelect { model: Some("p/m".into()), source: Some("cycle".into()) }),
+        PiEvent::ModelSelect(ModelSelect {
+            model: Some("p/m".into()),
+            source: Some("cycle".into()),
+        }),
         PiEvent::Input(InputEvent {
             source: InputSource::Extension,
             streaming_behavior: Some("steer".into()),
@@ -115,10 +135,17 @@ fn every_event() -> Vec<PiEvent> {
             pending_messages: Some(false),
             context_usage: Some(usage.clone()),
             tail: vec![
-                TailEntry::Compaction { id: Some("e1".into()), tokens_before: Some(9011) },
+                TailEntry::Compaction {
+                    id: Some("e1".into()),
+                    tokens_before: Some(9011),
+                },
                 TailEntry::Message(assistant.clone()),
                 TailEntry::Message(result),
-                TailEntry::CustomMessage { id: None, custom_type: "pokeshell-poke".into(), display: false },
+                TailEntry::CustomMessage {
+                    id: None,
+                    custom_type: "pokeshell-poke".into(),
+                    display: false,
+                },
             ],
             tail_truncated: true,
         }),
@@ -175,7 +202,10 @@ fn every_event() -> Vec<PiEvent> {
             session_id: Some("s1".into()),
             model: None,
         }),
-        PiEvent::Log(LogEvent { level: "error".into(), message: "agent_settled: oops".into() }),
+        PiEvent::Log(LogEvent {
+            level: "error".into(),
+            message: "agent_settled: oops".into(),
+        }),
     ]
 }
 
@@ -189,15 +219,25 @@ fn every_command() -> Vec<Command> {
             deliver_as: Some(DeliverAs::FollowUp),
             details: Some(json!({"rule": "POKE-P1"})),
         }),
-        Command::SendUserMessage(SendUserMessage { text: "hi".into(), deliver_as: Some(DeliverAs::Steer) }),
+        Command::SendUserMessage(SendUserMessage {
+            text: "hi".into(),
+            deliver_as: Some(DeliverAs::Steer),
+        }),
         Command::Abort,
         Command::Compact(CompactRequest {
             custom_instructions: Some("focus on tests".into()),
             handoff: true,
             save: true,
         }),
-        Command::AppendEntry { custom_type: "pokeshell-settings".into(), data: json!({"enabled": true}) },
-        Command::GetEntries { custom_type_prefix: Some("pokeshell".into()), scope: EntryScope::All, limit: Some(10) },
+        Command::AppendEntry {
+            custom_type: "pokeshell-settings".into(),
+            data: json!({"enabled": true}),
+        },
+        Command::GetEntries {
+            custom_type_prefix: Some("pokeshell".into()),
+            scope: EntryScope::All,
+            limit: Some(10),
+        },
         Command::ContextUsage,
         Command::IsIdle,
         Command::ToolReply(ToolReply {
@@ -206,7 +246,10 @@ fn every_command() -> Vec<Command> {
             is_error: false,
             details: Some(json!({"id": "w1"})),
         }),
-        Command::Notify { message: "hello".into(), level: NotifyLevel::Warning },
+        Command::Notify {
+            message: "hello".into(),
+            level: NotifyLevel::Warning,
+        },
     ]
 }
 
@@ -216,7 +259,12 @@ fn every_bridge_message_round_trips() {
     for e in every_event() {
         round_trip_from_bridge(event(e));
     }
-    round_trip_from_bridge(FromBridge::Reply(Reply { id: 3, ok: true, result: json!({"idle": true}), error: None }));
+    round_trip_from_bridge(FromBridge::Reply(Reply {
+        id: 3,
+        ok: true,
+        result: json!({"idle": true}),
+        error: None,
+    }));
     round_trip_from_bridge(FromBridge::Reply(Reply {
         id: 4,
         ok: false,
@@ -227,10 +275,17 @@ fn every_bridge_message_round_trips() {
 
 #[test]
 fn every_pokeshell_message_round_trips() {
-    round_trip_to_bridge(ToBridge::Welcome { protocol: PROTOCOL_VERSION });
-    round_trip_to_bridge(ToBridge::Rejected { reason: "wrong token".into() });
+    round_trip_to_bridge(ToBridge::Welcome {
+        protocol: PROTOCOL_VERSION,
+    });
+    round_trip_to_bridge(ToBridge::Rejected {
+        reason: "wrong token".into(),
+    });
     for (i, command) in every_command().into_iter().enumerate() {
-        round_trip_to_bridge(ToBridge::Command { id: i as u64 + 1, command });
+        round_trip_to_bridge(ToBridge::Command {
+            id: i as u64 + 1,
+            command,
+        });
     }
 }
 
@@ -248,8 +303,13 @@ fn parses_lines_as_the_bridge_writes_them() {
     let hello = r#"{"type":"hello","protocol":1,"token":"abc","piVersion":"1.6.0","pid":9,"instance":"u",
         "reconnect":false,"dropped":0,"sessionId":"s","sessionFile":null,"sessionName":null,
         "model":"mock/mock-model","mode":"print","cwd":"/w"}"#;
-    let FromBridge::Hello(h) = parse_from_bridge(hello.as_bytes()).unwrap() else { panic!("not a hello") };
-    assert_eq!((h.token.as_str(), h.pid, h.mode.as_deref()), ("abc", 9, Some("print")));
+    let FromBridge::Hello(h) = parse_from_bridge(hello.as_bytes()).unwrap() else {
+        panic!("not a hello")
+    };
+    assert_eq!(
+        (h.token.as_str(), h.pid, h.mode.as_deref()),
+        ("abc", 9, Some("print"))
+    );
 
     let settled = r#"{"type":"event","seq":12,"at":5,"event":{"type":"agent_settled","aborted":true,"idle":true,
         "pendingMessages":false,"contextUsage":{"tokens":null,"contextWindow":16000,"percent":null},
@@ -261,7 +321,11 @@ fn parses_lines_as_the_bridge_writes_them() {
                  "customType":null},
                 {"kind":"custom_message","id":"z","customType":"wakeup","display":true}],
         "tailTruncated":false}}"#;
-    let FromBridge::Event { seq, event: PiEvent::AgentSettled(s), .. } = parse_from_bridge(settled.as_bytes()).unwrap()
+    let FromBridge::Event {
+        seq,
+        event: PiEvent::AgentSettled(s),
+        ..
+    } = parse_from_bridge(settled.as_bytes()).unwrap()
     else {
         panic!("not a settle")
     };
@@ -269,15 +333,31 @@ fn parses_lines_as_the_bridge_writes_them() {
     assert!(s.aborted);
     assert_eq!(s.context_usage.unwrap().tokens, None);
     assert_eq!(s.tail.len(), 3);
-    let TailEntry::Message(m) = &s.tail[1] else { panic!("not a message") };
-    assert_eq!((m.role, m.is_error, m.tool_call_id.as_deref()), (Role::ToolResult, Some(true), Some("c")));
+    let TailEntry::Message(m) = &s.tail[1] else {
+        panic!("not a message")
+    };
+    assert_eq!(
+        (m.role, m.is_error, m.tool_call_id.as_deref()),
+        (Role::ToolResult, Some(true), Some("c"))
+    );
 
     let reply = r#"{"type":"reply","id":5,"ok":false,"error":"no tool call c9 is waiting for a reply"}"#;
-    let FromBridge::Reply(r) = parse_from_bridge(reply.as_bytes()).unwrap() else { panic!("not a reply") };
-    assert_eq!(r.into_result(), Err("no tool call c9 is waiting for a reply".to_owned()));
+    let FromBridge::Reply(r) = parse_from_bridge(reply.as_bytes()).unwrap() else {
+        panic!("not a reply")
+    };
+    assert_eq!(
+        r.into_result(),
+        Err("no tool call c9 is waiting for a reply".to_owned())
+    );
 
     let start = r#"{"type":"event","seq":1,"at":2,"event":{"type":"agent_start"}}"#;
-    assert!(matches!(parse_from_bridge(start.as_bytes()).unwrap(), FromBridge::Event { event: PiEvent::AgentStart, .. }));
+    assert!(matches!(
+        parse_from_bridge(start.as_bytes()).unwrap(),
+        FromBridge::Event {
+            event: PiEvent::AgentStart,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -300,14 +380,23 @@ fn commands_are_written_as_the_bridge_reads_them() {
     );
     let reply = ToBridge::Command {
         id: 4,
-        command: Command::ToolReply(ToolReply { call_id: "c".into(), text: "ok".into(), is_error: true, details: None }),
+        command: Command::ToolReply(ToolReply {
+            call_id: "c".into(),
+            text: "ok".into(),
+            is_error: true,
+            details: None,
+        }),
     };
     assert_eq!(
         serde_json::to_value(&reply).unwrap(),
         json!({"type": "command", "id": 4, "command": {"type": "tool_reply", "callId": "c", "text": "ok", "isError": true}})
     );
     assert_eq!(
-        serde_json::to_value(ToBridge::Command { id: 5, command: Command::Abort }).unwrap(),
+        serde_json::to_value(ToBridge::Command {
+            id: 5,
+            command: Command::Abort
+        })
+        .unwrap(),
         json!({"type": "command", "id": 5, "command": {"type": "abort"}})
     );
 }
@@ -315,9 +404,19 @@ fn commands_are_written_as_the_bridge_reads_them() {
 #[test]
 fn unknown_events_and_values_are_tolerated() {
     let newer = r#"{"type":"event","seq":1,"at":2,"event":{"type":"some_future_event","x":1}}"#;
-    assert!(matches!(parse_from_bridge(newer.as_bytes()).unwrap(), FromBridge::Event { event: PiEvent::Unknown, .. }));
+    assert!(matches!(
+        parse_from_bridge(newer.as_bytes()).unwrap(),
+        FromBridge::Event {
+            event: PiEvent::Unknown,
+            ..
+        }
+    ));
     let end = r#"{"type":"event","seq":1,"at":2,"event":{"type":"agent_end","stopReason":"brand_new","messageCount":1}}"#;
-    let FromBridge::Event { event: PiEvent::AgentEnd(end), .. } = parse_from_bridge(end.as_bytes()).unwrap() else {
+    let FromBridge::Event {
+        event: PiEvent::AgentEnd(end),
+        ..
+    } = parse_from_bridge(end.as_bytes()).unwrap()
+    else {
         panic!("not an agent_end")
     };
     assert_eq!(end.stop_reason, Some(StopReason::Other));
@@ -335,13 +434,22 @@ fn malformed_lines_are_errors_not_panics() {
         b"\xff\xfe\x00",
         b"{\"type\":\"reply\",\"id\":-1,\"ok\":true}",
     ] {
-        assert!(parse_from_bridge(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+        assert!(
+            parse_from_bridge(bad).is_err(),
+            "{:?}",
+            String::from_utf8_lossy(bad)
+        );
     }
 }
 
 #[test]
 fn reply_without_error_text_still_says_something() {
-    let r = Reply { id: 1, ok: false, result: Value::Null, error: None };
+    let r = Reply {
+        id: 1,
+        ok: false,
+        result: Value::Null,
+        error: None,
+    };
     assert!(!r.into_result().unwrap_err().is_empty());
 }
 
