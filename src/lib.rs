@@ -2,6 +2,7 @@
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
 pub mod app;
+pub mod bridge;
 pub mod cli;
 pub mod config;
 pub mod demo;

@@ -1,0 +1,198 @@
+//! The one task that owns the server's state: which connection is live, which commands wait for a
+//! reply. Connections and the app talk to it through channels, so events leave in one order and a
+//! replaced connection can never slip an event in after its `Disconnected`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::protocol::{FromBridge, Hello};
+use super::server::BridgeEvent;
+
+pub enum HubMsg {
+    /// A connection passed the handshake; the welcome is already queued on `writer`.
+    Authenticated {
+        conn: u64,
+        hello: Box<Hello>,
+        writer: mpsc::Sender<String>,
+        close: oneshot::Sender<()>,
+    },
+    Line {
+        conn: u64,
+        msg: FromBridge,
+    },
+    Warning {
+        conn: u64,
+        reason: String,
+    },
+    Closed {
+        conn: u64,
+        reason: String,
+    },
+    Rejected {
+        reason: String,
+    },
+    /// From the app: an encoded command line.
+    Send {
+        id: u64,
+        name: &'static str,
+        line: String,
+    },
+}
+
+struct Live {
+    conn: u64,
+    writer: mpsc::Sender<String>,
+    /// Dropping it tells the connection's reader to stop.
+    _close: oneshot::Sender<()>,
+}
+
+struct Hub {
+    events: mpsc::Sender<BridgeEvent>,
+    connected: Arc<AtomicBool>,
+    live: Option<Live>,
+    pending: HashMap<u64, (u64, &'static str)>,
+}
+
+pub async fn run(
+    mut from_conns: mpsc::Receiver<HubMsg>,
+    mut from_app: mpsc::UnboundedReceiver<HubMsg>,
+    events: mpsc::Sender<BridgeEvent>,
+    connected: Arc<AtomicBool>,
+) {
+    let mut hub = Hub {
+        events,
+        connected,
+        live: None,
+        pending: HashMap::new(),
+    };
+    loop {
+        let msg = tokio::select! {
+            Some(msg) = from_conns.recv() => msg,
+            Some(msg) = from_app.recv() => msg,
+            else => return,
+        };
+        hub.handle(msg).await;
+    }
+}
+
+impl Hub {
+    async fn handle(&mut self, msg: HubMsg) {
+        match msg {
+            HubMsg::Authenticated {
+                conn,
+                hello,
+                writer,
+                close,
+            } => {
+                if let Some(old) = self.live.take() {
+                    self.end_live(old.conn, "replaced by a newer bridge connection")
+                        .await;
+                }
+                self.live = Some(Live {
+                    conn,
+                    writer,
+                    _close: close,
+                });
+                self.connected.store(true, Ordering::Relaxed);
+                self.emit(BridgeEvent::Connected { conn, hello: *hello }).await;
+            }
+            HubMsg::Line { conn, msg } => {
+                if self.live_conn() != Some(conn) {
+                    return;
+                }
+                match msg {
+                    FromBridge::Event { seq, at, event } => {
+                        self.emit(BridgeEvent::Event { conn, seq, at, event }).await;
+                    }
+                    FromBridge::Reply(reply) => match self.pending.remove(&reply.id) {
+                        Some((_, command)) => {
+                            let id = reply.id;
+                            self.emit(BridgeEvent::Reply {
+                                id,
+                                command,
+                                result: reply.into_result(),
+                            })
+                            .await;
+                        }
+                        None => {
+                            let reason =
+                                format!("ignored a reply to unknown or expired command {}", reply.id);
+                            self.emit(BridgeEvent::Warning { conn, reason }).await;
+                        }
+                    },
+                    FromBridge::Hello(_) => {
+                        let reason = "ignored a second hello on an authenticated connection".to_owned();
+                        self.emit(BridgeEvent::Warning { conn, reason }).await;
+                    }
+                }
+            }
+            HubMsg::Warning { conn, reason } => self.emit(BridgeEvent::Warning { conn, reason }).await,
+            HubMsg::Rejected { reason } => self.emit(BridgeEvent::Rejected { reason }).await,
+            HubMsg::Closed { conn, reason } => {
+                if self.live_conn() == Some(conn) {
+                    self.live = None;
+                    self.end_live(conn, &reason).await;
+                }
+            }
+            HubMsg::Send { id, name, line } => self.send(id, name, line).await,
+        }
+    }
+
+    async fn send(&mut self, id: u64, command: &'static str, line: String) {
+        let Some(live) = &self.live else {
+            let result = Err("the bridge is not connected".to_owned());
+            return self.emit(BridgeEvent::Reply { id, command, result }).await;
+        };
+        match live.writer.try_send(line) {
+            Ok(()) => {
+                self.pending.insert(id, (live.conn, command));
+            }
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                let result = Err("the bridge is not reading its commands; this one was dropped".to_owned());
+                self.emit(BridgeEvent::Reply { id, command, result }).await;
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                let result = Err("the bridge connection is closing".to_owned());
+                self.emit(BridgeEvent::Reply { id, command, result }).await;
+            }
+        }
+    }
+
+    /// Reports the end of the (former) live connection and fails the commands still waiting on it.
+    async fn end_live(&mut self, conn: u64, reason: &str) {
+        if self.live.is_none() {
+            self.connected.store(false, Ordering::Relaxed);
+        }
+        let mut orphaned: Vec<(u64, &'static str)> = self
+            .pending
+            .iter()
+            .filter(|(_, (c, _))| *c == conn)
+            .map(|(id, (_, name))| (*id, *name))
+            .collect();
+        orphaned.sort_unstable();
+        for (id, _) in &orphaned {
+            self.pending.remove(id);
+        }
+        self.emit(BridgeEvent::Disconnected {
+            conn,
+            reason: reason.to_owned(),
+        })
+        .await;
+        for (id, command) in orphaned {
+            let result = Err(format!("the bridge connection ended before replying ({reason})"));
+            self.emit(BridgeEvent::Reply { id, command, result }).await;
+        }
+    }
+
+    fn live_conn(&self) -> Option<u64> {
+        self.live.as_ref().map(|l| l.conn)
+    }
+
+    async fn emit(&self, event: BridgeEvent) {
+        // The app dropped its receiver: nobody listens, which is not an error for the server.
+        let _ = self.events.send(event).await;
+    }
+}

@@ -1,0 +1,411 @@
+//! Events the bridge forwards from pi (pi-integration.md §2, seeds-behaviour.md §6).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One of pi's lifecycle events, reduced to the fields pokeshell uses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PiEvent {
+    SessionStart(SessionStart),
+    SessionShutdown(SessionShutdown),
+    SessionTree(SessionTree),
+    SessionInfoChanged(SessionInfoChanged),
+    ModelSelect(ModelSelect),
+    Input(InputEvent),
+    BeforeAgentStart(BeforeAgentStart),
+    AgentStart,
+    AgentEnd(AgentEnd),
+    AgentSettled(AgentSettled),
+    TurnStart(TurnStart),
+    MessageEnd(MessageEnd),
+    ToolExecutionStart(ToolExecutionStart),
+    ToolExecutionEnd(ToolExecutionEnd),
+    SessionBeforeCompact(SessionBeforeCompact),
+    SessionCompact(SessionCompact),
+    SessionCompactFailed(SessionCompactFailed),
+    /// What the handoff pass of a `compact {handoff: true}` did.
+    Handoff(HandoffReport),
+    /// A forwarded tool (schedule_wakeup, cancel_wakeup) waits for a `tool_reply` command.
+    ToolCallRequest(ToolCallRequest),
+    /// pi's state, sent after every welcome so a reconnect starts from facts.
+    Snapshot(Snapshot),
+    /// Something went wrong inside the bridge; it reports instead of throwing into pi.
+    Log(LogEvent),
+    /// An event type this pokeshell does not know (a newer bridge); ignored.
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionReason {
+    Startup,
+    Quit,
+    Reload,
+    New,
+    Resume,
+    Fork,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStart {
+    pub reason: SessionReason,
+    pub previous_session_file: Option<String>,
+    pub session_id: Option<String>,
+    pub session_file: Option<String>,
+    pub session_name: Option<String>,
+    pub model: Option<String>,
+    /// pokeshell's own custom entries (customType starting with "pokeshell") on the current branch,
+    /// oldest first, so settings and wakeups can be restored.
+    #[serde(default)]
+    pub custom_entries: Vec<CustomEntry>,
+}
+
+/// A custom entry (`pi.appendEntry`) read back from the session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomEntry {
+    pub id: Option<String>,
+    pub custom_type: String,
+    #[serde(default)]
+    pub data: Value,
+    pub timestamp: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionShutdown {
+    pub reason: SessionReason,
+    pub target_session_file: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionTree {
+    pub new_leaf_id: Option<String>,
+    pub old_leaf_id: Option<String>,
+    /// pokeshell's custom entries on the branch now current.
+    #[serde(default)]
+    pub custom_entries: Vec<CustomEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfoChanged {
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSelect {
+    pub model: Option<String>,
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputSource {
+    /// Typed by the user.
+    Interactive,
+    /// Sent by an RPC client.
+    Rpc,
+    /// Sent by an extension with `pi.sendUserMessage` (pokeshell's own included).
+    Extension,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputEvent {
+    pub source: InputSource,
+    /// "steer" or "followUp" when the input arrived while pi was busy.
+    pub streaming_behavior: Option<String>,
+    #[serde(default)]
+    pub text_chars: u64,
+    #[serde(default)]
+    pub has_images: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BeforeAgentStart {
+    /// "user" for a prompt, "custom" for a run started by a custom message.
+    pub message_type: Option<String>,
+    pub custom_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    Stop,
+    Length,
+    ToolUse,
+    Error,
+    Aborted,
+    Pending,
+    Deferred,
+    #[serde(other)]
+    Other,
+}
+
+/// pi's `agent_end` is not final (retries and compaction retries follow); `agent_settled` is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentEnd {
+    /// Of the last assistant message of this low-level run, if it had one.
+    pub stop_reason: Option<StopReason>,
+    pub error_message: Option<String>,
+    #[serde(default)]
+    pub message_count: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSettled {
+    pub aborted: bool,
+    /// `ctx.isIdle()` inside the handler (true unless something raced).
+    pub idle: Option<bool>,
+    pub pending_messages: Option<bool>,
+    pub context_usage: Option<ContextUsage>,
+    /// The last message entries of the current branch, oldest first (raw branch order, pre-compaction
+    /// messages included), bounded to 200.
+    #[serde(default)]
+    pub tail: Vec<TailEntry>,
+    /// True when the branch had more entries than the tail carries.
+    #[serde(default)]
+    pub tail_truncated: bool,
+}
+
+/// `ctx.getContextUsage()`; `tokens` and `percent` are null after a compaction until the next reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUsage {
+    pub tokens: Option<u64>,
+    pub context_window: Option<u64>,
+    /// 0 to 100.
+    pub percent: Option<f64>,
+}
+
+/// One branch entry the stalled-agent rules look at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TailEntry {
+    /// An entry of type "message".
+    Message(MessageSummary),
+    /// An entry of type "custom_message" (`pi.sendMessage`): never part of the message list the
+    /// loop guard walks, but shown here so pokeshell can tell its own injections apart.
+    CustomMessage {
+        id: Option<String>,
+        #[serde(rename = "customType")]
+        custom_type: String,
+        #[serde(default)]
+        display: bool,
+    },
+    /// A compaction entry (marks where earlier history was summarized).
+    Compaction {
+        id: Option<String>,
+        #[serde(rename = "tokensBefore")]
+        tokens_before: Option<u64>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    Custom,
+    BashExecution,
+    System,
+    BranchSummary,
+    CompactionSummary,
+    #[serde(other)]
+    Other,
+}
+
+/// A message stripped down to what the rules need: no text, only whether there was any.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageSummary {
+    /// The session entry id (absent in `message_end`, where the entry may not exist yet).
+    pub id: Option<String>,
+    pub role: Role,
+    pub stop_reason: Option<StopReason>,
+    /// Bounded to 500 characters.
+    pub error_message: Option<String>,
+    #[serde(default)]
+    pub content: Vec<Block>,
+    /// Tool results only.
+    pub tool_call_id: Option<String>,
+    pub tool_name: Option<String>,
+    pub is_error: Option<bool>,
+    /// Custom messages only.
+    pub custom_type: Option<String>,
+}
+
+/// One content block of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Block {
+    /// `non_blank`: the text has something besides whitespace.
+    Text {
+        #[serde(rename = "nonBlank")]
+        non_blank: bool,
+    },
+    Thinking {
+        #[serde(rename = "nonBlank")]
+        non_blank: bool,
+    },
+    /// Arguments are bounded: a string longer than 1000 characters is cut and ends with a marker that
+    /// carries its full length and a hash, so two different long arguments stay different.
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
+    Image,
+    Other {
+        kind: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnStart {
+    #[serde(default)]
+    pub turn_index: u32,
+}
+
+/// Fires for every finished message: user, assistant, tool result, custom, system.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageEnd {
+    pub message: MessageSummary,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecutionStart {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    /// A preview: strings cut at 200 characters, nesting and sizes bounded.
+    #[serde(default)]
+    pub args: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecutionEnd {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    #[serde(default)]
+    pub is_error: bool,
+    pub duration_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactReason {
+    Manual,
+    Threshold,
+    Overflow,
+    #[serde(other)]
+    Other,
+}
+
+/// A compaction is starting (pi is not idle until it ends).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionBeforeCompact {
+    pub reason: CompactReason,
+    #[serde(default)]
+    pub will_retry: bool,
+    pub tokens_before: Option<u64>,
+    /// This pass is one pokeshell asked for with `handoff: true`; a `handoff` event follows.
+    #[serde(default)]
+    pub handoff: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCompact {
+    pub reason: CompactReason,
+    #[serde(default)]
+    pub will_retry: bool,
+    #[serde(default)]
+    pub from_extension: bool,
+    pub tokens_before: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCompactFailed {
+    pub reason: CompactReason,
+    #[serde(default)]
+    pub will_retry: bool,
+    #[serde(default)]
+    pub aborted: bool,
+    #[serde(default)]
+    pub from_extension: bool,
+    pub error_message: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandoffOutcome {
+    /// The handoff document became the compaction summary.
+    Written,
+    /// The bridge returned nothing and pi wrote its default summary.
+    Fallback,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandoffReport {
+    pub outcome: HandoffOutcome,
+    /// Where the document was saved, when it was.
+    pub path: Option<String>,
+    /// Why the document was not saved although saving was asked for.
+    pub save_error: Option<String>,
+    /// Why the bridge fell back to pi's default summary.
+    pub reason: Option<String>,
+    pub document_chars: Option<u64>,
+    #[serde(default)]
+    pub read_files: u32,
+    #[serde(default)]
+    pub modified_files: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRequest {
+    /// pi's tool call id; answer with a `tool_reply` command carrying it.
+    pub call_id: String,
+    pub tool_name: String,
+    #[serde(default)]
+    pub args: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub idle: Option<bool>,
+    pub pending_messages: Option<bool>,
+    pub context_usage: Option<ContextUsage>,
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEvent {
+    /// "warning" or "error".
+    pub level: String,
+    pub message: String,
+}
