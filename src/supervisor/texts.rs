@@ -10,10 +10,10 @@ pub const CT_LOOP: &str = "stalled-agent-recovery-loop";
 /// customType of a delivered wakeup (visible).
 pub const CT_WAKEUP: &str = "wakeup";
 
-pub const ENTRY_WAKEUP_SCHEDULED: &str = "wakeup_scheduled";
-pub const ENTRY_WAKEUP_FIRED: &str = "wakeup_fired";
-pub const ENTRY_WAKEUP_CANCELLED: &str = "wakeup_cancelled";
-pub const ENTRY_WAKEUP_FAILED: &str = "wakeup_delivery_failed";
+pub const ENTRY_WAKEUP_SCHEDULED: &str = "pokeshell-wakeup-scheduled";
+pub const ENTRY_WAKEUP_FIRED: &str = "pokeshell-wakeup-fired";
+pub const ENTRY_WAKEUP_CANCELLED: &str = "pokeshell-wakeup-cancelled";
+pub const ENTRY_WAKEUP_FAILED: &str = "pokeshell-wakeup-failed";
 
 const CARRY_ON: &str = "Carry on from where the work stopped: check the current state, then continue the task that \
                         was in progress.";

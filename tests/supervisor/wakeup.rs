@@ -112,7 +112,7 @@ fn wak_09_t1_t3_idle_schedule_then_fire_steers_a_visible_wakeup() {
         Some(START_MONO + 120_000),
         "one timer of 120 s"
     );
-    let scheduled = sim.entries("wakeup_scheduled");
+    let scheduled = sim.entries("pokeshell-wakeup-scheduled");
     assert_eq!(scheduled.len(), 1);
     assert_eq!(scheduled[0]["delaySeconds"], 120);
     assert_eq!(scheduled[0]["fireAtMs"], START_WALL + 120_000);
@@ -133,7 +133,7 @@ fn wak_09_t1_t3_idle_schedule_then_fire_steers_a_visible_wakeup() {
         sent[0].text
     );
     assert_eq!(
-        sim.entries("wakeup_fired"),
+        sim.entries("pokeshell-wakeup-fired"),
         vec![json!({"id": "wake-1", "reason": "CI"})]
     );
 }
@@ -173,7 +173,7 @@ fn wak_13_t2_cancel_one() {
     assert_eq!(sim.sup.next_deadline(), None, "the timer is gone");
     sim.run_for(200);
     assert!(wakeups_sent(&sim).is_empty());
-    assert_eq!(sim.entries("wakeup_cancelled"), vec![json!({"id": "wake-1"})]);
+    assert_eq!(sim.entries("pokeshell-wakeup-cancelled"), vec![json!({"id": "wake-1"})]);
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn wak_14_t2_cancel_unknown_id() {
     sim.tool_call("c1", "cancel_wakeup", json!({"id": "wake-999"}));
     let (_, text, is_error, _) = sim.replies().pop().expect("reply");
     assert!(text.contains("no pending wakeup wake-999") && !is_error, "{text}");
-    assert!(sim.entries("wakeup_cancelled").is_empty());
+    assert!(sim.entries("pokeshell-wakeup-cancelled").is_empty());
 }
 
 #[test]
@@ -196,7 +196,7 @@ fn wak_15_t2_cancel_all() {
     sim.run_for(300);
     assert!(wakeups_sent(&sim).is_empty());
     assert_eq!(
-        sim.entries("wakeup_cancelled"),
+        sim.entries("pokeshell-wakeup-cancelled"),
         vec![json!({"all": true, "count": 2})]
     );
 }
@@ -207,7 +207,7 @@ fn wak_16_t2_cancel_all_with_nothing_pending() {
     sim.tool_call("c1", "cancel_wakeup", json!({"id": ""}));
     let (_, text, _, _) = sim.replies().pop().expect("reply");
     assert!(text.starts_with("0 pending wakeups"), "{text}");
-    assert!(sim.entries("wakeup_cancelled").is_empty());
+    assert!(sim.entries("pokeshell-wakeup-cancelled").is_empty());
 }
 
 #[test]
@@ -216,10 +216,10 @@ fn wak_17_t3_delivery_failure_is_recorded_once() {
     schedule(&mut sim, "c1", json!(60), "x", None);
     sim.refuse_sends("pi is gone").run_for(60);
     assert_eq!(
-        sim.entries("wakeup_delivery_failed"),
+        sim.entries("pokeshell-wakeup-failed"),
         vec![json!({"id": "wake-1", "error": "pi is gone"})]
     );
-    assert!(sim.entries("wakeup_fired").is_empty());
+    assert!(sim.entries("pokeshell-wakeup-fired").is_empty());
     let failures: Vec<_> = sim
         .notifications()
         .into_iter()
@@ -228,7 +228,7 @@ fn wak_17_t3_delivery_failure_is_recorded_once() {
     assert_eq!(failures.len(), 1);
     sim.tick().run_for(600);
     assert_eq!(wakeups_sent(&sim).len(), 1, "one-shot: not sent again");
-    assert_eq!(sim.entries("wakeup_delivery_failed").len(), 1);
+    assert_eq!(sim.entries("pokeshell-wakeup-failed").len(), 1);
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn wak_19_t4_shutdown_clears_every_timer() {
 
 fn scheduled_entry(id: &str, fire_at: u64, prompt: &str) -> CustomEntry {
     CustomEntry {
-        custom_type: "wakeup_scheduled".into(),
+        custom_type: "pokeshell-wakeup-scheduled".into(),
         data: json!({"id": id, "delaySeconds": 60, "reason": "r", "fireAtMs": fire_at, "prompt": prompt}),
     }
 }
@@ -279,11 +279,11 @@ fn wak_t5_pending_wakeups_are_re_armed_at_session_start() {
         vec![
             scheduled_entry("wake-1", START_WALL + 90_000, "later"),
             scheduled_entry("wake-2", START_WALL + 30_000, "fired already"),
-            entry("wakeup_fired", json!({"id": "wake-2"})),
+            entry("pokeshell-wakeup-fired", json!({"id": "wake-2"})),
             scheduled_entry("wake-3", START_WALL + 40_000, "cancelled"),
-            entry("wakeup_cancelled", json!({"id": "wake-3"})),
+            entry("pokeshell-wakeup-cancelled", json!({"id": "wake-3"})),
             scheduled_entry("wake-4", START_WALL + 50_000, "failed"),
-            entry("wakeup_delivery_failed", json!({"id": "wake-4", "error": "x"})),
+            entry("pokeshell-wakeup-failed", json!({"id": "wake-4", "error": "x"})),
         ],
     );
     let view = sim.view();
@@ -331,7 +331,7 @@ fn wak_t5_cancel_all_entry_removes_everything_before_it() {
         vec![
             scheduled_entry("wake-1", START_WALL + 90_000, "a"),
             scheduled_entry("wake-2", START_WALL + 90_000, "b"),
-            entry("wakeup_cancelled", json!({"all": true, "count": 2})),
+            entry("pokeshell-wakeup-cancelled", json!({"all": true, "count": 2})),
             scheduled_entry("wake-3", START_WALL + 90_000, "c"),
         ],
     );
@@ -347,10 +347,10 @@ fn wak_t5_entries_that_cannot_be_re_armed_are_skipped_and_recorded() {
         vec![
             // Written by the original pi-wakeup: no prompt stored.
             entry(
-                "wakeup_scheduled",
+                "pokeshell-wakeup-scheduled",
                 json!({"id": "wake-1", "delaySeconds": 60, "reason": "", "fireAtMs": 1}),
             ),
-            entry("wakeup_scheduled", json!("garbage")),
+            entry("pokeshell-wakeup-scheduled", json!("garbage")),
             scheduled_entry("wake-2", START_WALL + 1000, "ok"),
         ],
     );
@@ -403,7 +403,7 @@ fn wak_empty_prompt_is_refused() {
     let (call_id, text, is_error, _) = sim.replies().pop().expect("reply");
     assert_eq!(call_id, "c1");
     assert!(is_error && text.contains("prompt"), "{text}");
-    assert!(sim.entries("wakeup_scheduled").is_empty());
+    assert!(sim.entries("pokeshell-wakeup-scheduled").is_empty());
 }
 
 #[test]

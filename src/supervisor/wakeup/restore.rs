@@ -24,8 +24,8 @@ pub struct Restored {
     pub skipped: Vec<String>,
 }
 
-/// `wakeup_scheduled` adds; `wakeup_fired`, `wakeup_delivery_failed` and `wakeup_cancelled {id}` remove;
-/// `wakeup_cancelled {all}` removes everything scheduled before it.
+/// `pokeshell-wakeup-scheduled` adds; `pokeshell-wakeup-fired`, `pokeshell-wakeup-failed` and `pokeshell-wakeup-cancelled {id}` remove;
+/// `pokeshell-wakeup-cancelled {all}` removes everything scheduled before it.
 pub fn restore(entries: &[CustomEntry]) -> Restored {
     let mut restored = Restored::default();
     for entry in entries {
