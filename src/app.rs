@@ -1,6 +1,7 @@
 //! The application state: what the user sees and what their keys do. The event loop in `run` feeds
 //! it input and time; it answers with effects, so the same logic runs in tests without a terminal.
 
+pub mod link;
 mod mouse;
 pub mod run;
 pub mod view;
@@ -11,6 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use crate::bridge::protocol::Command;
 use crate::config::{Scope, Settings, SidePaneMode};
 use crate::host::HostModes;
 use crate::input::keys;
@@ -18,11 +20,12 @@ use crate::input::prefix::PrefixKey;
 use crate::input::router::{Routed, Router};
 use crate::input::tokenizer::{Token, Tokenizer};
 use crate::screen::ChildModes;
-use crate::supervisor::{Action, FooterSuffix, Now, Supervisor, View};
+use crate::supervisor::{Event as SupEvent, FooterSuffix, LedgerRecord, Now, Supervisor, View};
 use crate::ui::footer::FooterView;
 use crate::ui::help::HelpView;
 use crate::ui::layout::{self, Areas, SideMode};
 use crate::ui::pane::{self, PaneView};
+use crate::ui::prompt::{LinePrompt, PromptOutcome};
 use crate::ui::settings_dialog::{DialogOutcome, SettingsDialog};
 use crate::ui::status_overlay::StatusOverlay;
 use crate::ui::theme::Tone;
@@ -39,10 +42,12 @@ pub enum Effect {
     Relayout,
     /// Draw again.
     Redraw,
-    /// The effective settings changed (the dialog): persist them for the session.
-    SettingsChanged,
-    /// Carry out what the supervisor decided.
-    Act(Action),
+    /// Send a command to the bridge; report the outcome with [`App::on_sent`].
+    Bridge(Command, link::Purpose),
+    /// Ring the bell and send a desktop notification (as the settings allow).
+    Desktop(String),
+    /// Append a record to the intervention ledger.
+    Ledger(LedgerRecord),
 }
 
 /// A layer drawn over the panes that takes the keyboard while it is open.
@@ -50,6 +55,8 @@ pub enum Overlay {
     Help,
     Settings(Box<SettingsDialog>),
     Status(Box<StatusOverlay>),
+    /// The handoff's optional focus line.
+    Handoff(LinePrompt),
 }
 
 /// Which overlay is open, for tests and the event loop.
@@ -58,6 +65,7 @@ pub enum OverlayKind {
     Help,
     Settings,
     Status,
+    Handoff,
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +107,7 @@ pub struct App {
     child_exit: Option<i32>,
     supervisor: Supervisor,
     pi: view::PiInfo,
+    pending: link::Pending,
 }
 
 impl App {
@@ -125,6 +134,7 @@ impl App {
             child_exit: None,
             supervisor: Supervisor::new(settings_supervisor),
             pi: view::PiInfo::default(),
+            pending: link::Pending::default(),
             opts,
         };
         let warnings = app.settings.warnings().len();
@@ -200,6 +210,7 @@ impl App {
             Overlay::Help => OverlayKind::Help,
             Overlay::Settings(_) => OverlayKind::Settings,
             Overlay::Status(_) => OverlayKind::Status,
+            Overlay::Handoff(_) => OverlayKind::Handoff,
         })
     }
 
@@ -290,6 +301,18 @@ impl App {
         for key in keys.into_iter().filter(|k| k.kind != KeyEventKind::Release) {
             let outcome = match &mut self.overlay {
                 Some(Overlay::Settings(d)) => d.handle_key(key),
+                Some(Overlay::Handoff(p)) => {
+                    match p.handle_key(key) {
+                        PromptOutcome::None => {}
+                        PromptOutcome::Cancel => self.overlay = None,
+                        PromptOutcome::Submit(focus) => {
+                            self.overlay = None;
+                            let focus = (!focus.is_empty()).then_some(focus);
+                            self.supervise(SupEvent::ManualHandoff { focus }, now, effects);
+                        }
+                    }
+                    DialogOutcome::None
+                }
                 Some(Overlay::Help | Overlay::Status(_)) | None => DialogOutcome::Close,
             };
             self.dialog_outcome(outcome, now, effects);
@@ -326,11 +349,17 @@ impl App {
         if let Some(Overlay::Settings(d)) = &mut self.overlay {
             d.sync(&self.settings);
         }
+        self.settings_applied(now, effects);
+        self.persist_settings(effects);
+    }
+
+    /// The effective settings may have changed: the display and the supervisor follow at once.
+    fn settings_applied(&mut self, now: Instant, effects: &mut Vec<Effect>) {
         self.apply_display_settings(effects);
         let config = self.settings.effective().supervisor();
         let actions = self.supervisor.set_config(config, self.now(now));
-        effects.extend(actions.into_iter().map(Effect::Act));
-        effects.push(Effect::SettingsChanged);
+        self.perform(actions, now, effects);
+        effects.push(Effect::Redraw);
     }
 
     fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Instant, effects: &mut Vec<Effect>) {
@@ -352,9 +381,22 @@ impl App {
                 self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(&self.settings, &[]))));
             }
             KeyCode::Esc => {}
-            KeyCode::Char(c @ ('p' | 'h')) => {
-                let what = if c == 'p' { "poke" } else { "handoff" };
-                self.flash(format!("{what}: not available yet"), Tone::Warn, now);
+            KeyCode::Char('p') => {
+                if self.pi.status == view::BridgeStatus::Connected {
+                    self.supervise(SupEvent::ManualPoke, now, effects);
+                } else {
+                    self.flash("cannot poke: pi's bridge is not connected", Tone::Error, now);
+                }
+            }
+            KeyCode::Char('h') => {
+                if self.pi.status == view::BridgeStatus::Connected {
+                    self.overlay = Some(Overlay::Handoff(LinePrompt::new(
+                        "Handoff now",
+                        "Optional focus for the handoff document. Enter compacts now · Esc cancels",
+                    )));
+                } else {
+                    self.flash("cannot hand off: pi's bridge is not connected", Tone::Error, now);
+                }
             }
             _ => {
                 let prefix = self.prefix;
@@ -378,7 +420,7 @@ impl App {
         }
         if self.supervisor_due(now) {
             let actions = self.supervisor.tick(self.now(now));
-            effects.extend(actions.into_iter().map(Effect::Act));
+            self.perform(actions, now, &mut effects);
             effects.push(Effect::Redraw);
         }
         if self.live_timers(now) {
@@ -467,6 +509,7 @@ impl App {
             }
             Some(Overlay::Settings(d)) => frame.render_widget(d.as_ref(), frame.area()),
             Some(Overlay::Status(s)) => frame.render_widget(s.as_ref(), frame.area()),
+            Some(Overlay::Handoff(p)) => frame.render_widget(p, frame.area()),
             None => {
                 if let Some(pos) = pane::cursor(screen, areas.pane) {
                     frame.set_cursor_position(pos);

@@ -59,10 +59,12 @@ fn main() -> ExitCode {
     let app = AppOptions {
         label: spec.label.clone(),
     };
+    let bridge = cli.command.is_none();
     match run(RunConfig {
         spec,
         app,
         settings,
+        bridge,
         probe_timeout: probe_timeout(),
     }) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),

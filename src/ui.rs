@@ -5,6 +5,7 @@ pub mod help;
 pub mod layout;
 pub mod overlay;
 pub mod pane;
+pub mod prompt;
 pub mod settings_dialog;
 pub mod side;
 pub mod status_overlay;

@@ -13,13 +13,13 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::{App, AppOptions, Effect};
+use crate::app::view::BridgeStatus;
+use crate::bridge::server::{BridgeEvent, BridgeHandle, BridgeServer};
 use crate::config::Settings;
 use crate::host::{self, HostModes, TerminalGuard};
 use crate::ledger::LedgerFile;
 use crate::pty::{ChildPty, CommandSpec, PtyEvent};
 use crate::screen::{ChildModes, HostCaps, Mirror};
-use crate::supervisor::{Action, NotifyLevel};
-use crate::ui::theme::Tone;
 
 /// At most about 60 frames a second.
 const FRAME: Duration = Duration::from_millis(16);
@@ -34,6 +34,8 @@ pub struct RunConfig {
     pub spec: CommandSpec,
     pub app: AppOptions,
     pub settings: Settings,
+    /// Load the bridge extension into the child (it is pi).
+    pub bridge: bool,
     pub probe_timeout: Duration,
 }
 
@@ -42,6 +44,38 @@ enum LoopEvent {
     Stdin(Vec<u8>),
     StdinClosed,
     Pty(PtyEvent),
+    /// What `pi --version` said, when it says something the user should know.
+    VersionWarning(String),
+}
+
+/// The bridge server and the extension file, when the child is pi.
+struct BridgeSetup {
+    handle: BridgeHandle,
+    events: tokio::sync::mpsc::Receiver<BridgeEvent>,
+}
+
+fn start_bridge(spec: &mut CommandSpec) -> Result<BridgeSetup, String> {
+    let path =
+        crate::bridge::asset::install_bridge().map_err(|e| format!("cannot write the extension: {e}"))?;
+    let (handle, events) = BridgeServer::start().map_err(|e| format!("cannot open its socket: {e}"))?;
+    let mut args: Vec<String> = crate::bridge::asset::pi_args(&path)
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    args.append(&mut spec.args);
+    spec.args = args;
+    for (k, v) in handle.env() {
+        spec.env.push((k.to_string(), v.to_string_lossy().into_owned()));
+    }
+    Ok(BridgeSetup { handle, events })
+}
+
+/// Waits for the next bridge event, or forever when there is no bridge.
+async fn next_bridge_event(bridge: &mut Option<BridgeSetup>) -> Option<BridgeEvent> {
+    match bridge {
+        Some(b) => b.events.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Runs the child inside pokeshell until it exits; returns its exit code.
@@ -105,14 +139,29 @@ struct Loop {
     last_draw: Instant,
     cursor: Option<vt100::CursorStyle>,
     ledger: LedgerFile,
+    bridge: Option<BridgeHandle>,
 }
 
-async fn run_async(cfg: RunConfig) -> Result<i32> {
+async fn run_async(mut cfg: RunConfig) -> Result<i32> {
+    let (mut bridge, bridge_error) = if cfg.bridge {
+        match start_bridge(&mut cfg.spec) {
+            Ok(b) => (Some(b), None),
+            Err(e) => (None, Some(e)),
+        }
+    } else {
+        (None, None)
+    };
     let guard = TerminalGuard::enter()?;
     let reading = host::probe::probe(cfg.probe_timeout);
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let now = Instant::now();
-    let app = App::new(cfg.app, cfg.settings, cols, rows, now);
+    let mut app = App::new(cfg.app, cfg.settings, cols, rows, now);
+    if cfg.bridge {
+        app.set_bridge_status(match &bridge_error {
+            None => BridgeStatus::Waiting,
+            Some(e) => BridgeStatus::Disconnected(e.clone()),
+        });
+    }
     let pane = app.pane();
     let mirror = Arc::new(Mutex::new(Mirror::new(
         pane.height,
@@ -133,6 +182,16 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
         },
     )?;
     spawn_stdin(tx.clone());
+    if cfg.bridge {
+        let program = cfg.spec.program.clone();
+        let version_tx = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let check = crate::bridge::version::probe(&program, Duration::from_secs(10));
+            if let Some(msg) = check.message() {
+                let _ = version_tx.send(LoopEvent::VersionWarning(msg.to_string()));
+            }
+        });
+    }
 
     let terminal =
         Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
@@ -148,6 +207,7 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
         dirty: true,
         last_draw: now - FRAME,
         cursor: None,
+        bridge: bridge.as_ref().map(|b| b.handle.clone()),
         ledger: LedgerFile::new(
             &crate::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell")),
         ),
@@ -197,8 +257,16 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
                     Some(LoopEvent::Pty(PtyEvent::Output)) => lp.on_output()?,
                     Some(LoopEvent::Pty(PtyEvent::Closed)) => output_closed = true,
                     Some(LoopEvent::Pty(PtyEvent::Exited(code))) => break code,
+                    Some(LoopEvent::VersionWarning(msg)) => {
+                        lp.app.flash(msg, crate::ui::theme::Tone::Warn, now);
+                        lp.dirty = true;
+                    }
                     None => break 1,
                 }
+            }
+            Some(ev) = next_bridge_event(&mut bridge) => {
+                let effects = lp.app.on_bridge(ev, Instant::now());
+                lp.apply(effects)?;
             }
             _ = winch.recv() => { resize_due.get_or_insert(Instant::now() + RESIZE_COALESCE); }
             _ = term.recv() => {
@@ -260,42 +328,33 @@ async fn run_async(cfg: RunConfig) -> Result<i32> {
 
 impl Loop {
     fn apply(&mut self, effects: Vec<Effect>) -> Result<()> {
-        for e in effects {
+        let mut queue: std::collections::VecDeque<Effect> = effects.into();
+        while let Some(e) = queue.pop_front() {
             match e {
                 Effect::ToChild(bytes) => self.child.write(bytes),
                 Effect::Relayout => self.relayout()?,
                 Effect::Redraw => self.dirty = true,
-                // Nothing beyond the app itself consumes settings yet.
-                Effect::SettingsChanged => self.dirty = true,
-                Effect::Act(action) => self.act(action),
+                Effect::Bridge(command, purpose) => {
+                    let result = match &self.bridge {
+                        Some(b) => b.send(command).map_err(|e| e.to_string()),
+                        None => Err("pokeshell runs without a bridge".to_string()),
+                    };
+                    queue.extend(self.app.on_sent(purpose, result, Instant::now()));
+                }
+                Effect::Desktop(text) => {
+                    let display = self.app.settings().effective().display;
+                    let bytes = crate::notify::desktop(&text, display.bell, display.notifications);
+                    if !bytes.is_empty() {
+                        let out = self.terminal.backend_mut();
+                        out.write_all(&bytes)
+                            .and_then(|()| out.flush())
+                            .context("cannot write to the terminal")?;
+                    }
+                }
+                Effect::Ledger(record) => self.ledger.append(&record),
             }
         }
         Ok(())
-    }
-
-    /// Performs one supervisor action. Bridge commands come with the bridge; until then only what
-    /// concerns the user's terminal and the ledger is done.
-    fn act(&mut self, action: Action) {
-        match action {
-            Action::Log(record) => self.ledger.append(&record),
-            Action::Notify { text, desktop, level } => {
-                let tone = match level {
-                    NotifyLevel::Info => Tone::Accent,
-                    NotifyLevel::Success => Tone::Ok,
-                    NotifyLevel::Warning => Tone::Warn,
-                    NotifyLevel::Error => Tone::Error,
-                };
-                self.app.flash(text.clone(), tone, Instant::now());
-                if desktop {
-                    let display = self.app.settings().effective().display;
-                    let bytes = crate::notify::desktop(&text, display.bell, display.notifications);
-                    let out = self.terminal.backend_mut();
-                    let _ = out.write_all(&bytes).and_then(|()| out.flush());
-                }
-                self.dirty = true;
-            }
-            _ => {}
-        }
     }
 
     fn relayout(&mut self) -> Result<()> {

@@ -78,7 +78,10 @@ fn prefix_c_opens_the_settings_and_changes_apply_at_once() {
     assert_eq!(a.overlay(), Some(OverlayKind::Settings));
     // The first row is the master switch: Enter turns it off, right away.
     let e = a.on_stdin(b"\r", &ChildModes::default(), Instant::now());
-    assert!(e.contains(&Effect::SettingsChanged));
+    assert!(
+        !e.iter().any(|x| matches!(x, Effect::Bridge(..))),
+        "no bridge yet: nothing to persist"
+    );
     assert!(!a.footer_view(Instant::now()).poke_on);
     assert!(to_child(&e).is_empty(), "dialog keys never reach pi");
     // Esc closes (the filter is empty).
@@ -96,11 +99,12 @@ fn prefix_i_opens_the_status_overlay() {
 }
 
 #[test]
-fn reserved_keys_say_not_available_yet() {
+fn an_unbound_key_after_the_prefix_points_at_the_help() {
     let mut a = app(120, 40);
-    a.on_stdin(b"\x1dp", &ChildModes::default(), Instant::now());
+    let e = a.on_stdin(b"\x1dz", &ChildModes::default(), Instant::now());
+    assert!(to_child(&e).is_empty());
     let msg = a.footer_view(Instant::now()).message.unwrap().0;
-    assert!(msg.contains("not available yet"), "{msg}");
+    assert!(msg.contains("no command"), "{msg}");
 }
 
 #[test]
@@ -167,4 +171,88 @@ fn typed_text_before_a_command_keeps_its_order() {
         .unwrap();
     assert!(first < second);
     let _ = Token::PasteEnd;
+}
+
+fn hello() -> crate::bridge::protocol::Hello {
+    crate::bridge::protocol::Hello {
+        protocol: 1,
+        token: "t".into(),
+        pi_version: Some("1.6.0".into()),
+        pid: 1,
+        instance: "i".into(),
+        reconnect: false,
+        dropped: 0,
+        session_id: Some("s1".into()),
+        session_file: None,
+        session_name: None,
+        mode: Some("tui".into()),
+        model: Some("mock/mock-model".into()),
+        cwd: None,
+    }
+}
+
+fn connected() -> App {
+    let mut a = app(120, 40);
+    a.on_bridge(
+        crate::bridge::server::BridgeEvent::Connected {
+            conn: 1,
+            hello: hello(),
+        },
+        Instant::now(),
+    );
+    a
+}
+
+#[test]
+fn poke_c4_a_dialog_change_is_saved_as_a_session_entry() {
+    let mut a = connected();
+    a.on_stdin(b"\x1dc", &ChildModes::default(), Instant::now());
+    let e = a.on_stdin(b"\r", &ChildModes::default(), Instant::now());
+    let saved = e.iter().find_map(|x| match x {
+        Effect::Bridge(crate::bridge::protocol::Command::AppendEntry { custom_type, data }, _) => {
+            Some((custom_type.clone(), data.clone()))
+        }
+        _ => None,
+    });
+    let (custom_type, data) = saved.expect("an append_entry command");
+    assert_eq!(custom_type, crate::config::SESSION_ENTRY_TYPE);
+    assert!(data.to_string().contains("false"), "{data}");
+}
+
+#[test]
+fn prefix_p_sends_the_manual_poke_when_connected_and_says_why_not_otherwise() {
+    let mut a = app(120, 40);
+    let e = a.on_stdin(b"\x1dp", &ChildModes::default(), Instant::now());
+    assert!(!e.iter().any(|x| matches!(x, Effect::Bridge(..))));
+    let msg = a.footer_view(Instant::now()).message.unwrap().0;
+    assert!(msg.contains("not connected"), "{msg}");
+
+    let mut a = connected();
+    let e = a.on_stdin(b"\x1dp", &ChildModes::default(), Instant::now());
+    let sent = e.iter().find_map(|x| match x {
+        Effect::Bridge(crate::bridge::protocol::Command::SendMessage(m), _) => Some(m.clone()),
+        _ => None,
+    });
+    let m = sent.expect("a send_message command");
+    assert_eq!(m.custom_type, "poke");
+    assert!(m.content.contains("[Poke]"), "{}", m.content);
+    assert!(!m.display);
+    assert!(m.trigger_turn);
+}
+
+#[test]
+fn prefix_h_asks_for_a_focus_line_then_compacts_with_a_handoff() {
+    let mut a = connected();
+    a.on_stdin(b"\x1dh", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), Some(OverlayKind::Handoff));
+    let e = a.on_stdin(b"tests first\r", &ChildModes::default(), Instant::now());
+    assert_eq!(a.overlay(), None);
+    let compact = e.iter().find_map(|x| match x {
+        Effect::Bridge(crate::bridge::protocol::Command::Compact(c), _) => Some(c.clone()),
+        _ => None,
+    });
+    let c = compact.expect("a compact command");
+    assert!(c.handoff);
+    assert_eq!(c.custom_instructions.as_deref(), Some("tests first"));
+    assert!(to_child(&e).is_empty(), "the focus line is not typed into pi");
 }

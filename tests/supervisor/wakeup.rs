@@ -173,7 +173,10 @@ fn wak_13_t2_cancel_one() {
     assert_eq!(sim.sup.next_deadline(), None, "the timer is gone");
     sim.run_for(200);
     assert!(wakeups_sent(&sim).is_empty());
-    assert_eq!(sim.entries("pokeshell-wakeup-cancelled"), vec![json!({"id": "wake-1"})]);
+    assert_eq!(
+        sim.entries("pokeshell-wakeup-cancelled"),
+        vec![json!({"id": "wake-1"})]
+    );
 }
 
 #[test]
