@@ -378,12 +378,15 @@ impl App {
                 stop_reason: e.stop_reason.map(stop_reason),
                 error_message: e.error_message,
             },
-            PiEvent::AgentSettled(s) => sup::Event::AgentSettled {
-                aborted: s.aborted,
-                is_idle: s.idle.unwrap_or(true),
-                context_usage: s.context_usage.as_ref().map(usage),
-                tail: tail(&s.tail),
-            },
+            PiEvent::AgentSettled(s) => {
+                self.note_context(s.context_usage.as_ref());
+                sup::Event::AgentSettled {
+                    aborted: s.aborted,
+                    is_idle: s.idle.unwrap_or(true),
+                    context_usage: s.context_usage.as_ref().map(usage),
+                    tail: tail(&s.tail),
+                }
+            }
             PiEvent::TurnStart(_) => sup::Event::TurnStart,
             PiEvent::ToolExecutionStart(t) => sup::Event::ToolStart {
                 id: t.tool_call_id,
@@ -395,11 +398,15 @@ impl App {
                 reason: compact_reason(c.reason),
                 will_retry: c.will_retry,
             },
-            PiEvent::SessionCompact(c) => sup::Event::Compact {
-                reason: compact_reason(c.reason),
-                will_retry: c.will_retry,
-                tokens_before: c.tokens_before,
-            },
+            PiEvent::SessionCompact(c) => {
+                self.pi.context = None;
+                self.pi.compacted = true;
+                sup::Event::Compact {
+                    reason: compact_reason(c.reason),
+                    will_retry: c.will_retry,
+                    tokens_before: c.tokens_before,
+                }
+            }
             PiEvent::SessionCompactFailed(c) => sup::Event::CompactFailed {
                 reason: compact_reason(c.reason),
                 aborted: c.aborted,
@@ -442,6 +449,16 @@ impl App {
             | PiEvent::Unknown => return,
         };
         self.supervise(ev, now, effects);
+    }
+
+    fn note_context(&mut self, reported: Option<&wire::ContextUsage>) {
+        if let Some(u) = reported {
+            let u = usage(u);
+            if u.percent.is_some() {
+                self.pi.compacted = false;
+            }
+            self.pi.context = Some(u);
+        }
     }
 
     /// pokeshell's settings from the session's own entries (POKE-C4), re-reading the files too.

@@ -27,12 +27,27 @@ pub enum BridgeStatus {
 }
 
 /// What the bridge told about pi.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PiInfo {
     pub status: BridgeStatus,
     pub version: Option<String>,
+    /// The session's name, else its id.
     pub session: Option<String>,
     pub model: Option<String>,
+    /// Context use as pi last reported it (settle or snapshot).
+    pub context: Option<ContextUsage>,
+    /// A compaction ran since pi last reported its context use.
+    pub compacted: bool,
+}
+
+/// Session ids are UUIDs: their first block is enough to tell sessions apart at a glance.
+pub fn short_session(s: &str) -> String {
+    let is_uuid = s.len() >= 32 && s.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    if is_uuid {
+        s.chars().take(8).collect()
+    } else {
+        s.to_string()
+    }
 }
 
 /// Uptime at minute resolution, so an idle pokeshell redraws at most once a minute.
@@ -86,9 +101,14 @@ fn toned(text: impl Into<String>, tone: Tone) -> Line<'static> {
 }
 
 /// `[███████░░░] 72%` in `width` cells, or why it is unknown.
-pub fn context_bar(usage: Option<&ContextUsage>, width: usize) -> Line<'static> {
+pub fn context_bar(usage: Option<&ContextUsage>, compacted: bool, width: usize) -> Line<'static> {
     let Some(percent) = usage.and_then(|u| u.percent) else {
-        return toned("unknown until pi reports again", Tone::Dim);
+        let why = if compacted {
+            "unknown since the compaction"
+        } else {
+            "unknown"
+        };
+        return toned(why, Tone::Dim);
     };
     let cells = width.saturating_sub(7).max(4);
     let filled = ((percent.clamp(0.0, 100.0) / 100.0) * cells as f64).round() as usize;
@@ -175,7 +195,7 @@ impl App {
             let width = self.side_width.saturating_sub(3) as usize;
             sections.push(Section {
                 title: "context".into(),
-                lines: vec![context_bar(view.context.as_ref(), width)],
+                lines: vec![context_bar(self.pi.context.as_ref(), self.pi.compacted, width)],
             });
         }
         if !view.wakeups.is_empty() {
@@ -223,7 +243,7 @@ impl App {
             lines.push(kv("version", v.clone()));
         }
         if let Some(s) = self.pi.session.as_ref().or(view.session_id.as_ref()) {
-            lines.push(kv("session", s.clone()));
+            lines.push(kv("session", short_session(s)));
         }
         if let Some(m) = &self.pi.model {
             lines.push(kv("model", m.clone()));
@@ -329,7 +349,7 @@ mod tests {
             window: Some(16000),
             percent: Some(56.25),
         };
-        let line = context_bar(Some(&u), 20);
+        let line = context_bar(Some(&u), false, 20);
         let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
         assert!(text.ends_with(" 56%"), "{text}");
         assert_eq!(text.chars().filter(|c| *c == '█').count(), 7);
@@ -338,11 +358,13 @@ mod tests {
             window: Some(16000),
             percent: None,
         };
-        let text: String = context_bar(Some(&unknown), 20)
+        let text: String = context_bar(Some(&unknown), true, 20)
             .spans
             .iter()
             .map(|s| s.content.as_ref())
             .collect();
-        assert!(text.contains("unknown"));
+        assert_eq!(text, "unknown since the compaction");
+        assert_eq!(short_session("01a2295d-dba3-768d-b465-1b68f3b14104"), "01a2295d");
+        assert_eq!(short_session("my session"), "my session");
     }
 }

@@ -180,7 +180,7 @@ pub fn notify_poke_limit(max: u32) -> String {
 }
 
 pub fn notify_manual_poke() -> String {
-    "📌 Poke sent: asking the agent to continue".to_string()
+    "📌 Poke delivered: the agent was asked to pick its work back up".to_string()
 }
 
 pub fn notify_manual_poke_held() -> String {
