@@ -96,6 +96,8 @@ pub struct App {
     router: Router,
     tokenizer: Tokenizer,
     side_mode: SideMode,
+    /// The side pane setting last applied, to tell a changed setting from a re-read of the same one.
+    side_setting: SideMode,
     /// Host terminal size, columns × rows.
     size: (u16, u16),
     overlay: Option<Overlay>,
@@ -123,6 +125,7 @@ impl App {
             router: Router::new(prefix),
             tokenizer: Tokenizer::new(),
             side_mode: side_mode(display.side_pane),
+            side_setting: side_mode(display.side_pane),
             size: (cols, rows),
             overlay: None,
             message: None,
@@ -176,7 +179,12 @@ impl App {
             self.router = Router::new(prefix);
         }
         self.side_width = display.side_pane_width;
-        self.side_mode = side_mode(display.side_pane);
+        // Only a changed setting overrides what the user chose with prefix+s during this run.
+        let configured = side_mode(display.side_pane);
+        if configured != self.side_setting {
+            self.side_setting = configured;
+            self.side_mode = configured;
+        }
         effects.push(Effect::Relayout);
     }
 

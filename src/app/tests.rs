@@ -256,3 +256,29 @@ fn prefix_h_asks_for_a_focus_line_then_compacts_with_a_handoff() {
     assert_eq!(c.custom_instructions.as_deref(), Some("tests first"));
     assert!(to_child(&e).is_empty(), "the focus line is not typed into pi");
 }
+
+#[test]
+fn a_session_start_does_not_undo_the_users_side_pane_toggle() {
+    let mut a = connected();
+    a.on_stdin(b"\x1ds", &ChildModes::default(), Instant::now());
+    assert!(a.areas().side.is_none());
+    let start = crate::bridge::protocol::PiEvent::SessionStart(crate::bridge::protocol::SessionStart {
+        reason: crate::bridge::protocol::SessionReason::Startup,
+        previous_session_file: None,
+        session_id: Some("s2".into()),
+        session_file: None,
+        session_name: None,
+        model: None,
+        custom_entries: Vec::new(),
+    });
+    a.on_bridge(
+        crate::bridge::server::BridgeEvent::Event {
+            conn: 1,
+            seq: 1,
+            at: 0,
+            event: start,
+        },
+        Instant::now(),
+    );
+    assert!(a.areas().side.is_none(), "the user's toggle stands");
+}
