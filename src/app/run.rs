@@ -223,6 +223,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let mut term = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
     let mut hup = signal(SignalKind::hangup()).context("cannot watch SIGHUP")?;
     let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
+    let mut usr1 = signal(SignalKind::user_defined1()).context("cannot watch SIGUSR1")?;
 
     let mut resize_due: Option<Instant> = None;
     let mut flush_due: Option<Instant> = None;
@@ -279,6 +280,12 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
             }
             _ = int.recv() => {
                 crate::pty::signal_child(libc::SIGINT);
+            }
+            _ = usr1.recv() => {
+                // A debugging aid: drop the bridge connection; the bridge inside pi connects again.
+                if let Some(b) = &lp.bridge {
+                    let _ = b.disconnect("dropped on request (SIGUSR1)");
+                }
             }
             _ = tokio::time::sleep_until(next.into()) => {
                 let now = Instant::now();

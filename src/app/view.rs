@@ -181,10 +181,7 @@ fn agent_line(state: AgentState) -> Line<'static> {
 impl App {
     pub fn side_view(&self, pane: Rect, now: Instant) -> SideView {
         let view = self.supervisor_view(now);
-        let mut sections = Vec::new();
-        if self.pi.status != BridgeStatus::NotUsed {
-            sections.push(self.pi_section(&view));
-        }
+        let mut sections = vec![self.pi_section(&view)];
         if !view.tools.is_empty() {
             sections.push(Section {
                 title: "tools".into(),
@@ -226,19 +223,28 @@ impl App {
     }
 
     fn pi_section(&self, view: &View) -> Section {
-        let mut lines = vec![agent_line(view.agent)];
-        match &self.pi.status {
-            BridgeStatus::NotUsed => {}
-            BridgeStatus::Waiting => lines.push(kv("bridge", "waiting for pi")),
-            BridgeStatus::Connected => lines.push(Line::from(vec![
-                Span::styled(format!("{:<8}", "bridge"), theme::dim()),
-                Span::styled("connected", theme::ok()),
-            ])),
-            BridgeStatus::Disconnected(why) => lines.push(Line::from(vec![
-                Span::styled(format!("{:<8}", "bridge"), theme::dim()),
-                Span::styled(format!("not connected: {why}"), theme::warn()),
-            ])),
+        let label = |text: &str| Span::styled(format!("{text:<8}"), theme::dim());
+        let mut lines = Vec::new();
+        if self.pi.status != BridgeStatus::NotUsed {
+            lines.push(agent_line(view.agent));
         }
+        lines.push(match &self.pi.status {
+            BridgeStatus::NotUsed => Line::from(vec![
+                label("bridge"),
+                Span::styled("not connected (not pi)", theme::dim()),
+            ]),
+            BridgeStatus::Waiting => Line::from(vec![
+                label("bridge"),
+                Span::styled("not connected yet", theme::dim()),
+            ]),
+            BridgeStatus::Connected => {
+                Line::from(vec![label("bridge"), Span::styled("connected", theme::ok())])
+            }
+            BridgeStatus::Disconnected(why) => Line::from(vec![
+                label("bridge"),
+                Span::styled(format!("not connected: {why}"), theme::warn()),
+            ]),
+        });
         if let Some(v) = &self.pi.version {
             lines.push(kv("version", v.clone()));
         }

@@ -34,6 +34,10 @@ pub enum HubMsg {
     Rejected {
         reason: String,
     },
+    /// From the app: close the live connection (the bridge connects again by itself).
+    Disconnect {
+        reason: String,
+    },
     /// From the app: an encoded command line.
     Send {
         id: u64,
@@ -135,6 +139,12 @@ impl Hub {
                 if self.live_conn() == Some(conn) {
                     self.live = None;
                     self.end_live(conn, &reason).await;
+                }
+            }
+            HubMsg::Disconnect { reason } => {
+                // Dropping the live entry closes its socket; the reader's own Closed is then ignored.
+                if let Some(old) = self.live.take() {
+                    self.end_live(old.conn, &reason).await;
                 }
             }
             HubMsg::Send { id, name, line } => self.send(id, name, line).await,

@@ -245,6 +245,17 @@ impl BridgeHandle {
         Ok(id)
     }
 
+    /// Closes the live connection, as if it had broken. The bridge inside pi connects again on its
+    /// own; commands waiting for a reply get an error reply. A debugging aid (SIGUSR1 to pokeshell).
+    pub fn disconnect(&self, reason: &str) -> Result<(), SendError> {
+        self.inner
+            .commands
+            .send(HubMsg::Disconnect {
+                reason: reason.to_owned(),
+            })
+            .map_err(|_| SendError::Stopped)
+    }
+
     /// Whether a bridge is connected right now.
     pub fn is_connected(&self) -> bool {
         self.inner.connected.load(Ordering::Relaxed)
