@@ -8,10 +8,10 @@
 //! resizes), each ending when pi has been quiet for a while.
 //!
 //! The fixtures are the bytes read from the PTY, not pi's `PI_TUI_WRITE_LOG`: that log holds only
-//! what pi's renderer writes through `Terminal.write()`, while the keyboard-protocol push, the
-//! queries, modifyOtherKeys and bracketed paste are written to stdout directly and never reach it.
-//! The log is still taken, and checked to be contained in the PTY stream, so a change in pi that
-//! writes around the PTY would be noticed.
+//! what pi passes to `Terminal.write()`, while the kitty push and query, the first DA1,
+//! modifyOtherKeys, bracketed paste and the window title go to stdout directly and never reach it.
+//! The log is still taken and must be contained in the PTY stream: a check that the capture missed
+//! nothing pi rendered.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use pokeshell::screen::{HostCaps, Mirror};
 use support::fixtures::{self, Fixture};
-use support::pi::{PiEnv, submit_prompt, wait_for_tui};
+use support::pi::{PiEnv, submit_prompt};
 use support::pty::Pty;
 use support::{ModelServer, Step, WAIT};
 
@@ -100,9 +100,8 @@ fn screen_has(text: &str) -> impl Fn(&vt100::Screen) -> bool + '_ {
     move |s| s.contents().contains(text)
 }
 
-/// Replaces every occurrence of `from` by `to` (same length, so pi's padding stays right).
+/// Replaces every occurrence of `from` by `to`.
 fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
-    assert_eq!(from.len(), to.len(), "a placeholder must keep the length");
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
@@ -195,8 +194,14 @@ fn record(out_dir: &Path) -> Vec<(Fixture, Vec<u8>)> {
     };
     let mut marks = vec![0];
 
-    rec.wait("pi's footer", |s| s.contents().contains("mock-model"));
-    wait_for_tui(&rec.pty, WAIT);
+    // The same condition as the harness's `wait_for_tui`, while answering pi's queries.
+    rec.wait("pi's footer with the mock model", |s| {
+        s.contents()
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.contains("mock-model"))
+    });
     marks.push(rec.settle());
 
     server.push(Step::text(fixtures::ANSWER_TEXT));
@@ -231,7 +236,7 @@ fn record(out_dir: &Path) -> Vec<(Fixture, Vec<u8>)> {
     if root.len() != placeholder.len() {
         eprintln!(
             "warning: the temp root {root} is not {} bytes long like {placeholder}; \
-             paths in the fixtures are replaced anyway, but pi's padding may differ",
+             the paths are replaced anyway, but pi's padding around them changes",
             placeholder.len()
         );
     }
@@ -251,15 +256,10 @@ fn record(out_dir: &Path) -> Vec<(Fixture, Vec<u8>)> {
     slices
 }
 
-/// Makes a slice independent of the run: the temp root (in pi's footer and title) becomes the
-/// placeholder.
+/// Makes a slice independent of the run: the temp root (pi's footer shows the work dir inside it)
+/// becomes the placeholder.
 fn normalise(bytes: &[u8], root: &str, placeholder: &str) -> Vec<u8> {
-    if root.len() == placeholder.len() {
-        replace_all(bytes, root.as_bytes(), placeholder.as_bytes())
-    } else {
-        let text = String::from_utf8_lossy(bytes).replace(root, placeholder);
-        text.into_bytes()
-    }
+    replace_all(bytes, root.as_bytes(), placeholder.as_bytes())
 }
 
 /// The write log must be contained in what the PTY carried; says what only the PTY had.
