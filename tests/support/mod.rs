@@ -2,8 +2,10 @@
 //! would be built as one more, empty, test target.
 #![allow(dead_code)]
 
+pub mod fixtures;
 pub mod pi;
 pub mod pty;
+pub mod snapshot;
 
 use std::time::Duration;
 

@@ -251,8 +251,14 @@ impl PiEnv {
 
     /// The pokeshell binary hosting this pi (`pokeshell --pi PI [POKESHELL_ARGS] -- PI_ARGS`), for a
     /// PTY, with the same isolated environment.
+    #[track_caller]
     pub fn pokeshell_command(&self, pokeshell_args: &[&str], pi_args: &[&str]) -> CommandBuilder {
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+        // Cargo names the binary for integration tests only; the fixture recorder (an example)
+        // shares this module without it.
+        let Some(exe) = option_env!("CARGO_BIN_EXE_pokeshell") else {
+            panic!("pokeshell_command is for integration tests, where cargo builds the binary");
+        };
+        let mut cmd = CommandBuilder::new(exe);
         cmd.arg("--pi");
         cmd.arg(&self.pi);
         cmd.args(pokeshell_args);

@@ -135,6 +135,26 @@ impl Pty {
         self.shared.lock().raw.clone()
     }
 
+    /// Waits until the child has written more than `seen` bytes in all; false when `timeout`
+    /// passes first (or the output ended).
+    pub fn wait_for_output(&self, seen: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut screen = self.shared.lock();
+        loop {
+            if screen.raw.len() > seen {
+                return true;
+            }
+            let now = Instant::now();
+            if screen.eof || now >= deadline {
+                return false;
+            }
+            screen = match self.shared.changed.wait_timeout(screen, deadline - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
     /// Waits until `done` holds for the screen; false when `timeout` passes first.
     pub fn try_wait_until(&self, timeout: Duration, mut done: impl FnMut(&vt100::Screen) -> bool) -> bool {
         let deadline = Instant::now() + timeout;
