@@ -40,11 +40,12 @@ pub struct PiInfo {
     pub compacted: bool,
 }
 
-/// Session ids are UUIDs: their first block is enough to tell sessions apart at a glance.
+/// Session ids are time-ordered UUIDs: sessions made minutes apart share their first block, so the
+/// short form keeps the first block and the random end.
 pub fn short_session(s: &str) -> String {
     let is_uuid = s.len() >= 32 && s.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
     if is_uuid {
-        s.chars().take(8).collect()
+        format!("{}…{}", &s[..8], &s[s.len() - 6..])
     } else {
         s.to_string()
     }
@@ -370,7 +371,10 @@ mod tests {
             .map(|s| s.content.as_ref())
             .collect();
         assert_eq!(text, "unknown since the compaction");
-        assert_eq!(short_session("01a2295d-dba3-768d-b465-1b68f3b14104"), "01a2295d");
+        assert_eq!(
+            short_session("01a2295d-dba3-768d-b465-1b68f3b14104"),
+            "01a2295d…b14104"
+        );
         assert_eq!(short_session("my session"), "my session");
     }
 }

@@ -5,6 +5,7 @@
 pub mod fixtures;
 pub mod pi;
 pub mod pty;
+pub mod shell;
 pub mod snapshot;
 
 use std::time::Duration;
