@@ -347,6 +347,32 @@ fn queue_then_default_and_directives_win_only_when_the_user_spoke_last() {
 }
 
 #[test]
+fn replace_drops_what_was_left_queued_and_loads_the_new_script() {
+    let server = model_server();
+    server.push_all([Step::text("old one"), Step::text("old two")]);
+    server.push_summary(Step::text("old summary"));
+    let mut c = Client::connect(server.addr());
+    assert_eq!(
+        c.post("/v1/chat/completions", &chat("a")).streamed_text(),
+        "old one"
+    );
+    server.replace(Scenario {
+        steps: vec![Step::text("new one")],
+        summaries: Vec::new(),
+        default: Some(Step::text("new default")),
+    });
+    assert_eq!(server.pending(), (1, 0), "the old step and summary are gone");
+    assert_eq!(
+        c.post("/v1/chat/completions", &chat("b")).streamed_text(),
+        "new one"
+    );
+    assert_eq!(
+        c.post("/v1/chat/completions", &chat("c")).streamed_text(),
+        "new default"
+    );
+}
+
+#[test]
 fn tool_call_directive_streams_every_call() {
     let server = model_server();
     let answer = Client::connect(server.addr()).post(

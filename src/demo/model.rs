@@ -158,6 +158,19 @@ impl ModelServer {
         }
     }
 
+    /// Drops whatever is still queued (steps and summaries), then loads `scenario` as [`Self::load`]
+    /// does: a demo chapter starts from its own script, whatever the last one left unused.
+    pub fn replace(&self, scenario: Scenario) {
+        let mut state = self.shared.lock();
+        state.steps.clear();
+        state.summaries.clear();
+        state.steps.extend(scenario.steps);
+        state.summaries.extend(scenario.summaries);
+        if let Some(default) = scenario.default {
+            state.default_step = default;
+        }
+    }
+
     /// Queues a reply for the next ordinary request.
     pub fn push(&self, step: Step) {
         self.shared.lock().steps.push_back(step);
