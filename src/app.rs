@@ -1,6 +1,7 @@
 //! The application state: what the user sees and what their keys do. The event loop in `run` feeds
 //! it input and time; it answers with effects, so the same logic runs in tests without a terminal.
 
+pub mod demo;
 pub mod link;
 mod mouse;
 pub mod run;
@@ -48,6 +49,8 @@ pub enum Effect {
     Desktop(String),
     /// Append a record to the intervention ledger.
     Ledger(LedgerRecord),
+    /// Demo only: drop what the scripted model still has queued and queue this instead.
+    DemoModel(Box<crate::demo::model::Scenario>),
 }
 
 /// A layer drawn over the panes that takes the keyboard while it is open.
@@ -110,6 +113,8 @@ pub struct App {
     supervisor: Supervisor,
     pi: view::PiInfo,
     pending: link::Pending,
+    /// Set while `pokeshell demo` plays a tour.
+    demo: Option<demo::DemoState>,
 }
 
 impl App {
@@ -138,6 +143,7 @@ impl App {
             supervisor: Supervisor::new(settings_supervisor),
             pi: view::PiInfo::default(),
             pending: link::Pending::default(),
+            demo: None,
             opts,
         };
         let warnings = app.settings.warnings().len();
@@ -434,6 +440,7 @@ impl App {
         if self.live_timers(now) {
             effects.push(Effect::Redraw);
         }
+        effects.extend(self.demo_tick(now));
         effects
     }
 
@@ -465,10 +472,16 @@ impl App {
             .side_visible()
             .then(|| view::next_uptime_change(self.started, now));
         let second = self.live_timers(now).then(|| self.next_whole_second(now));
-        [msg, minute, second, self.supervisor_deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            msg,
+            minute,
+            second,
+            self.supervisor_deadline(),
+            self.demo_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn side_visible(&self) -> bool {

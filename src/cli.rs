@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
 
 use crate::config::ConfigArgs;
+use crate::demo::tour::ChapterRange;
 use crate::input::prefix::PrefixKey;
 
 #[derive(Debug, Parser)]
@@ -13,9 +14,14 @@ use crate::input::prefix::PrefixKey;
     version,
     about = "Run the pi coding agent in a supervising terminal that pokes a stalled agent back into action",
     after_help = "Everything after `--` goes to pi unchanged, e.g. `pokeshell -- --continue`.\n\
-                  Inside pokeshell, press the prefix key (Ctrl+] by default) and then ? for the keys."
+                  `pokeshell demo` shows pokeshell rescuing a stalled agent, with no API key.\n\
+                  Inside pokeshell, press the prefix key (Ctrl+] by default) and then ? for the keys.",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    #[command(subcommand)]
+    pub mode: Option<Mode>,
+
     /// The pi executable (default: $POKESHELL_PI, else `pi` on PATH).
     #[arg(long, value_name = "PATH")]
     pub pi: Option<PathBuf>,
@@ -34,4 +40,98 @@ pub struct Cli {
     /// Arguments passed to pi unchanged.
     #[arg(last = true, value_name = "PI_ARGS")]
     pub pi_args: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Mode {
+    /// Watch pokeshell rescue a stalled agent: real pi against a scripted model, no API key, no network.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// The pi executable (default: $POKESHELL_PI, else `pi` on PATH, else the one --install-pi installed).
+    #[arg(long, value_name = "PATH")]
+    pub pi: Option<PathBuf>,
+
+    /// When pi cannot be found, install Node.js 22 (if needed) and pi 1.6.0 into pokeshell's cache
+    /// directory through npm.
+    #[arg(long)]
+    pub install_pi: bool,
+
+    /// Play this scenario file instead of the built-in tour (docs/scenario-format.md).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+
+    /// Play only these chapters of the tour, e.g. 3 or 1-3.
+    #[arg(long, value_name = "N-M")]
+    pub chapters: Option<ChapterRange>,
+
+    /// The prefix key for pokeshell's own commands, e.g. ctrl+b.
+    #[arg(long, value_name = "KEY")]
+    pub prefix: Option<PrefixKey>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("pokeshell").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn trailing_arguments_go_to_pi_even_when_they_look_like_the_subcommand() {
+        let cli = parse(&["--pi", "/x/pi", "--", "demo", "--continue"]).unwrap();
+        assert!(cli.mode.is_none());
+        assert_eq!(cli.pi.as_deref(), Some(std::path::Path::new("/x/pi")));
+        assert_eq!(cli.pi_args, ["demo", "--continue"]);
+        let cli = parse(&["--threshold", "5"]).unwrap();
+        assert!(cli.mode.is_none() && cli.pi_args.is_empty());
+    }
+
+    #[test]
+    fn demo_takes_its_own_options() {
+        let cli = parse(&[
+            "demo",
+            "--pi",
+            "/p/pi",
+            "--install-pi",
+            "--script",
+            "stall.json",
+            "--chapters",
+            "1-3",
+            "--prefix",
+            "ctrl+b",
+        ])
+        .unwrap();
+        let Some(Mode::Demo(args)) = cli.mode else {
+            panic!("not the demo: {cli:?}")
+        };
+        assert_eq!(args.pi.as_deref(), Some(std::path::Path::new("/p/pi")));
+        assert!(args.install_pi);
+        assert_eq!(args.script.as_deref(), Some(std::path::Path::new("stall.json")));
+        assert_eq!(args.chapters, Some(ChapterRange { first: 1, last: 3 }));
+        assert_eq!(args.prefix.map(|p| p.canonical()).as_deref(), Some("ctrl+b"));
+        let bare = parse(&["demo"]).unwrap();
+        assert!(matches!(
+            bare.mode,
+            Some(Mode::Demo(DemoArgs {
+                install_pi: false,
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn demo_refuses_what_it_does_not_know() {
+        assert!(parse(&["demo", "--", "--continue"]).is_err());
+        assert!(parse(&["demo", "--chapters", "3-1"]).is_err());
+        assert!(
+            parse(&["--threshold", "5", "demo"]).is_err(),
+            "top-level options do not mix with demo"
+        );
+        assert!(parse(&["demo", "--threshold", "5"]).is_err());
+        assert!(parse(&["demos"]).is_err());
+    }
 }

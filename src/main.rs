@@ -4,7 +4,7 @@ use std::time::Duration;
 use clap::Parser;
 use pokeshell::app::AppOptions;
 use pokeshell::app::run::{RunConfig, run};
-use pokeshell::cli::Cli;
+use pokeshell::cli::{Cli, Mode};
 use pokeshell::config::{ConfigPaths, KeyId, SettingValue, Settings};
 use pokeshell::locate;
 use pokeshell::pty::CommandSpec;
@@ -30,6 +30,10 @@ fn load_settings(cli: &Cli) -> Result<Settings, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Mode::Demo(args)) = &cli.mode {
+        let code = pokeshell::demo::launch::run_demo(args, probe_timeout());
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let settings = match load_settings(&cli) {
         Ok(s) => s,
         Err(e) => {
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
                 program: pi,
                 args: cli.pi_args.clone(),
                 env: Vec::new(),
+                cwd: None,
             },
             Err(e) => {
                 eprintln!("{e}");
@@ -66,6 +71,9 @@ fn main() -> ExitCode {
         settings,
         bridge,
         probe_timeout: probe_timeout(),
+        demo: None,
+        ledger_dir: None,
+        final_screen: true,
     }) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {

@@ -46,6 +46,8 @@ pub struct CommandSpec {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub label: String,
+    /// The child's working directory; `None`: pokeshell's own.
+    pub cwd: Option<PathBuf>,
 }
 
 impl CommandSpec {
@@ -57,6 +59,7 @@ impl CommandSpec {
             args: vec!["-c".into(), format!("exec {line}")],
             env: Vec::new(),
             label: line.to_string(),
+            cwd: None,
         }
     }
 }
@@ -120,8 +123,13 @@ impl ChildPty {
             .context("cannot open a pseudo-terminal")?;
         let mut cmd = CommandBuilder::new(&spec.program);
         cmd.args(&spec.args);
-        if let Ok(cwd) = std::env::current_dir() {
-            cmd.cwd(cwd);
+        match &spec.cwd {
+            Some(dir) => cmd.cwd(dir),
+            None => {
+                if let Ok(cwd) = std::env::current_dir() {
+                    cmd.cwd(cwd);
+                }
+            }
         }
         for var in SCRUBBED_ENV {
             cmd.env_remove(var);

@@ -37,6 +37,12 @@ pub struct RunConfig {
     /// Load the bridge extension into the child (it is pi).
     pub bridge: bool,
     pub probe_timeout: Duration,
+    /// `pokeshell demo`: the tour's director and the scripted model it queues answers on.
+    pub demo: Option<super::demo::DemoRun>,
+    /// Where the intervention ledger goes; `None`: the user's state dir.
+    pub ledger_dir: Option<std::path::PathBuf>,
+    /// Print what pi left on its main screen after the terminal is restored.
+    pub final_screen: bool,
 }
 
 #[derive(Debug)]
@@ -140,6 +146,7 @@ struct Loop {
     cursor: Option<vt100::CursorStyle>,
     ledger: LedgerFile,
     bridge: Option<BridgeHandle>,
+    model: Option<std::sync::Arc<crate::demo::model::ModelServer>>,
 }
 
 async fn run_async(mut cfg: RunConfig) -> Result<i32> {
@@ -156,6 +163,10 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let now = Instant::now();
     let mut app = App::new(cfg.app, cfg.settings, cols, rows, now);
+    let model = cfg.demo.map(|demo| {
+        app.enable_demo(demo.director);
+        demo.model
+    });
     if cfg.bridge {
         app.set_bridge_status(match &bridge_error {
             None => BridgeStatus::Waiting,
@@ -208,9 +219,10 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
         last_draw: now - FRAME,
         cursor: None,
         bridge: bridge.as_ref().map(|b| b.handle.clone()),
-        ledger: LedgerFile::new(
-            &crate::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell")),
-        ),
+        ledger: LedgerFile::new(&cfg.ledger_dir.unwrap_or_else(|| {
+            crate::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell"))
+        })),
+        model,
         child,
     };
     lp.app.set_child_pid(lp.child.pid());
@@ -266,8 +278,15 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
                 }
             }
             Some(ev) = next_bridge_event(&mut bridge) => {
-                let effects = lp.app.on_bridge(ev, Instant::now());
+                let now = Instant::now();
+                let cue = crate::app::demo::cue_of(&ev).map(|_| ev.clone());
+                let effects = lp.app.on_bridge(ev, now);
                 lp.apply(effects)?;
+                // The director hears of the event after the supervisor has acted on it.
+                if let Some(ev) = cue {
+                    let effects = lp.app.demo_bridge_event(&ev, now);
+                    lp.apply(effects)?;
+                }
             }
             _ = winch.recv() => { resize_due.get_or_insert(Instant::now() + RESIZE_COALESCE); }
             _ = term.recv() => {
@@ -322,7 +341,11 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
         }
     }
     lp.app.set_child_exit(code);
-    let farewell = lp.final_screen();
+    let farewell = if cfg.final_screen {
+        lp.final_screen()
+    } else {
+        Vec::new()
+    };
     drop(lp);
     drop(guard);
     if !farewell.is_empty() {
@@ -358,7 +381,15 @@ impl Loop {
                             .context("cannot write to the terminal")?;
                     }
                 }
-                Effect::Ledger(record) => self.ledger.append(&record),
+                Effect::Ledger(record) => {
+                    self.ledger.append(&record);
+                    queue.extend(self.app.demo_record(&record, Instant::now()));
+                }
+                Effect::DemoModel(scenario) => {
+                    if let Some(model) = &self.model {
+                        model.replace(*scenario);
+                    }
+                }
             }
         }
         Ok(())

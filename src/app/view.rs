@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::App;
+use crate::demo::director::{Narration, Stage};
 use crate::supervisor::view::{ToolView, WakeupView};
 use crate::supervisor::{AgentState, ContextUsage, LedgerKind, LedgerRecord, View};
 use crate::ui::side::{Section, SideView};
@@ -182,7 +183,8 @@ fn agent_line(state: AgentState) -> Line<'static> {
 impl App {
     pub fn side_view(&self, pane: Rect, now: Instant) -> SideView {
         let view = self.supervisor_view(now);
-        let mut sections = vec![self.pi_section(&view)];
+        let mut sections: Vec<Section> = self.demo_narration().map(demo_section).into_iter().collect();
+        sections.push(self.pi_section(&view));
         if !view.tools.is_empty() {
             sections.push(Section {
                 title: "tools".into(),
@@ -274,6 +276,29 @@ impl App {
             title: "process".into(),
             lines: process,
         }
+    }
+}
+
+/// The demo's narration: where the tour is, what happens, what to watch, and how to leave.
+fn demo_section(n: Narration) -> Section {
+    let tone = match n.stage {
+        Stage::Recovered => Tone::Ok,
+        Stage::Missed => Tone::Error,
+        Stage::Playing => Tone::Accent,
+        _ => Tone::Plain,
+    };
+    let mut lines = Vec::new();
+    if let Some(title) = n.title {
+        lines.push(Line::from(Span::styled(
+            title,
+            Tone::Plain.style().add_modifier(ratatui::style::Modifier::BOLD),
+        )));
+    }
+    lines.push(toned(n.text, tone));
+    lines.push(toned("leave: /quit, or Ctrl+D on an empty line", Tone::Dim));
+    Section {
+        title: format!("demo · {}", n.heading),
+        lines,
     }
 }
 

@@ -71,7 +71,7 @@ pub enum Act {
     /// Put back the values the last `ApplySettings` replaced.
     RestoreSettings,
     /// Drop what the scripted model still has queued, then queue this.
-    Queue(Scenario),
+    Queue(Box<Scenario>),
     /// Type this text into pi.
     Type(String),
     /// Press Enter in pi.
@@ -238,7 +238,7 @@ impl Director {
         if !chapter.changes.is_empty() {
             acts.push(Act::ApplySettings(chapter.changes.clone()));
         }
-        acts.push(Act::Queue(chapter.scenario.clone()));
+        acts.push(Act::Queue(Box::new(chapter.scenario.clone())));
         self.seen = vec![false; chapter.expect.len()];
         self.stage = Stage::Intro;
         self.due = Some(now_ms + self.pace.lead_ms);

@@ -1,0 +1,249 @@
+//! The demo's throw-away world: one private temporary directory holding pi's agent dir (models.json
+//! pointing at the scripted model, settings.json), a home, a work dir without `.pi/`, a session dir
+//! and pokeshell's ledger. Nothing of the user's own pi setup is read; everything goes when the demo
+//! ends.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::config::ConfigPaths;
+
+/// The provider and model pi is configured with.
+pub const PROVIDER: &str = "pokeshell-demo";
+pub const MODEL: &str = "scripted";
+/// The model's context window: small, so that compaction is reachable with scripted token counts.
+pub const CONTEXT_WINDOW: u64 = 16_000;
+
+pub struct DemoEnv {
+    root: PathBuf,
+    pub agent_dir: PathBuf,
+    pub home_dir: PathBuf,
+    pub work_dir: PathBuf,
+    pub session_dir: PathBuf,
+    /// Where the intervention ledger goes during the demo.
+    pub state_dir: PathBuf,
+}
+
+/// pi's settings for the demo: fast retries, a quiet start, a short exit, compaction of the 16k model
+/// at 8000 tokens; and pokeshell's own demo-friendly timers and layout.
+pub fn base_settings() -> Value {
+    json!({
+        "defaultProvider": PROVIDER,
+        "defaultModel": MODEL,
+        "defaultThinkingLevel": "off",
+        "retry": { "enabled": true, "maxRetries": 1, "baseDelayMs": 200 },
+        "enableInstallTelemetry": false,
+        "cacheWarming": "off",
+        "quietStartup": true,
+        "collapseChangelog": true,
+        "lastChangelogVersion": "1.6.0",
+        "fullscreenExitOutput": "resume-hint",
+        "compaction": {
+            "enabled": true,
+            "modelOverrides": {
+                format!("{PROVIDER}/{MODEL}"): { "reserveTokens": 8000, "keepRecentTokens": 300 }
+            }
+        },
+        "pokeshell": {
+            "injectionCooldownSeconds": 1,
+            "wakeupMinSeconds": 1,
+            "sidePane": "shown",
+            "sidePaneWidth": 42
+        }
+    })
+}
+
+/// pi's models.json: one OpenAI-compatible provider at `base_url` with any key.
+pub fn models_json(base_url: &str) -> Value {
+    json!({
+        "providers": {
+            PROVIDER: {
+                "name": "pokeshell's scripted demo model",
+                "baseUrl": base_url,
+                "api": "openai-completions",
+                "apiKey": "no-key-needed",
+                "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
+                "models": [{
+                    "id": MODEL,
+                    "name": "Scripted demo model",
+                    "contextWindow": CONTEXT_WINDOW,
+                    "maxTokens": 2000,
+                    "cost": { "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0 }
+                }]
+            }
+        }
+    })
+}
+
+/// Merges `patch` into `base`: objects key by key, anything else replaced.
+pub fn merge_json(base: &mut Value, patch: &Value) {
+    match (base, patch) {
+        (Value::Object(base), Value::Object(patch)) => {
+            for (key, value) in patch {
+                merge_json(base.entry(key.clone()).or_insert(Value::Null), value);
+            }
+        }
+        (base, patch) => *base = patch.clone(),
+    }
+}
+
+impl DemoEnv {
+    /// Creates the directories and pi's two files under a new private temporary directory.
+    /// `settings` (a tour's top-level settings) is merged over [`base_settings`].
+    pub fn create(base_url: &str, settings: &Map<String, Value>) -> io::Result<DemoEnv> {
+        let root = fresh_private_dir(&std::env::temp_dir())?;
+        let env = DemoEnv {
+            agent_dir: root.join("agent"),
+            home_dir: root.join("home"),
+            work_dir: root.join("work"),
+            session_dir: root.join("sessions"),
+            state_dir: root.join("state"),
+            root,
+        };
+        for dir in [
+            &env.agent_dir,
+            &env.home_dir,
+            &env.work_dir,
+            &env.session_dir,
+            &env.state_dir,
+        ] {
+            std::fs::create_dir(dir).map_err(|e| with_path(e, dir))?;
+        }
+        let mut all = base_settings();
+        merge_json(&mut all, &Value::Object(settings.clone()));
+        write_json(&env.agent_dir.join("settings.json"), &all)?;
+        write_json(&env.agent_dir.join("models.json"), &models_json(base_url))?;
+        Ok(env)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// pokeshell's settings files for the demo: the demo's agent dir and work dir, never `~/.pi`.
+    pub fn config_paths(&self) -> ConfigPaths {
+        ConfigPaths {
+            agent_dir: self.agent_dir.clone(),
+            project_dir: self.work_dir.join(".pi"),
+            legacy_settings: None,
+        }
+    }
+
+    /// The variables pi runs with, on top of pokeshell's own environment.
+    pub fn pi_env(&self) -> Vec<(String, String)> {
+        let path = |p: &Path| p.to_string_lossy().into_owned();
+        vec![
+            ("HOME".into(), path(&self.home_dir)),
+            ("PI_CODING_AGENT_DIR".into(), path(&self.agent_dir)),
+            ("PI_OFFLINE".into(), "1".into()),
+            ("PI_SKIP_VERSION_CHECK".into(), "1".into()),
+            ("PI_TELEMETRY".into(), "0".into()),
+        ]
+    }
+
+    /// pi's arguments: its sessions go into the demo's session dir.
+    pub fn pi_args(&self) -> Vec<String> {
+        vec![
+            "--session-dir".into(),
+            self.session_dir.to_string_lossy().into_owned(),
+        ]
+    }
+}
+
+impl Drop for DemoEnv {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// `<parent>/pokeshell-demo-<pid>-<n>`, created 0700 and new: an existing path is never reused.
+fn fresh_private_dir(parent: &Path) -> io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    for attempt in 0..64u32 {
+        let dir = parent.join(format!(
+            "pokeshell-demo-{}-{:x}",
+            std::process::id(),
+            nanos.wrapping_add(attempt.wrapping_mul(7919))
+        ));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(with_path(e, &dir)),
+        }
+    }
+    Err(io::Error::other(format!(
+        "could not create a fresh directory in {}",
+        parent.display()
+    )))
+}
+
+fn write_json(path: &Path, value: &Value) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    std::fs::write(path, text).map_err(|e| with_path(e, path))
+}
+
+fn with_path(e: io::Error, path: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{KeyId, SettingValue, Settings, Source};
+
+    #[test]
+    fn the_environment_points_pi_and_pokeshell_at_its_own_files_and_is_removed_on_drop() {
+        let mut tour_settings = Map::new();
+        tour_settings.insert("poke".into(), json!({"thresholdSeconds": 3}));
+        tour_settings.insert("retry".into(), json!({"maxRetries": 0}));
+        let env = DemoEnv::create("http://127.0.0.1:9/v1", &tour_settings).unwrap();
+        let root = env.root().to_path_buf();
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&root).unwrap().permissions().mode() & 0o777,
+            0o700,
+            "private to the user"
+        );
+        assert!(!env.work_dir.join(".pi").exists(), "no project settings to trust");
+
+        let models: Value =
+            serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap())
+                .unwrap();
+        assert_eq!(models["providers"][PROVIDER]["baseUrl"], "http://127.0.0.1:9/v1");
+        let settings: Value =
+            serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            settings["retry"],
+            json!({"enabled": true, "maxRetries": 0, "baseDelayMs": 200})
+        );
+        assert_eq!(settings["fullscreenExitOutput"], "resume-hint");
+        assert_eq!(settings["pokeshell"]["wakeupMinSeconds"], 1);
+
+        let loaded = Settings::load(env.config_paths());
+        assert_eq!(loaded.get(KeyId::PokeThresholdSeconds), &SettingValue::Int(3));
+        assert_eq!(
+            loaded.source(KeyId::InjectionCooldownSeconds),
+            &Source::Global(env.agent_dir.join("settings.json"))
+        );
+        assert!(loaded.warnings().is_empty(), "{:?}", loaded.warnings());
+
+        let vars = env.pi_env();
+        assert!(vars.contains(&("PI_OFFLINE".into(), "1".into())));
+        assert!(
+            vars.iter()
+                .any(|(k, v)| k == "PI_CODING_AGENT_DIR" && Path::new(v) == env.agent_dir)
+        );
+        assert!(
+            vars.iter()
+                .any(|(k, v)| k == "HOME" && Path::new(v) == env.home_dir)
+        );
+        drop(env);
+        assert!(!root.exists(), "the demo leaves nothing behind");
+    }
+}
