@@ -1,0 +1,241 @@
+//! End to end: `pokeshell demo` with real pi 1.6.0 (issue 6, item 1).
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use portable_pty::CommandBuilder;
+use support::pi::pi_path;
+use support::pty::Pty;
+use support::shell::{footer, side};
+use tempfile::TempDir;
+
+const EXE: &str = env!("CARGO_BIN_EXE_pokeshell");
+
+/// A chapter of the built-in tour takes about 15 s; each wait gets a generous bound.
+const CHAPTER: Duration = Duration::from_secs(40);
+
+/// A private HOME, state, cache and temp dir, so the demo touches nothing of this machine and its
+/// leftovers can be checked.
+struct Sandbox {
+    dir: TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let dir = tempfile::Builder::new()
+            .prefix("pokeshell-demo-test-")
+            .tempdir()
+            .expect("temp dir");
+        for sub in ["home", "state", "cache", "tmp"] {
+            std::fs::create_dir(dir.path().join(sub)).expect("sandbox dir");
+        }
+        Sandbox { dir }
+    }
+
+    fn path(&self, sub: &str) -> std::path::PathBuf {
+        self.dir.path().join(sub)
+    }
+
+    fn vars(&self, path_var: &str) -> Vec<(String, String)> {
+        let p = |s: &str| self.path(s).to_string_lossy().into_owned();
+        vec![
+            ("PATH".into(), path_var.into()),
+            ("HOME".into(), p("home")),
+            ("XDG_STATE_HOME".into(), p("state")),
+            ("XDG_CACHE_HOME".into(), p("cache")),
+            ("TMPDIR".into(), p("tmp")),
+            ("TERM".into(), "xterm-256color".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("POKESHELL_PROBE_TIMEOUT_MS".into(), "50".into()),
+        ]
+    }
+
+    /// `pokeshell demo ARGS` in a 45×140 terminal, hosting the test pi.
+    fn spawn(&self, args: &[&str]) -> Pty {
+        let mut cmd = CommandBuilder::new(EXE);
+        cmd.arg("demo");
+        cmd.arg("--pi");
+        cmd.arg(pi_path());
+        cmd.args(args);
+        cmd.env_clear();
+        let path = std::env::var("PATH").unwrap_or_default();
+        for (k, v) in self.vars(&path) {
+            cmd.env(k, v);
+        }
+        cmd.cwd(self.dir.path());
+        Pty::spawn(cmd, 45, 140)
+    }
+
+    /// The demo's own temporary directories still present.
+    fn demo_leftovers(&self) -> Vec<String> {
+        std::fs::read_dir(self.path("tmp"))
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("pokeshell-demo-"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Presses Enter until `done` holds (pi ignores Enter while it starts up).
+fn submit_until(pty: &mut Pty, what: &str, done: impl Fn(&vt100::Screen) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        pty.send("\r");
+        if pty.try_wait_until(Duration::from_millis(700), &done) {
+            return;
+        }
+        if Instant::now() >= deadline {
+            pty.fail(&format!("timed out waiting for {what}"));
+        }
+    }
+}
+
+#[test]
+fn demo_plays_the_first_chapters_narrates_them_and_shows_the_recoveries() {
+    let sandbox = Sandbox::new();
+    let mut pty = sandbox.spawn(&["--chapters", "1-2"]);
+
+    pty.wait_until("the narration of chapter 1", CHAPTER, |s| {
+        side(s).contains("demo · chapter 1/7") && side(s).contains("A slow tool call")
+    });
+    assert!(
+        pty.with_screen(|s| side(s).contains("leave: /quit")),
+        "the side pane says how to leave\n{}",
+        pty.dump()
+    );
+    pty.wait_for_text("Run the test suite and tell me how it went.", CHAPTER);
+    pty.wait_until("the overdue tool in the footer", CHAPTER, |s| {
+        footer(s).contains("⚠️ bash")
+    });
+    pty.wait_until("chapter 1's recovery narrated", CHAPTER, |s| {
+        side(s).contains("✔ pokeshell marked the tool overdue")
+    });
+    pty.wait_for_text("All 42 tests passed.", CHAPTER);
+
+    pty.wait_until("the narration of chapter 2", CHAPTER, |s| {
+        side(s).contains("demo · chapter 2/7") && side(s).contains("Auto-abort")
+    });
+    pty.wait_until("the auto-abort", CHAPTER, |s| {
+        footer(s).contains("aborted 'bash'") || side(s).contains("aborted the agent")
+    });
+    pty.wait_until("chapter 2's recovery narrated", CHAPTER, |s| {
+        side(s).contains("✔ pokeshell aborted the stuck call")
+    });
+    pty.wait_for_text("Command aborted", CHAPTER);
+
+    pty.wait_until("the end of the range", CHAPTER, |s| {
+        side(s).contains("Tour over: 2 of 2 stalls handled")
+    });
+
+    // Free typing: nothing is queued any more, so the model answers plainly.
+    pty.send("hello there");
+    pty.wait_for_text("hello there", CHAPTER);
+    submit_until(&mut pty, "the scripted model's plain answer", |s| {
+        s.contents().contains("scripted demo model, not a real one")
+    });
+
+    pty.send("/quit");
+    pty.wait_for_text("/quit", CHAPTER);
+    pty.send("\r");
+    let code = pty.wait_exit(CHAPTER);
+    assert_eq!(code, 0, "pi's own exit code\n{}", pty.dump());
+    assert_eq!(
+        sandbox.demo_leftovers(),
+        Vec::<String>::new(),
+        "the demo removes its temporary directory"
+    );
+    assert!(
+        !sandbox.path("state").join("pokeshell").exists(),
+        "the demo's ledger stays in the demo's own directory"
+    );
+}
+
+#[test]
+fn demo_with_a_plain_script_lets_the_user_type_and_answers_from_the_file() {
+    let sandbox = Sandbox::new();
+    let script = sandbox.path("stall.json");
+    std::fs::write(
+        &script,
+        r#"{"title":"my stall","steps":[{"type":"text","text":"first scripted answer from the file"}]}"#,
+    )
+    .expect("write the script");
+    let mut pty = sandbox.spawn(&["--script", script.to_str().expect("utf-8 path")]);
+    pty.wait_until("the script's narration", CHAPTER, |s| {
+        side(s).contains("demo · my stall") && side(s).contains("Type a prompt")
+    });
+    pty.wait_until("the bridge connected", CHAPTER, |s| {
+        side(s).contains("connected") && !side(s).contains("not connected")
+    });
+    pty.send("reproduce it");
+    pty.wait_for_text("reproduce it", CHAPTER);
+    submit_until(&mut pty, "the file's answer", |s| {
+        s.contents().contains("first scripted answer from the file")
+    });
+    pty.signal(libc::SIGTERM);
+    pty.wait_exit(CHAPTER);
+    assert_eq!(sandbox.demo_leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn demo_without_pi_says_what_is_missing_and_exits_127() {
+    let sandbox = Sandbox::new();
+    let out = std::process::Command::new(EXE)
+        .arg("demo")
+        .env_clear()
+        .envs(sandbox.vars(""))
+        .current_dir(sandbox.dir.path())
+        .output()
+        .expect("run pokeshell demo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(127), "{stderr}");
+    assert!(stderr.contains("pokeshell demo --install-pi"), "{stderr}");
+    assert!(
+        stderr.contains("npm install -g @earendil-works/pi-coding-agent@1.6.0"),
+        "{stderr}"
+    );
+    let cache = sandbox.path("cache").join("pokeshell");
+    assert!(
+        stderr.contains(&cache.display().to_string()),
+        "names the cache dir it would install into: {stderr}"
+    );
+    assert!(!cache.exists(), "nothing is installed without --install-pi");
+    assert_eq!(sandbox.demo_leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn demo_with_a_broken_script_names_the_file_and_the_problem() {
+    let sandbox = Sandbox::new();
+    let script = sandbox.path("broken.json");
+    std::fs::write(
+        &script,
+        r#"{"chapters":[{"title":"t","about":"a","prompt":"p","expect":[{"rule":"NOPE"}]}]}"#,
+    )
+    .expect("write the script");
+    let out = std::process::Command::new(EXE)
+        .args(["demo", "--script"])
+        .arg(&script)
+        .env_clear()
+        .envs(sandbox.vars(""))
+        .output()
+        .expect("run pokeshell demo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("broken.json") && stderr.contains("unknown rule \"NOPE\""),
+        "{stderr}"
+    );
+    let out = std::process::Command::new(EXE)
+        .args(["demo", "--chapters", "8"])
+        .env_clear()
+        .envs(sandbox.vars(""))
+        .output()
+        .expect("run pokeshell demo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no chapter 8"), "{stderr}");
+}
