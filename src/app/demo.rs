@@ -68,6 +68,7 @@ impl App {
             Cue::Record {
                 rule: record.rule.to_string(),
                 kind: record.kind,
+                reason: record.reason.clone(),
             },
             now,
         )

@@ -60,6 +60,8 @@ pub enum Cue {
     Record {
         rule: String,
         kind: LedgerKind,
+        /// The record's reason, in plain words.
+        reason: String,
     },
 }
 
@@ -198,9 +200,9 @@ impl Director {
                 self.compacting = running;
                 self.extend_quiet(now_ms);
             }
-            Cue::Record { rule, kind } => {
+            Cue::Record { rule, kind, reason } => {
                 if matches!(self.stage, Stage::Submitted | Stage::Playing) {
-                    self.note_record(&rule, kind, now_ms);
+                    self.note_record(&rule, kind, &reason, now_ms);
                 }
                 self.extend_quiet(now_ms);
             }
@@ -244,12 +246,12 @@ impl Director {
         self.due = Some(now_ms + self.pace.lead_ms);
     }
 
-    fn note_record(&mut self, rule: &str, kind: LedgerKind, now_ms: u64) {
+    fn note_record(&mut self, rule: &str, kind: LedgerKind, reason: &str, now_ms: u64) {
         let Some(chapter) = self.chapters.get(self.current) else {
             return;
         };
         for (seen, expect) in self.seen.iter_mut().zip(&chapter.expect) {
-            if expect.rule == rule && expect.kind.matches(kind) {
+            if expect.matches(rule, kind, reason) {
                 *seen = true;
             }
         }

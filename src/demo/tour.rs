@@ -106,6 +106,18 @@ pub struct Expect {
     pub rule: String,
     #[serde(default)]
     pub kind: ExpectKind,
+    /// Text the record's reason must contain, when the rule and kind alone do not tell (a handoff
+    /// that finished from one that failed).
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+impl Expect {
+    pub fn matches(&self, rule: &str, kind: LedgerKind, reason: &str) -> bool {
+        self.rule == rule
+            && self.kind.matches(kind)
+            && self.text.as_deref().is_none_or(|t| reason.contains(t))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

@@ -30,6 +30,7 @@ fn plan(number: usize, expect: &[(&str, ExpectKind)], changes: Vec<Change>) -> C
             .map(|(rule, kind)| Expect {
                 rule: rule.to_string(),
                 kind: *kind,
+                text: None,
             })
             .collect(),
         timeout_ms: 10_000,
@@ -47,6 +48,7 @@ fn record(rule: &str, kind: LedgerKind) -> Cue {
     Cue::Record {
         rule: rule.to_string(),
         kind,
+        reason: "what happened".to_string(),
     }
 }
 
@@ -176,6 +178,23 @@ fn records_of_another_kind_or_before_the_prompt_do_not_count() {
 }
 
 #[test]
+fn an_expectation_with_text_waits_for_a_record_that_says_it() {
+    let mut chapter = plan(1, &[("HO-T1", ExpectKind::Outcome)], Vec::new());
+    chapter.expect[0].text = Some("finished".into());
+    let mut d = Director::new("tour", vec![chapter], 1, PACE);
+    start_first_run(&mut d);
+    let outcome = |reason: &str| Cue::Record {
+        rule: "HO-T1".into(),
+        kind: LedgerKind::Outcome,
+        reason: reason.into(),
+    };
+    d.handle(outcome("the handoff compaction failed: nothing to compact"), 2000);
+    assert_eq!(d.stage(), Stage::Playing);
+    d.handle(outcome("the handoff compaction finished"), 2500);
+    assert_eq!(d.stage(), Stage::Recovered);
+}
+
+#[test]
 fn settings_of_a_chapter_are_undone_when_it_ends() {
     let mut d = Director::new(
         "tour",
@@ -295,7 +314,12 @@ fn the_whole_built_in_tour_plays_through_when_every_recovery_comes() {
                 ExpectKind::Declined => LedgerKind::Declined,
                 ExpectKind::Outcome => LedgerKind::Outcome,
             };
-            perform(d.handle(record(&e.rule, kind), t + 10), &mut typed);
+            let cue = Cue::Record {
+                rule: e.rule.clone(),
+                kind,
+                reason: format!("… {} …", e.text.clone().unwrap_or_default()),
+            };
+            perform(d.handle(cue, t + 10), &mut typed);
         }
         perform(d.handle(Cue::AgentSettled, t + 20), &mut typed);
     }
