@@ -218,9 +218,16 @@ impl Director {
         acts
     }
 
-    /// When `tick` must run next, if ever (it may already have passed).
+    /// When `tick` must run next, if ever (it may already have passed). A stage that waits for pi to
+    /// be idle has none while pi is busy: the cue that ends the wait moves it on.
     pub fn next_deadline(&self) -> Option<u64> {
-        [self.due, self.deadline].into_iter().flatten().min()
+        let waits_for_idle = matches!(self.stage, Stage::Intro | Stage::Recovered | Stage::Missed);
+        let due = if waits_for_idle && !self.idle() {
+            None
+        } else {
+            self.due
+        };
+        [due, self.deadline].into_iter().flatten().min()
     }
 
     fn idle(&self) -> bool {

@@ -65,7 +65,7 @@ pub fn find_or_install_pi(
         });
     }
     install::install_pi(cache, progress).map_err(|e| NoPi {
-        message: format!("pokeshell: cannot install pi: {e}"),
+        message: format!("pokeshell: {e}"),
         code: 1,
     })
 }

@@ -150,6 +150,21 @@ fn the_expected_record_recovers_the_chapter_and_the_next_starts_after_quiet_idle
 }
 
 #[test]
+fn no_deadline_while_a_stage_waits_for_pi_to_be_idle() {
+    let mut d = two_chapters();
+    start_first_run(&mut d);
+    d.handle(record("POKE-M2", LedgerKind::Declined), 2000);
+    assert_eq!(d.next_deadline(), None, "recovered, but the run goes on");
+    d.handle(Cue::AgentSettled, 9000);
+    assert_eq!(d.next_deadline(), Some(9700));
+
+    let mut d = two_chapters();
+    d.handle(Cue::PiReady, 0);
+    d.handle(Cue::AgentStart, 10);
+    assert_eq!(d.next_deadline(), None, "the prompt waits for the user's run");
+}
+
+#[test]
 fn activity_after_the_recovery_restarts_the_quiet_time() {
     let mut d = two_chapters();
     start_first_run(&mut d);
