@@ -386,7 +386,11 @@ impl App {
                 self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(&self.settings))))
             }
             KeyCode::Char('i') => {
-                self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(&self.settings, &[]))));
+                let live = self.live_lines(now);
+                self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(
+                    &self.settings,
+                    &live,
+                ))));
             }
             KeyCode::Esc => {}
             KeyCode::Char('p') => {
