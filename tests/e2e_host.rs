@@ -248,3 +248,61 @@ fn missing_pi_is_reported_with_install_advice_and_code_127() {
         "{err}"
     );
 }
+
+#[test]
+fn a_panic_restores_the_terminal_and_stops_the_child() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pidfile = dir.path().join("child.pid");
+    let line = format!(
+        "sh -c 'echo $$ > {}; printf \"\\033[?1000h\\033[>1u child up\\n\"; exec sleep 60'",
+        pidfile.display()
+    );
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+    cmd.args(["--command", &line]);
+    cmd.env("POKESHELL_TEST_PANIC", "1");
+    let mut pty = Pty::spawn(cmd, 24, 80);
+    let code = pty.wait_exit(WAIT);
+    assert_eq!(code, 101, "a panic ends pokeshell with 101");
+    let raw = pty.raw_output();
+    // Everything after pokeshell last entered the alternate screen.
+    let start = raw
+        .windows(8)
+        .rposition(|w| w == b"\x1b[?1049h")
+        .expect("pokeshell entered the alternate screen");
+    let tail = &raw[start..];
+    let has = |seq: &[u8]| tail.windows(seq.len()).any(|w| w == seq);
+    for (seq, what) in [
+        (&b"\x1b[?1049l"[..], "alternate screen left"),
+        (b"\x1b[?25h", "cursor shown"),
+        (b"\x1b[?2004l", "bracketed paste off"),
+        (b"\x1b[?1000l", "mouse reporting off"),
+    ] {
+        assert!(has(seq), "{what}: {:?}", String::from_utf8_lossy(tail));
+    }
+    pty.with_screen(|s| {
+        assert!(
+            !s.alternate_screen(),
+            "the outer terminal is back on its main screen"
+        );
+        assert!(!s.hide_cursor());
+        assert!(!s.bracketed_paste());
+    });
+    let lflag = pty.local_flags().expect("termios of the outer terminal");
+    assert!(
+        lflag & libc::ICANON != 0 && lflag & libc::ECHO != 0,
+        "raw mode is off again"
+    );
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("child pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let deadline = Instant::now() + WAIT;
+    while process_alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the child {pid} still runs after pokeshell's panic"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -229,6 +229,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let mut flush_due: Option<Instant> = None;
     let mut kill_due: Option<Instant> = None;
     let far = Duration::from_secs(3600);
+    let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
     let mut output_closed = false;
 
     let code = loop {
@@ -255,7 +256,13 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
                         crate::pty::signal_child(libc::SIGHUP);
                         kill_due.get_or_insert(now + SHUTDOWN_GRACE);
                     }
-                    Some(LoopEvent::Pty(PtyEvent::Output)) => lp.on_output()?,
+                    Some(LoopEvent::Pty(PtyEvent::Output)) => {
+                        lp.on_output()?;
+                        // A test hook: proves the terminal is restored and the child stopped on a panic.
+                        if panic_on_output {
+                            panic!("POKESHELL_TEST_PANIC is set: panicking on purpose");
+                        }
+                    }
                     Some(LoopEvent::Pty(PtyEvent::Closed)) => output_closed = true,
                     Some(LoopEvent::Pty(PtyEvent::Exited(code))) => break code,
                     Some(LoopEvent::VersionWarning(msg)) => {

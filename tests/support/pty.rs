@@ -227,6 +227,16 @@ impl Pty {
             .expect("resize the pty");
     }
 
+    /// The terminal's local mode flags (`c_lflag`), e.g. to see whether raw mode is off again.
+    pub fn local_flags(&self) -> Option<libc::tcflag_t> {
+        let fd = self.master.as_raw_fd()?;
+        // SAFETY: tcgetattr writes only into the zeroed struct it is given.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            (libc::tcgetattr(fd, &mut t) == 0).then_some(t.c_lflag)
+        }
+    }
+
     /// Sends a signal to the child process (not its group).
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill(2) with a pid we spawned and a plain signal number has no memory effects.
