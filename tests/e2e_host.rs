@@ -8,16 +8,8 @@ use std::time::{Duration, Instant};
 use portable_pty::CommandBuilder;
 use support::pi::PiEnv;
 use support::pty::Pty;
+use support::shell::{quit, submit, wait_ready};
 use support::{Step, WAIT, model_server};
-
-/// pi is up inside pokeshell: pi's footer names the model and pokeshell's footer is drawn.
-#[track_caller]
-fn wait_ready(pty: &Pty) {
-    pty.wait_until("pi's footer and pokeshell's footer", WAIT, |s| {
-        let text = s.contents();
-        text.contains("mock-model") && text.contains("📌 p:")
-    });
-}
 
 /// The width of pi's editor border: its longest run of `─` on one row.
 fn rule_width(s: &vt100::Screen) -> usize {
@@ -44,27 +36,6 @@ fn wait_rule_width(pty: &Pty, width: usize) {
 
 fn pokeshell(env: &PiEnv, rows: u16, cols: u16) -> Pty {
     Pty::spawn(env.pokeshell_command(&[], &[]), rows, cols)
-}
-
-/// Submits `prompt` and retries Enter until the model has the request (pi ignores Enter while it
-/// is still starting up).
-fn submit(pty: &mut Pty, server: &support::ModelServer, prompt: &str) {
-    let before = server.model_requests().len();
-    pty.send(prompt);
-    pty.wait_for_text(prompt, WAIT);
-    let deadline = Instant::now() + WAIT;
-    loop {
-        pty.send("\r");
-        if server
-            .wait_for_requests(before + 1, Duration::from_millis(300))
-            .is_ok()
-        {
-            return;
-        }
-        if Instant::now() >= deadline {
-            pty.fail("pi never sent the prompt to the model");
-        }
-    }
 }
 
 #[test]
@@ -148,20 +119,7 @@ fn quit_command_ends_pokeshell_with_code_zero() {
     let env = PiEnv::new(&server.base_url());
     let mut pty = pokeshell(&env, 40, 120);
     wait_ready(&pty);
-    pty.send("/quit");
-    pty.wait_for_text("/quit", WAIT);
-    // pi may still be starting (Enter is ignored then) or show its command menu: press Enter until
-    // it quits.
-    let deadline = Instant::now() + WAIT;
-    let code = loop {
-        pty.send("\r");
-        if let Some(code) = pty.try_wait_exit(Duration::from_millis(500)) {
-            break code;
-        }
-        if Instant::now() >= deadline {
-            pty.fail("pokeshell did not exit after /quit");
-        }
-    };
+    let code = quit(&mut pty);
     assert_eq!(code, 0);
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use support::pi::PiEnv;
 use support::pty::Pty;
-use support::shell::{footer, submit, wait_ready};
+use support::shell::{footer, quit, submit, wait_ready};
 use support::{Step, WAIT, model_server};
 
 /// Types a slash command and presses Enter until `done` holds (pi may first complete the command).
@@ -75,18 +75,7 @@ fn a_dialog_toggle_applies_at_once_and_survives_reload_and_restart() {
     });
 
     // Quit, then start pokeshell again on the same session.
-    pty.send("/quit");
-    pty.wait_for_text("/quit", WAIT);
-    let deadline = Instant::now() + WAIT;
-    let code = loop {
-        pty.send("\r");
-        if let Some(code) = pty.try_wait_exit(Duration::from_millis(500)) {
-            break code;
-        }
-        if Instant::now() >= deadline {
-            pty.fail("pokeshell did not exit after /quit");
-        }
-    };
+    let code = quit(&mut pty);
     assert_eq!(code, 0);
     drop(pty);
 
