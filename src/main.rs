@@ -82,6 +82,14 @@ fn main() -> ExitCode {
     let app = AppOptions {
         label: spec.label.clone(),
     };
+    // SAFETY: isatty only inspects the descriptors.
+    let terminal = unsafe { libc::isatty(0) == 1 && libc::isatty(1) == 1 };
+    if !terminal {
+        eprintln!(
+            "pokeshell: it needs a terminal: run it in a terminal window, with stdin and stdout not redirected"
+        );
+        return ExitCode::from(2);
+    }
     let bridge = cli.command.is_none();
     let label = if bridge {
         "pi".to_string()

@@ -264,3 +264,15 @@ fn a_panic_restores_the_terminal_and_stops_the_child() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn without_a_terminal_pokeshell_says_so_instead_of_garbling_anything() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pokeshell"))
+        .args(["--command", "true"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pokeshell");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
+    assert!(out.stdout.is_empty(), "no escape sequences were written");
+}
