@@ -88,6 +88,8 @@ pub enum PtyEvent {
     Output,
     /// The child's side of the PTY closed: all its output has been parsed.
     Closed,
+    /// The child stopped itself (pi's Ctrl+Z): pokeshell should suspend too, and continue it after.
+    Stopped,
     /// The child exited with this shell-style code (128+N for death by signal N).
     Exited(i32),
 }
@@ -253,24 +255,27 @@ fn spawn_reader(
 
 fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
     thread::spawn(move || {
-        let code = wait_for_exit(pid);
+        let code = wait_for_exit(pid, &events);
         CHILD_PID.store(0, Ordering::SeqCst);
         events(PtyEvent::Exited(code));
     });
 }
 
-/// Reaps the child and turns its status into a shell-style exit code.
-fn wait_for_exit(pid: i32) -> i32 {
+/// Reaps the child and turns its status into a shell-style exit code; reports stops on the way.
+fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> i32 {
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: waitpid writes only into `status`, a valid local.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
         if r == pid {
             if libc::WIFEXITED(status) {
                 return libc::WEXITSTATUS(status);
             }
             if libc::WIFSIGNALED(status) {
                 return 128 + libc::WTERMSIG(status);
+            }
+            if libc::WIFSTOPPED(status) {
+                events(PtyEvent::Stopped);
             }
             continue;
         }

@@ -276,3 +276,39 @@ fn without_a_terminal_pokeshell_says_so_instead_of_garbling_anything() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
     assert!(out.stdout.is_empty(), "no escape sequences were written");
 }
+
+/// pi's Ctrl+Z stops its TUI and sends itself SIGTSTP, which the kernel discards inside pokeshell;
+/// pokeshell suspends in its place and continues pi afterwards. In this harness pokeshell's own
+/// SIGTSTP is discarded the same way (nothing does job control here), so the whole cycle runs at once:
+/// the terminal is handed back, taken again, and pi redraws and answers.
+#[test]
+fn ctrl_z_suspends_with_pi_and_both_come_back() {
+    let server = model_server();
+    server.push(Step::text("back from the background"));
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    let entered = |raw: &[u8]| raw.windows(8).filter(|w| *w == b"\x1b[?1049h").count();
+    let before = entered(&pty.raw_output());
+    pty.send("\x1a");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let raw = pty.raw_output();
+        if entered(&raw) > before {
+            break;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if !pty.wait_for_output(raw.len(), left) {
+            pty.fail("pokeshell never handed the terminal back and took it again");
+        }
+    }
+    let raw = pty.raw_output();
+    let last_enter = raw.windows(8).rposition(|w| w == b"\x1b[?1049h").unwrap_or(0);
+    assert!(
+        raw[..last_enter].windows(8).any(|w| w == b"\x1b[?1049l"),
+        "the alternate screen was left before it was entered again"
+    );
+    wait_ready(&pty);
+    submit(&mut pty, &server, "are you there");
+    pty.wait_for_text("back from the background", WAIT);
+}
