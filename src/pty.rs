@@ -294,6 +294,11 @@ mod tests {
     use crate::screen::HostCaps;
 
     fn run(spec: &CommandSpec) -> (i32, String) {
+        let (code, text, _) = run_counting(spec);
+        (code, text)
+    }
+
+    fn run_counting(spec: &CommandSpec) -> (i32, String, u32) {
         let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
         let (tx, rx) = mpsc::channel();
         let child = ChildPty::spawn(
@@ -308,7 +313,7 @@ mod tests {
         )
         .expect("spawn");
         assert!(child.pid() > 0);
-        let (mut code, mut closed) = (None, false);
+        let (mut code, mut closed, mut stops) = (None, false, 0);
         while code.is_none() || !closed {
             match rx
                 .recv_timeout(Duration::from_secs(10))
@@ -317,11 +322,25 @@ mod tests {
                 PtyEvent::Exited(c) => code = Some(c),
                 PtyEvent::Closed => closed = true,
                 PtyEvent::Output => {}
+                PtyEvent::Stopped => {
+                    stops += 1;
+                    // SAFETY: continuing the process group we spawned.
+                    unsafe { libc::kill(-child.pid(), libc::SIGCONT) };
+                }
             }
         }
         let code = code.unwrap();
         let text = mirror.lock().unwrap().screen().contents();
-        (code, text)
+        (code, text, stops)
+    }
+
+    #[test]
+    fn a_stopped_child_is_reported_and_can_be_continued() {
+        let (code, text, stops) =
+            run_counting(&CommandSpec::shell("sh -c 'kill -STOP $$; echo resumed; exit 3'"));
+        assert_eq!(stops, 1);
+        assert_eq!(code, 3);
+        assert!(text.contains("resumed"), "{text}");
     }
 
     #[test]
