@@ -312,3 +312,31 @@ fn ctrl_z_suspends_with_pi_and_both_come_back() {
     submit(&mut pty, &server, "are you there");
     pty.wait_for_text("back from the background", WAIT);
 }
+
+#[test]
+fn a_bracketed_paste_reaches_pi_whole_and_the_model_gets_it_verbatim() {
+    let server = model_server();
+    server.push(Step::text("pasted fine"));
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    // A Ctrl+] inside the paste is text, not pokeshell's prefix.
+    pty.send("\x1b[200~first line\nsecond \x1d line\x1b[201~");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        pty.send("\r");
+        if server.wait_for_requests(1, Duration::from_millis(300)).is_ok() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            pty.fail("pi never sent the pasted prompt");
+        }
+    }
+    // pi drops control characters from pastes itself; the two spaces show that pokeshell did not take
+    // the Ctrl+] for its prefix (which would have eaten the space after it as a command key).
+    assert_eq!(
+        server.last_user_text().as_deref(),
+        Some("first line\nsecond  line")
+    );
+    pty.wait_for_text("pasted fine", WAIT);
+}
