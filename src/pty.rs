@@ -88,8 +88,47 @@ pub enum PtyEvent {
     Output,
     /// The child's side of the PTY closed: all its output has been parsed.
     Closed,
-    /// The child exited with this shell-style code (128+N for death by signal N).
-    Exited(i32),
+    /// The child exited.
+    Exited(ChildExit),
+}
+
+/// How the child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildExit {
+    /// The shell-style exit code: the child's own, or 128+N for death by signal N.
+    pub code: i32,
+    /// The signal that killed it, if one did.
+    pub signal: Option<i32>,
+}
+
+impl ChildExit {
+    /// `signal 9 (SIGKILL)`, when a signal ended the child.
+    pub fn signal_text(&self) -> Option<String> {
+        self.signal.map(|n| match signal_name(n) {
+            Some(name) => format!("signal {n} ({name})"),
+            None => format!("signal {n}"),
+        })
+    }
+}
+
+fn signal_name(n: i32) -> Option<&'static str> {
+    Some(match n {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGUSR2 => "SIGUSR2",
+        _ => return None,
+    })
 }
 
 pub struct ChildPty {
@@ -253,31 +292,41 @@ fn spawn_reader(
 
 fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
     thread::spawn(move || {
-        let code = wait_for_exit(pid);
+        let exit = wait_for_exit(pid);
         CHILD_PID.store(0, Ordering::SeqCst);
-        events(PtyEvent::Exited(code));
+        events(PtyEvent::Exited(exit));
     });
 }
 
 /// Reaps the child and turns its status into a shell-style exit code.
-fn wait_for_exit(pid: i32) -> i32 {
+fn wait_for_exit(pid: i32) -> ChildExit {
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: waitpid writes only into `status`, a valid local.
         let r = unsafe { libc::waitpid(pid, &mut status, 0) };
         if r == pid {
             if libc::WIFEXITED(status) {
-                return libc::WEXITSTATUS(status);
+                return ChildExit {
+                    code: libc::WEXITSTATUS(status),
+                    signal: None,
+                };
             }
             if libc::WIFSIGNALED(status) {
-                return 128 + libc::WTERMSIG(status);
+                let signal = libc::WTERMSIG(status);
+                return ChildExit {
+                    code: 128 + signal,
+                    signal: Some(signal),
+                };
             }
             continue;
         }
         if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
             continue;
         }
-        return 1;
+        return ChildExit {
+            code: 1,
+            signal: None,
+        };
     }
 }
 
@@ -288,7 +337,7 @@ mod tests {
 
     use crate::screen::HostCaps;
 
-    fn run(spec: &CommandSpec) -> (i32, String) {
+    fn run(spec: &CommandSpec) -> (ChildExit, String) {
         let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
         let (tx, rx) = mpsc::channel();
         let child = ChildPty::spawn(
@@ -314,22 +363,30 @@ mod tests {
                 PtyEvent::Output => {}
             }
         }
-        let code = code.unwrap();
+        let exit = code.unwrap();
         let text = mirror.lock().unwrap().screen().contents();
-        (code, text)
+        (exit, text)
     }
 
     #[test]
     fn exit_code_and_output() {
-        let (code, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
-        assert_eq!(code, 7);
+        let (exit, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
+        assert_eq!(
+            exit,
+            ChildExit {
+                code: 7,
+                signal: None
+            }
+        );
+        assert_eq!(exit.signal_text(), None);
         assert!(text.contains("hello"), "{text}");
     }
 
     #[test]
     fn death_by_signal_is_128_plus_n() {
-        let (code, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
-        assert_eq!(code, 128 + libc::SIGTERM);
+        let (exit, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
+        assert_eq!(exit.code, 128 + libc::SIGTERM);
+        assert_eq!(exit.signal_text().as_deref(), Some("signal 15 (SIGTERM)"));
     }
 
     #[test]

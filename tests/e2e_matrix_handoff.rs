@@ -74,7 +74,11 @@ fn ho_t1_context_past_the_percent_hands_off_with_a_saved_document_used_as_the_su
     let mut m = start_full_context(server);
     // The bridge asks the model for the document: the next queued answer.
     m.server.push(Step::text(DOCUMENT));
-    m.wait_record("HO-T1", "action", "(limit 30%): compacting with a handoff document");
+    m.wait_record(
+        "HO-T1",
+        "action",
+        "(limit 30%): compacting with a handoff document",
+    );
     m.wait_record("HO-T1", "outcome", "the handoff compaction finished");
     m.wait_side("compacting with a handoff document");
     let asked = m
@@ -99,7 +103,10 @@ fn ho_t1_context_past_the_percent_hands_off_with_a_saved_document_used_as_the_su
     m.wait_text("Wiring the parser in now.");
     let last = m.chat().pop().expect("a request");
     let context = last.body["messages"].to_string();
-    assert!(context.contains("MARKER-HANDOFF-DOC"), "the summary is the document: {context}");
+    assert!(
+        context.contains("MARKER-HANDOFF-DOC"),
+        "the summary is the document: {context}"
+    );
     assert!(context.contains("<handoff>"), "{context}");
     assert!(
         m.server.summary_requests().is_empty(),
@@ -116,8 +123,14 @@ fn ho_g3_a_failing_handoff_model_call_falls_back_to_pis_own_summary() {
     m.server.push(Step::error(400, "no handoff today"));
     m.wait_footer("handoff fell back to pi's own summary");
     m.wait_record("HO-T1", "outcome", "the handoff compaction finished");
-    assert!(!m.server.summary_requests().is_empty(), "pi wrote its own summary");
-    assert!(handoff_files(m.env.session_dir()).is_empty(), "no document was saved");
+    assert!(
+        !m.server.summary_requests().is_empty(),
+        "pi wrote its own summary"
+    );
+    assert!(
+        handoff_files(m.env.session_dir()).is_empty(),
+        "no document was saved"
+    );
 
     m.server.push(Step::text("Continuing from pi's summary."));
     m.submit("carry on");

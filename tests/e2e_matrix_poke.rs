@@ -15,12 +15,16 @@ const REJECTED: &str = "request after compaction rejected";
 /// pi-integration.md §3.2: the tool call's 9000 tokens make pi compact between turns; the request
 /// after the compaction fails (held back `fail_delay_ms` first, so the wake can be seen).
 fn start_mid_run_stall(fail_delay_ms: u64, settings: serde_json::Value) -> Matrix {
-    start_stall(model_server(), Step::error(400, REJECTED).with_delay_ms(fail_delay_ms), settings)
+    start_stall(
+        model_server(),
+        Step::error(400, REJECTED).with_delay_ms(fail_delay_ms),
+        settings,
+    )
 }
 
 #[test]
 fn poke_w4_mid_run_compaction_then_a_failed_request_gets_one_resume_poke_and_work_goes_on() {
-    let mut m = start_mid_run_stall(1500, serde_json::json!({}));
+    let m = start_mid_run_stall(1500, serde_json::json!({}));
     // Between the compaction and the failed request the wake is armed and watching.
     m.wait_footer("👀 post-compact");
     // The answer to the poke is held back a little so the footer's `📤 resume` can be seen.
@@ -39,13 +43,18 @@ fn poke_w4_mid_run_compaction_then_a_failed_request_gets_one_resume_poke_and_wor
         "the poke names the compaction: {:?}",
         pokes[0]
     );
-    assert!(pokes[0].contains(REJECTED), "and the error that cut the turn off: {:?}", pokes[0]);
+    assert!(
+        pokes[0].contains(REJECTED),
+        "and the error that cut the turn off: {:?}",
+        pokes[0]
+    );
     assert!(!m.server.summary_requests().is_empty(), "pi really compacted");
     m.assert_model_quiet(Duration::from_secs(3));
     assert_eq!(m.pokes().len(), 1);
-    m.pty.wait_until("the footer back to its base", support::WAIT, |s| {
-        footer(s).starts_with("📌 p:on") && !footer(s).contains("📤") && !footer(s).contains("👀")
-    });
+    m.pty
+        .wait_until("the footer back to its base", support::WAIT, |s| {
+            footer(s).starts_with("📌 p:on") && !footer(s).contains("📤") && !footer(s).contains("👀")
+        });
 }
 
 #[test]
@@ -58,7 +67,11 @@ fn poke_w4_overflow_compaction_whose_retry_fails_is_poked_with_the_compaction_te
     m.wait_side("sent the post-compaction resume poke");
     let pokes = m.pokes();
     assert_eq!(pokes.len(), 1, "{pokes:?}");
-    assert!(pokes[0].starts_with("[Poke] The context was compacted"), "{:?}", pokes[0]);
+    assert!(
+        pokes[0].starts_with("[Poke] The context was compacted"),
+        "{:?}",
+        pokes[0]
+    );
     assert!(pokes[0].contains("the retry was refused"), "{:?}", pokes[0]);
     m.assert_model_quiet(Duration::from_secs(3));
 }
@@ -79,7 +92,7 @@ fn start_overflow_with(server: support::ModelServer, retry: Step) -> Matrix {
 #[test]
 fn poke_w5_overflow_twice_fails_the_compaction_and_the_poke_says_so() {
     // pi compacts once and retries; the retry overflows again: session_compact_failed.
-    let mut m = start_overflow_with(model_server(), Step::overflow());
+    let m = start_overflow_with(model_server(), Step::overflow());
     m.server.push(Step::text("Working with a smaller scope now."));
     m.wait_text("Working with a smaller scope now.");
     m.wait_side("sent the post-compaction resume poke");
@@ -90,7 +103,11 @@ fn poke_w5_overflow_twice_fails_the_compaction_and_the_poke_says_so() {
         "the failed-compaction text: {:?}",
         pokes[0]
     );
-    assert!(pokes[0].contains("overflow recovery failed"), "with pi's error: {:?}", pokes[0]);
+    assert!(
+        pokes[0].contains("overflow recovery failed"),
+        "with pi's error: {:?}",
+        pokes[0]
+    );
     assert!(pokes[0].contains("/compact"), "{:?}", pokes[0]);
     m.assert_model_quiet(Duration::from_secs(3));
 }

@@ -88,24 +88,39 @@ fn sar_l4_continuation_nudge_final_nudge_then_give_up() {
     m.wait_side("the final nudge was sent already, so pokeshell stays quiet");
     m.assert_model_quiet(Duration::from_secs(2));
     let trailing = m.trailing_user_texts();
-    assert_eq!(trailing.len(), 5, "the prompt and four loop messages: {trailing:?}");
-    assert!(trailing[1].starts_with("The bash call has failed 1 time so far."), "{trailing:?}");
+    assert_eq!(
+        trailing.len(),
+        5,
+        "the prompt and four loop messages: {trailing:?}"
+    );
+    assert!(
+        trailing[1].starts_with("The bash call has failed 1 time so far."),
+        "{trailing:?}"
+    );
     assert!(
         trailing[2].starts_with("The bash call has now failed 2 times")
             && trailing[2].contains("Do not send it again unchanged"),
         "nudge 1: {:?}",
         trailing[2]
     );
-    assert!(trailing[3].starts_with("The bash call has failed 3 times so far."), "{trailing:?}");
     assert!(
-        trailing[4].starts_with("The bash call has now failed 4 times") && trailing[4].contains("Stop calling it"),
+        trailing[3].starts_with("The bash call has failed 3 times so far."),
+        "{trailing:?}"
+    );
+    assert!(
+        trailing[4].starts_with("The bash call has now failed 4 times")
+            && trailing[4].contains("Stop calling it"),
         "the final nudge: {:?}",
         trailing[4]
     );
     // A manual poke is a custom message: invisible to the count, so the next failure is the 6th.
     m.pty.send("\x1dp");
     m.wait_footer("✋ 'bash' still fails after 2 nudges; pokeshell no longer steps in on this loop");
-    m.wait_record("SAR-L4", "declined", "gave up on the bash loop: 6 identical failures after 2 nudges");
+    m.wait_record(
+        "SAR-L4",
+        "declined",
+        "gave up on the bash loop: 6 identical failures after 2 nudges",
+    );
     m.assert_model_quiet(Duration::from_secs(2));
     let trailing = m.trailing_user_texts();
     assert_eq!(trailing.len(), 6, "{trailing:?}");

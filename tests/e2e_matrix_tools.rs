@@ -29,13 +29,22 @@ fn poke_m2_a_tool_past_the_threshold_in_a_healthy_run_only_turns_the_footer() {
     m.wait_footer("⚠️ bash 3s");
     m.wait_side("⚠ bash");
     m.wait_text("The slow step finished.");
-    m.wait_record("POKE-M2", "declined", "watching without acting (auto-abort is off)");
+    m.wait_record(
+        "POKE-M2",
+        "declined",
+        "watching without acting (auto-abort is off)",
+    );
     m.assert_model_quiet(Duration::from_secs(3));
-    assert_eq!(m.chat().len(), 2, "the prompt and the tool's result, nothing else");
+    assert_eq!(
+        m.chat().len(),
+        2,
+        "the prompt and the tool's result, nothing else"
+    );
     let acted: Vec<_> = m.ledger().into_iter().filter(|r| r["kind"] == "action").collect();
     assert!(acted.is_empty(), "pokeshell did nothing on its own: {acted:?}");
     assert!(
-        m.pty.with_screen(|s| footer(s).starts_with("📌 p:on") && !footer(s).contains("⚠️")),
+        m.pty
+            .with_screen(|s| footer(s).starts_with("📌 p:on") && !footer(s).contains("⚠️")),
         "the footer is back to its base once the tool ended\n{}",
         m.pty.dump()
     );

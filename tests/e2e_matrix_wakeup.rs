@@ -142,7 +142,11 @@ fn wak_t5_a_pending_wakeup_survives_a_pokeshell_restart() {
         m.records("WAK-T3", "action").is_empty(),
         "it had not fired before the restart"
     );
-    m.wait_record("WAK-T5", "action", "re-armed pending wakeups from the session: wake-1");
+    m.wait_record(
+        "WAK-T5",
+        "action",
+        "re-armed pending wakeups from the session: wake-1",
+    );
     let index = m.wait_trailing("Resume the migration.");
     m.wait_text("Migration resumed.");
     m.wait_side("wakeup wake-1 fired");

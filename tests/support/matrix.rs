@@ -113,10 +113,14 @@ fn spawn_pokeshell(env: &PiEnv, pi_args: &[&str]) -> Pty {
 /// pi is up inside pokeshell and the bridge has connected (any model).
 #[track_caller]
 fn wait_ready(pty: &Pty) {
-    pty.wait_until("pi's footer, pokeshell's footer and a connected bridge", WAIT, |s| {
-        let text = s.contents();
-        text.contains("mock-") && footer(s).contains("📌 p:") && side_flat(s).contains("bridge connected")
-    });
+    pty.wait_until(
+        "pi's footer, pokeshell's footer and a connected bridge",
+        WAIT,
+        |s| {
+            let text = s.contents();
+            text.contains("mock-") && footer(s).contains("📌 p:") && side_flat(s).contains("bridge connected")
+        },
+    );
 }
 
 impl Matrix {
@@ -144,7 +148,9 @@ impl Matrix {
     #[track_caller]
     pub fn wait_footer(&self, what: &str) {
         self.pty
-            .wait_until(&format!("{what:?} in the footer"), WAIT, |s| footer(s).contains(what));
+            .wait_until(&format!("{what:?} in the footer"), WAIT, |s| {
+                footer(s).contains(what)
+            });
     }
 
     #[track_caller]
@@ -189,12 +195,11 @@ impl Matrix {
     /// Waits until `n` chat requests arrived.
     #[track_caller]
     pub fn wait_chats(&self, n: usize) -> Vec<RecordedRequest> {
-        let result = self.server.wait_until(&format!("{n} chat requests"), WAIT, |reqs| {
-            reqs.iter()
-                .filter(|r| r.kind == RequestKind::Chat)
-                .count()
-                >= n
-        });
+        let result = self
+            .server
+            .wait_until(&format!("{n} chat requests"), WAIT, |reqs| {
+                reqs.iter().filter(|r| r.kind == RequestKind::Chat).count() >= n
+            });
         match result {
             Ok(_) => self.chat(),
             Err(e) => self.pty.fail(&e.to_string()),
@@ -204,13 +209,16 @@ impl Matrix {
     /// Waits until a chat request ends with a user message containing `text`; returns its index.
     #[track_caller]
     pub fn wait_trailing(&self, text: &str) -> usize {
-        let found = self.server.wait_until(&format!("a request ending with {text:?}"), WAIT, |reqs| {
-            reqs.iter()
-                .filter_map(trailing_user_text)
-                .any(|t| t.contains(text))
-        });
+        let found = self
+            .server
+            .wait_until(&format!("a request ending with {text:?}"), WAIT, |reqs| {
+                reqs.iter()
+                    .filter_map(trailing_user_text)
+                    .any(|t| t.contains(text))
+            });
         if let Err(e) = found {
-            self.pty.fail(&format!("{e}; trailing texts: {:?}", self.trailing_user_texts()));
+            self.pty
+                .fail(&format!("{e}; trailing texts: {:?}", self.trailing_user_texts()));
         }
         self.chat()
             .iter()
