@@ -88,6 +88,8 @@ pub enum PtyEvent {
     Output,
     /// The child's side of the PTY closed: all its output has been parsed.
     Closed,
+    /// The child stopped itself (pi's Ctrl+Z): pokeshell should suspend too, and continue it after.
+    Stopped,
     /// The child exited.
     Exited(ChildExit),
 }
@@ -97,38 +99,8 @@ pub enum PtyEvent {
 pub struct ChildExit {
     /// The shell-style exit code: the child's own, or 128+N for death by signal N.
     pub code: i32,
-    /// The signal that killed it, if one did.
+    /// The signal that killed it, if one did (a child may also exit with a code above 128 itself).
     pub signal: Option<i32>,
-}
-
-impl ChildExit {
-    /// `signal 9 (SIGKILL)`, when a signal ended the child.
-    pub fn signal_text(&self) -> Option<String> {
-        self.signal.map(|n| match signal_name(n) {
-            Some(name) => format!("signal {n} ({name})"),
-            None => format!("signal {n}"),
-        })
-    }
-}
-
-fn signal_name(n: i32) -> Option<&'static str> {
-    Some(match n {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGUSR1 => "SIGUSR1",
-        libc::SIGUSR2 => "SIGUSR2",
-        _ => return None,
-    })
 }
 
 pub struct ChildPty {
@@ -292,18 +264,18 @@ fn spawn_reader(
 
 fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
     thread::spawn(move || {
-        let exit = wait_for_exit(pid);
+        let exit = wait_for_exit(pid, &events);
         CHILD_PID.store(0, Ordering::SeqCst);
         events(PtyEvent::Exited(exit));
     });
 }
 
-/// Reaps the child and turns its status into a shell-style exit code.
-fn wait_for_exit(pid: i32) -> ChildExit {
+/// Reaps the child and turns its status into a shell-style exit code; reports stops on the way.
+fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> ChildExit {
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: waitpid writes only into `status`, a valid local.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
         if r == pid {
             if libc::WIFEXITED(status) {
                 return ChildExit {
@@ -317,6 +289,9 @@ fn wait_for_exit(pid: i32) -> ChildExit {
                     code: 128 + signal,
                     signal: Some(signal),
                 };
+            }
+            if libc::WIFSTOPPED(status) {
+                events(PtyEvent::Stopped);
             }
             continue;
         }
@@ -338,6 +313,11 @@ mod tests {
     use crate::screen::HostCaps;
 
     fn run(spec: &CommandSpec) -> (ChildExit, String) {
+        let (exit, text, _) = run_counting(spec);
+        (exit, text)
+    }
+
+    fn run_counting(spec: &CommandSpec) -> (ChildExit, String, u32) {
         let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
         let (tx, rx) = mpsc::channel();
         let child = ChildPty::spawn(
@@ -352,7 +332,7 @@ mod tests {
         )
         .expect("spawn");
         assert!(child.pid() > 0);
-        let (mut code, mut closed) = (None, false);
+        let (mut code, mut closed, mut stops) = (None, false, 0);
         while code.is_none() || !closed {
             match rx
                 .recv_timeout(Duration::from_secs(10))
@@ -361,11 +341,25 @@ mod tests {
                 PtyEvent::Exited(c) => code = Some(c),
                 PtyEvent::Closed => closed = true,
                 PtyEvent::Output => {}
+                PtyEvent::Stopped => {
+                    stops += 1;
+                    // SAFETY: continuing the process group we spawned.
+                    unsafe { libc::kill(-child.pid(), libc::SIGCONT) };
+                }
             }
         }
         let exit = code.unwrap();
         let text = mirror.lock().unwrap().screen().contents();
-        (exit, text)
+        (exit, text, stops)
+    }
+
+    #[test]
+    fn a_stopped_child_is_reported_and_can_be_continued() {
+        let (exit, text, stops) =
+            run_counting(&CommandSpec::shell("sh -c 'kill -STOP $$; echo resumed; exit 3'"));
+        assert_eq!(stops, 1);
+        assert_eq!(exit.code, 3);
+        assert!(text.contains("resumed"), "{text}");
     }
 
     #[test]
@@ -378,15 +372,19 @@ mod tests {
                 signal: None
             }
         );
-        assert_eq!(exit.signal_text(), None);
         assert!(text.contains("hello"), "{text}");
     }
 
     #[test]
     fn death_by_signal_is_128_plus_n() {
         let (exit, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
-        assert_eq!(exit.code, 128 + libc::SIGTERM);
-        assert_eq!(exit.signal_text().as_deref(), Some("signal 15 (SIGTERM)"));
+        assert_eq!(
+            exit,
+            ChildExit {
+                code: 128 + libc::SIGTERM,
+                signal: Some(libc::SIGTERM)
+            }
+        );
     }
 
     #[test]

@@ -232,9 +232,9 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let mut flush_due: Option<Instant> = None;
     let mut kill_due: Option<Instant> = None;
     let far = Duration::from_secs(3600);
+    let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
     let mut output_closed = false;
 
-    let child_name = if cfg.bridge { "pi" } else { "the command" };
     let exit = loop {
         let now = Instant::now();
         let deadlines = [
@@ -259,8 +259,22 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
                         crate::pty::signal_child(libc::SIGHUP);
                         kill_due.get_or_insert(now + SHUTDOWN_GRACE);
                     }
-                    Some(LoopEvent::Pty(PtyEvent::Output)) => lp.on_output()?,
+                    Some(LoopEvent::Pty(PtyEvent::Output)) => {
+                        if lp.on_output()? {
+                            guard.suspend()?;
+                            lp.after_resume()?;
+                        }
+                        // A test hook: proves the terminal is restored and the child stopped on a panic.
+                        if panic_on_output {
+                            panic!("POKESHELL_TEST_PANIC is set: panicking on purpose");
+                        }
+                    }
                     Some(LoopEvent::Pty(PtyEvent::Closed)) => output_closed = true,
+                    Some(LoopEvent::Pty(PtyEvent::Stopped)) => {
+                        // pi stopped itself (Ctrl+Z): stop with it, as pi alone would have.
+                        guard.suspend()?;
+                        lp.after_resume()?;
+                    }
                     Some(LoopEvent::Pty(PtyEvent::Exited(exit))) => break exit,
                     Some(LoopEvent::VersionWarning(msg)) => {
                         lp.app.flash(msg, crate::ui::theme::Tone::Warn, now);
@@ -338,11 +352,6 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
         let _ = out.write_all(&farewell);
         let _ = out.flush();
     }
-    // A child killed by a signal could not say goodbye itself (pi in fullscreen leaves nothing on
-    // the main screen): say how it ended, once the terminal is the user's again.
-    if let Some(how) = exit.signal_text() {
-        eprintln!("pokeshell: {child_name} was killed by {how}");
-    }
     Ok(exit.code)
 }
 
@@ -377,6 +386,23 @@ impl Loop {
         Ok(())
     }
 
+    /// Back from a suspension: the terminal was handed to the shell meanwhile, so every mode and
+    /// every cell is set again, then pi is continued.
+    fn after_resume(&mut self) -> Result<()> {
+        self.host_modes = HostModes::default();
+        self.cursor = None;
+        let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
+        self.app.set_size(cols, rows);
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, cols, rows))
+            .context("cannot redraw after resuming")?;
+        self.relayout()?;
+        self.on_output()?;
+        // Continues a stopped child, and tells pi (whose own SIGTSTP was discarded) to restart its TUI.
+        crate::pty::signal_child(libc::SIGCONT);
+        Ok(())
+    }
+
     fn relayout(&mut self) -> Result<()> {
         let pane = self.app.pane();
         if (pane.width, pane.height) != self.pane {
@@ -389,12 +415,14 @@ impl Loop {
     }
 
     /// New child output: carry its mode changes and host-bound bytes over to the host terminal.
-    fn on_output(&mut self) -> Result<()> {
+    /// Returns true when pi is suspending itself (Ctrl+Z) and pokeshell should suspend with it.
+    fn on_output(&mut self) -> Result<bool> {
         self.output_pending.store(false, Ordering::Release);
         let (host_bytes, modes) = {
             let mut m = lock(&self.mirror);
             (m.take_host_output(), m.modes())
         };
+        let suspend = self.app.wants_suspend(&self.child_modes, &modes, Instant::now());
         self.child_modes = modes;
         let want = HostModes::for_child(&modes, self.caps.kitty);
         let mut bytes = self.host_modes.transition(&want);
@@ -408,7 +436,7 @@ impl Loop {
         self.host_modes = want;
         self.app.set_host_modes(&want);
         self.dirty = true;
-        Ok(())
+        Ok(suspend)
     }
 
     /// When the next frame may be drawn, if one is needed.
