@@ -90,8 +90,17 @@ pub enum PtyEvent {
     Closed,
     /// The child stopped itself (pi's Ctrl+Z): pokeshell should suspend too, and continue it after.
     Stopped,
-    /// The child exited with this shell-style code (128+N for death by signal N).
-    Exited(i32),
+    /// The child exited.
+    Exited(ChildExit),
+}
+
+/// How the child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildExit {
+    /// The shell-style exit code: the child's own, or 128+N for death by signal N.
+    pub code: i32,
+    /// The signal that killed it, if one did (a child may also exit with a code above 128 itself).
+    pub signal: Option<i32>,
 }
 
 pub struct ChildPty {
@@ -255,24 +264,31 @@ fn spawn_reader(
 
 fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
     thread::spawn(move || {
-        let code = wait_for_exit(pid, &events);
+        let exit = wait_for_exit(pid, &events);
         CHILD_PID.store(0, Ordering::SeqCst);
-        events(PtyEvent::Exited(code));
+        events(PtyEvent::Exited(exit));
     });
 }
 
 /// Reaps the child and turns its status into a shell-style exit code; reports stops on the way.
-fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> i32 {
+fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> ChildExit {
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: waitpid writes only into `status`, a valid local.
         let r = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
         if r == pid {
             if libc::WIFEXITED(status) {
-                return libc::WEXITSTATUS(status);
+                return ChildExit {
+                    code: libc::WEXITSTATUS(status),
+                    signal: None,
+                };
             }
             if libc::WIFSIGNALED(status) {
-                return 128 + libc::WTERMSIG(status);
+                let signal = libc::WTERMSIG(status);
+                return ChildExit {
+                    code: 128 + signal,
+                    signal: Some(signal),
+                };
             }
             if libc::WIFSTOPPED(status) {
                 events(PtyEvent::Stopped);
@@ -282,7 +298,10 @@ fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> i32 {
         if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
             continue;
         }
-        return 1;
+        return ChildExit {
+            code: 1,
+            signal: None,
+        };
     }
 }
 
@@ -293,12 +312,12 @@ mod tests {
 
     use crate::screen::HostCaps;
 
-    fn run(spec: &CommandSpec) -> (i32, String) {
-        let (code, text, _) = run_counting(spec);
-        (code, text)
+    fn run(spec: &CommandSpec) -> (ChildExit, String) {
+        let (exit, text, _) = run_counting(spec);
+        (exit, text)
     }
 
-    fn run_counting(spec: &CommandSpec) -> (i32, String, u32) {
+    fn run_counting(spec: &CommandSpec) -> (ChildExit, String, u32) {
         let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
         let (tx, rx) = mpsc::channel();
         let child = ChildPty::spawn(
@@ -329,31 +348,43 @@ mod tests {
                 }
             }
         }
-        let code = code.unwrap();
+        let exit = code.unwrap();
         let text = mirror.lock().unwrap().screen().contents();
-        (code, text, stops)
+        (exit, text, stops)
     }
 
     #[test]
     fn a_stopped_child_is_reported_and_can_be_continued() {
-        let (code, text, stops) =
+        let (exit, text, stops) =
             run_counting(&CommandSpec::shell("sh -c 'kill -STOP $$; echo resumed; exit 3'"));
         assert_eq!(stops, 1);
-        assert_eq!(code, 3);
+        assert_eq!(exit.code, 3);
         assert!(text.contains("resumed"), "{text}");
     }
 
     #[test]
     fn exit_code_and_output() {
-        let (code, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
-        assert_eq!(code, 7);
+        let (exit, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
+        assert_eq!(
+            exit,
+            ChildExit {
+                code: 7,
+                signal: None
+            }
+        );
         assert!(text.contains("hello"), "{text}");
     }
 
     #[test]
     fn death_by_signal_is_128_plus_n() {
-        let (code, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
-        assert_eq!(code, 128 + libc::SIGTERM);
+        let (exit, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
+        assert_eq!(
+            exit,
+            ChildExit {
+                code: 128 + libc::SIGTERM,
+                signal: Some(libc::SIGTERM)
+            }
+        );
     }
 
     #[test]

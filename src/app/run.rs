@@ -18,7 +18,7 @@ use crate::bridge::server::{BridgeEvent, BridgeHandle, BridgeServer};
 use crate::config::Settings;
 use crate::host::{self, HostModes, TerminalGuard};
 use crate::ledger::LedgerFile;
-use crate::pty::{ChildPty, CommandSpec, PtyEvent};
+use crate::pty::{ChildExit, ChildPty, CommandSpec, PtyEvent};
 use crate::screen::{ChildModes, HostCaps, Mirror};
 
 /// At most about 60 frames a second.
@@ -29,6 +29,8 @@ const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 const INPUT_FLUSH: Duration = Duration::from_millis(25);
 /// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// What a dead child left running gets this long to end after SIGTERM.
+const ORPHAN_GRACE: Duration = Duration::from_secs(2);
 
 pub struct RunConfig {
     pub spec: CommandSpec,
@@ -171,6 +173,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let (tx, mut rx) = unbounded_channel::<LoopEvent>();
     let output_pending = Arc::new(AtomicBool::new(false));
     let pty_tx = tx.clone();
+    crate::reaper::adopt_orphans(crate::pty::live_child_pid);
     let child = ChildPty::spawn(
         &cfg.spec,
         pane.height,
@@ -232,7 +235,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
     let mut output_closed = false;
 
-    let code = loop {
+    let exit = loop {
         let now = Instant::now();
         let deadlines = [
             lp.draw_due(now),
@@ -272,12 +275,12 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
                         guard.suspend()?;
                         lp.after_resume()?;
                     }
-                    Some(LoopEvent::Pty(PtyEvent::Exited(code))) => break code,
+                    Some(LoopEvent::Pty(PtyEvent::Exited(exit))) => break exit,
                     Some(LoopEvent::VersionWarning(msg)) => {
                         lp.app.flash(msg, crate::ui::theme::Tone::Warn, now);
                         lp.dirty = true;
                     }
-                    None => break 1,
+                    None => break ChildExit { code: 1, signal: None },
                 }
             }
             Some(ev) = next_bridge_event(&mut bridge) => {
@@ -328,6 +331,10 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
         }
     };
 
+    // Killed by a signal, pi could not stop its tools; they hold the terminal open, too.
+    if exit.signal.is_some() {
+        crate::reaper::end_orphans(ORPHAN_GRACE);
+    }
     // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
     let drain_until = Instant::now() + Duration::from_millis(300);
     while !output_closed {
@@ -336,7 +343,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
             Ok(Some(_)) => {}
         }
     }
-    lp.app.set_child_exit(code);
+    lp.app.set_child_exit(exit.code);
     let farewell = lp.final_screen();
     drop(lp);
     drop(guard);
@@ -345,7 +352,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
         let _ = out.write_all(&farewell);
         let _ = out.flush();
     }
-    Ok(code)
+    Ok(exit.code)
 }
 
 impl Loop {
