@@ -31,6 +31,15 @@ use crate::ui::settings_dialog::{DialogOutcome, SettingsDialog};
 use crate::ui::status_overlay::StatusOverlay;
 use crate::ui::theme::Tone;
 
+/// After Ctrl+Z, how long pi has to show that it is suspending (it turns bracketed paste off).
+const SUSPEND_WINDOW: Duration = Duration::from_secs(1);
+
+fn is_suspend_key(k: &KeyEvent) -> bool {
+    k.code == KeyCode::Char('z')
+        && k.modifiers == crossterm::event::KeyModifiers::CONTROL
+        && k.kind == KeyEventKind::Press
+}
+
 /// How long a footer message stays.
 const MESSAGE_TTL: Duration = Duration::from_secs(4);
 
@@ -115,6 +124,8 @@ pub struct App {
     pending: link::Pending,
     /// Set while `pokeshell demo` plays a tour.
     demo: Option<demo::DemoState>,
+    /// When Ctrl+Z last went to the child.
+    suspend_key_at: Option<Instant>,
 }
 
 impl App {
@@ -144,6 +155,7 @@ impl App {
             pi: view::PiInfo::default(),
             pending: link::Pending::default(),
             demo: None,
+            suspend_key_at: None,
             opts,
         };
         let warnings = app.settings.warnings().len();
@@ -214,6 +226,20 @@ impl App {
         self.child_exit = Some(code);
     }
 
+    /// pi handles Ctrl+Z by stopping its TUI and sending itself SIGTSTP. Inside pokeshell that signal
+    /// is discarded (pi's process group has no parent in its session), so pokeshell suspends in its
+    /// place: when Ctrl+Z went to pi and pi then turned bracketed paste off, as stopping its TUI does.
+    pub fn wants_suspend(&mut self, before: &ChildModes, after: &ChildModes, now: Instant) -> bool {
+        let recent = self
+            .suspend_key_at
+            .is_some_and(|t| now.saturating_duration_since(t) <= SUSPEND_WINDOW);
+        if recent && before.bracketed_paste && !after.bracketed_paste {
+            self.suspend_key_at = None;
+            return true;
+        }
+        false
+    }
+
     /// Keeps release reports of pokeshell's own keys away from pi when the host sends them.
     pub fn set_host_modes(&mut self, modes: &HostModes) {
         self.router.set_release_events(modes.reports_releases());
@@ -259,7 +285,14 @@ impl App {
             }
             match self.router.route(token) {
                 None => {}
-                Some(Routed::Child(tok)) => self.forward(tok, child, &mut out),
+                Some(Routed::Child(tok)) => {
+                    if let Token::Key(b) = &tok
+                        && keys::decode(b).is_some_and(|k| is_suspend_key(&k))
+                    {
+                        self.suspend_key_at = Some(now);
+                    }
+                    self.forward(tok, child, &mut out)
+                }
                 Some(Routed::PrefixArmed) => effects.push(Effect::Redraw),
                 Some(Routed::Command { key, raw }) => {
                     // Keep byte order: what was typed before the command goes first.
@@ -392,7 +425,11 @@ impl App {
                 self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(&self.settings))))
             }
             KeyCode::Char('i') => {
-                self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(&self.settings, &[]))));
+                let live = self.live_lines(now);
+                self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(
+                    &self.settings,
+                    &live,
+                ))));
             }
             KeyCode::Esc => {}
             KeyCode::Char('p') => {

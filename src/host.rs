@@ -55,17 +55,34 @@ pub(crate) fn note_modify_other_keys(on: bool) {
 /// Owns the terminal while pokeshell runs; dropping it restores the terminal.
 pub struct TerminalGuard(());
 
+/// Raw mode, alternate screen, bracketed paste (kept on for pokeshell's own dialogs).
+fn take_terminal() -> Result<()> {
+    crossterm::terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut out = std::io::stdout().lock();
+    out.write_all(b"\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[2J")
+        .and_then(|()| out.flush())
+        .context("cannot write to the terminal")
+}
+
 impl TerminalGuard {
-    /// Raw mode, alternate screen, bracketed paste (kept on for pokeshell's own dialogs).
     pub fn enter() -> Result<Self> {
         install_panic_hook();
-        crossterm::terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
-        ACTIVE.store(true, Ordering::SeqCst);
-        let mut out = std::io::stdout().lock();
-        out.write_all(b"\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[2J")
-            .and_then(|()| out.flush())
-            .context("cannot write to the terminal")?;
+        take_terminal()?;
         Ok(Self(()))
+    }
+
+    /// Job control: gives the terminal back, stops pokeshell as the shell's Ctrl+Z would, and takes
+    /// the terminal again once the shell continues it (`fg`). The caller re-applies its modes and
+    /// redraws everything.
+    pub fn suspend(&self) -> Result<()> {
+        restore();
+        // SAFETY: raise(2) with a plain signal number. SIGTSTP's default action stops the process
+        // until SIGCONT; in an orphaned process group the kernel discards it and raise returns at once.
+        unsafe {
+            libc::raise(libc::SIGTSTP);
+        }
+        take_terminal()
     }
 }
 

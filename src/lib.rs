@@ -13,6 +13,7 @@ pub mod ledger;
 pub mod locate;
 pub mod notify;
 pub mod pty;
+pub mod reaper;
 pub mod screen;
 pub mod supervisor;
 pub mod ui;

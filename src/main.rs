@@ -28,6 +28,29 @@ fn load_settings(cli: &Cli) -> Result<Settings, String> {
     Ok(settings)
 }
 
+/// A line for the user when the hosted program did not end well; silence for a clean exit.
+fn exit_note(label: &str, code: i32) -> Option<String> {
+    match code {
+        0 => None,
+        c if c > 128 => {
+            let sig = c - 128;
+            // SAFETY: strsignal returns a pointer to a static or thread-local string, read at once.
+            let name = unsafe {
+                let p = libc::strsignal(sig);
+                if p.is_null() {
+                    String::new()
+                } else {
+                    std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+                }
+            };
+            Some(format!(
+                "pokeshell: {label} was killed by signal {sig} ({name}); exiting with {c}"
+            ))
+        }
+        c => Some(format!("pokeshell: {label} exited with code {c}")),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(Mode::Demo(args)) = &cli.mode {
@@ -64,7 +87,20 @@ fn main() -> ExitCode {
     let app = AppOptions {
         label: spec.label.clone(),
     };
+    // SAFETY: isatty only inspects the descriptors.
+    let terminal = unsafe { libc::isatty(0) == 1 && libc::isatty(1) == 1 };
+    if !terminal {
+        eprintln!(
+            "pokeshell: it needs a terminal: run it in a terminal window, with stdin and stdout not redirected"
+        );
+        return ExitCode::from(2);
+    }
     let bridge = cli.command.is_none();
+    let label = if bridge {
+        "pi".to_string()
+    } else {
+        spec.label.clone()
+    };
     match run(RunConfig {
         spec,
         app,
@@ -75,7 +111,12 @@ fn main() -> ExitCode {
         ledger_dir: None,
         final_screen: true,
     }) {
-        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Ok(code) => {
+            if let Some(note) = exit_note(&label, code) {
+                eprintln!("{note}");
+            }
+            ExitCode::from(u8::try_from(code).unwrap_or(1))
+        }
         Err(e) => {
             eprintln!("pokeshell: {e:#}");
             ExitCode::from(1)

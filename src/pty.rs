@@ -91,8 +91,19 @@ pub enum PtyEvent {
     Output,
     /// The child's side of the PTY closed: all its output has been parsed.
     Closed,
-    /// The child exited with this shell-style code (128+N for death by signal N).
-    Exited(i32),
+    /// The child stopped itself (pi's Ctrl+Z): pokeshell should suspend too, and continue it after.
+    Stopped,
+    /// The child exited.
+    Exited(ChildExit),
+}
+
+/// How the child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildExit {
+    /// The shell-style exit code: the child's own, or 128+N for death by signal N.
+    pub code: i32,
+    /// The signal that killed it, if one did (a child may also exit with a code above 128 itself).
+    pub signal: Option<i32>,
 }
 
 pub struct ChildPty {
@@ -261,31 +272,44 @@ fn spawn_reader(
 
 fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
     thread::spawn(move || {
-        let code = wait_for_exit(pid);
+        let exit = wait_for_exit(pid, &events);
         CHILD_PID.store(0, Ordering::SeqCst);
-        events(PtyEvent::Exited(code));
+        events(PtyEvent::Exited(exit));
     });
 }
 
-/// Reaps the child and turns its status into a shell-style exit code.
-fn wait_for_exit(pid: i32) -> i32 {
+/// Reaps the child and turns its status into a shell-style exit code; reports stops on the way.
+fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> ChildExit {
     loop {
         let mut status: libc::c_int = 0;
         // SAFETY: waitpid writes only into `status`, a valid local.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
         if r == pid {
             if libc::WIFEXITED(status) {
-                return libc::WEXITSTATUS(status);
+                return ChildExit {
+                    code: libc::WEXITSTATUS(status),
+                    signal: None,
+                };
             }
             if libc::WIFSIGNALED(status) {
-                return 128 + libc::WTERMSIG(status);
+                let signal = libc::WTERMSIG(status);
+                return ChildExit {
+                    code: 128 + signal,
+                    signal: Some(signal),
+                };
+            }
+            if libc::WIFSTOPPED(status) {
+                events(PtyEvent::Stopped);
             }
             continue;
         }
         if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
             continue;
         }
-        return 1;
+        return ChildExit {
+            code: 1,
+            signal: None,
+        };
     }
 }
 
@@ -296,7 +320,12 @@ mod tests {
 
     use crate::screen::HostCaps;
 
-    fn run(spec: &CommandSpec) -> (i32, String) {
+    fn run(spec: &CommandSpec) -> (ChildExit, String) {
+        let (exit, text, _) = run_counting(spec);
+        (exit, text)
+    }
+
+    fn run_counting(spec: &CommandSpec) -> (ChildExit, String, u32) {
         let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
         let (tx, rx) = mpsc::channel();
         let child = ChildPty::spawn(
@@ -311,7 +340,7 @@ mod tests {
         )
         .expect("spawn");
         assert!(child.pid() > 0);
-        let (mut code, mut closed) = (None, false);
+        let (mut code, mut closed, mut stops) = (None, false, 0);
         while code.is_none() || !closed {
             match rx
                 .recv_timeout(Duration::from_secs(10))
@@ -320,24 +349,50 @@ mod tests {
                 PtyEvent::Exited(c) => code = Some(c),
                 PtyEvent::Closed => closed = true,
                 PtyEvent::Output => {}
+                PtyEvent::Stopped => {
+                    stops += 1;
+                    // SAFETY: continuing the process group we spawned.
+                    unsafe { libc::kill(-child.pid(), libc::SIGCONT) };
+                }
             }
         }
-        let code = code.unwrap();
+        let exit = code.unwrap();
         let text = mirror.lock().unwrap().screen().contents();
-        (code, text)
+        (exit, text, stops)
+    }
+
+    #[test]
+    fn a_stopped_child_is_reported_and_can_be_continued() {
+        let (exit, text, stops) =
+            run_counting(&CommandSpec::shell("sh -c 'kill -STOP $$; echo resumed; exit 3'"));
+        assert_eq!(stops, 1);
+        assert_eq!(exit.code, 3);
+        assert!(text.contains("resumed"), "{text}");
     }
 
     #[test]
     fn exit_code_and_output() {
-        let (code, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
-        assert_eq!(code, 7);
+        let (exit, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
+        assert_eq!(
+            exit,
+            ChildExit {
+                code: 7,
+                signal: None
+            }
+        );
         assert!(text.contains("hello"), "{text}");
     }
 
     #[test]
     fn death_by_signal_is_128_plus_n() {
-        let (code, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
-        assert_eq!(code, 128 + libc::SIGTERM);
+        let (exit, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
+        assert_eq!(
+            exit,
+            ChildExit {
+                code: 128 + libc::SIGTERM,
+                signal: Some(libc::SIGTERM)
+            }
+        );
     }
 
     #[test]

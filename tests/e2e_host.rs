@@ -8,16 +8,8 @@ use std::time::{Duration, Instant};
 use portable_pty::CommandBuilder;
 use support::pi::PiEnv;
 use support::pty::Pty;
+use support::shell::{quit, submit, wait_ready};
 use support::{Step, WAIT, model_server};
-
-/// pi is up inside pokeshell: pi's footer names the model and pokeshell's footer is drawn.
-#[track_caller]
-fn wait_ready(pty: &Pty) {
-    pty.wait_until("pi's footer and pokeshell's footer", WAIT, |s| {
-        let text = s.contents();
-        text.contains("mock-model") && text.contains("📌 p:")
-    });
-}
 
 /// The width of pi's editor border: its longest run of `─` on one row.
 fn rule_width(s: &vt100::Screen) -> usize {
@@ -44,27 +36,6 @@ fn wait_rule_width(pty: &Pty, width: usize) {
 
 fn pokeshell(env: &PiEnv, rows: u16, cols: u16) -> Pty {
     Pty::spawn(env.pokeshell_command(&[], &[]), rows, cols)
-}
-
-/// Submits `prompt` and retries Enter until the model has the request (pi ignores Enter while it
-/// is still starting up).
-fn submit(pty: &mut Pty, server: &support::ModelServer, prompt: &str) {
-    let before = server.model_requests().len();
-    pty.send(prompt);
-    pty.wait_for_text(prompt, WAIT);
-    let deadline = Instant::now() + WAIT;
-    loop {
-        pty.send("\r");
-        if server
-            .wait_for_requests(before + 1, Duration::from_millis(300))
-            .is_ok()
-        {
-            return;
-        }
-        if Instant::now() >= deadline {
-            pty.fail("pi never sent the prompt to the model");
-        }
-    }
 }
 
 #[test]
@@ -148,20 +119,7 @@ fn quit_command_ends_pokeshell_with_code_zero() {
     let env = PiEnv::new(&server.base_url());
     let mut pty = pokeshell(&env, 40, 120);
     wait_ready(&pty);
-    pty.send("/quit");
-    pty.wait_for_text("/quit", WAIT);
-    // pi may still be starting (Enter is ignored then) or show its command menu: press Enter until
-    // it quits.
-    let deadline = Instant::now() + WAIT;
-    let code = loop {
-        pty.send("\r");
-        if let Some(code) = pty.try_wait_exit(Duration::from_millis(500)) {
-            break code;
-        }
-        if Instant::now() >= deadline {
-            pty.fail("pokeshell did not exit after /quit");
-        }
-    };
+    let code = quit(&mut pty);
     assert_eq!(code, 0);
 }
 
@@ -247,4 +205,138 @@ fn missing_pi_is_reported_with_install_advice_and_code_127() {
         err.contains("npm install -g @earendil-works/pi-coding-agent"),
         "{err}"
     );
+}
+
+#[test]
+fn a_panic_restores_the_terminal_and_stops_the_child() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pidfile = dir.path().join("child.pid");
+    let line = format!(
+        "sh -c 'echo $$ > {}; printf \"\\033[?1000h\\033[>1u child up\\n\"; exec sleep 60'",
+        pidfile.display()
+    );
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+    cmd.args(["--command", &line]);
+    cmd.env("POKESHELL_TEST_PANIC", "1");
+    let mut pty = Pty::spawn(cmd, 24, 80);
+    let code = pty.wait_exit(WAIT);
+    assert_eq!(code, 101, "a panic ends pokeshell with 101");
+    let raw = pty.raw_output();
+    // Everything after pokeshell last entered the alternate screen.
+    let start = raw
+        .windows(8)
+        .rposition(|w| w == b"\x1b[?1049h")
+        .expect("pokeshell entered the alternate screen");
+    let tail = &raw[start..];
+    let has = |seq: &[u8]| tail.windows(seq.len()).any(|w| w == seq);
+    for (seq, what) in [
+        (&b"\x1b[?1049l"[..], "alternate screen left"),
+        (b"\x1b[?25h", "cursor shown"),
+        (b"\x1b[?2004l", "bracketed paste off"),
+        (b"\x1b[?1000l", "mouse reporting off"),
+    ] {
+        assert!(has(seq), "{what}: {:?}", String::from_utf8_lossy(tail));
+    }
+    pty.with_screen(|s| {
+        assert!(
+            !s.alternate_screen(),
+            "the outer terminal is back on its main screen"
+        );
+        assert!(!s.hide_cursor());
+        assert!(!s.bracketed_paste());
+    });
+    let lflag = pty.local_flags().expect("termios of the outer terminal");
+    assert!(
+        lflag & libc::ICANON != 0 && lflag & libc::ECHO != 0,
+        "raw mode is off again"
+    );
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .expect("child pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let deadline = Instant::now() + WAIT;
+    while process_alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the child {pid} still runs after pokeshell's panic"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn without_a_terminal_pokeshell_says_so_instead_of_garbling_anything() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pokeshell"))
+        .args(["--command", "true"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pokeshell");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
+    assert!(out.stdout.is_empty(), "no escape sequences were written");
+}
+
+/// pi's Ctrl+Z stops its TUI and sends itself SIGTSTP, which the kernel discards inside pokeshell;
+/// pokeshell suspends in its place and continues pi afterwards. In this harness pokeshell's own
+/// SIGTSTP is discarded the same way (nothing does job control here), so the whole cycle runs at once:
+/// the terminal is handed back, taken again, and pi redraws and answers.
+#[test]
+fn ctrl_z_suspends_with_pi_and_both_come_back() {
+    let server = model_server();
+    server.push(Step::text("back from the background"));
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    let entered = |raw: &[u8]| raw.windows(8).filter(|w| *w == b"\x1b[?1049h").count();
+    let before = entered(&pty.raw_output());
+    pty.send("\x1a");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let raw = pty.raw_output();
+        if entered(&raw) > before {
+            break;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if !pty.wait_for_output(raw.len(), left) {
+            pty.fail("pokeshell never handed the terminal back and took it again");
+        }
+    }
+    let raw = pty.raw_output();
+    let last_enter = raw.windows(8).rposition(|w| w == b"\x1b[?1049h").unwrap_or(0);
+    assert!(
+        raw[..last_enter].windows(8).any(|w| w == b"\x1b[?1049l"),
+        "the alternate screen was left before it was entered again"
+    );
+    wait_ready(&pty);
+    submit(&mut pty, &server, "are you there");
+    pty.wait_for_text("back from the background", WAIT);
+}
+
+#[test]
+fn a_bracketed_paste_reaches_pi_whole_and_the_model_gets_it_verbatim() {
+    let server = model_server();
+    server.push(Step::text("pasted fine"));
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = pokeshell(&env, 40, 120);
+    wait_ready(&pty);
+    // A Ctrl+] inside the paste is text, not pokeshell's prefix.
+    pty.send("\x1b[200~first line\nsecond \x1d line\x1b[201~");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        pty.send("\r");
+        if server.wait_for_requests(1, Duration::from_millis(300)).is_ok() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            pty.fail("pi never sent the pasted prompt");
+        }
+    }
+    // pi drops control characters from pastes itself; the two spaces show that pokeshell did not take
+    // the Ctrl+] for its prefix (which would have eaten the space after it as a command key).
+    assert_eq!(
+        server.last_user_text().as_deref(),
+        Some("first line\nsecond  line")
+    );
+    pty.wait_for_text("pasted fine", WAIT);
 }

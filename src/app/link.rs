@@ -142,17 +142,7 @@ fn tail(entries: &[wire::TailEntry]) -> Vec<sup::Message> {
         .iter()
         .filter_map(|e| match e {
             wire::TailEntry::Message(m) => Some(message(m)),
-            wire::TailEntry::CustomMessage { custom_type, .. } => Some(sup::Message {
-                role: sup::Role::Custom {
-                    custom_type: custom_type.clone(),
-                },
-                stop_reason: None,
-                error_message: None,
-                content: Vec::new(),
-                tool_call_id: None,
-                tool_name: None,
-                is_error: false,
-            }),
+            wire::TailEntry::CustomMessage { custom_type, .. } => Some(sup::Message::custom(custom_type, "")),
             wire::TailEntry::Compaction { .. } => None,
         })
         .collect()

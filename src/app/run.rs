@@ -18,7 +18,7 @@ use crate::bridge::server::{BridgeEvent, BridgeHandle, BridgeServer};
 use crate::config::Settings;
 use crate::host::{self, HostModes, TerminalGuard};
 use crate::ledger::LedgerFile;
-use crate::pty::{ChildPty, CommandSpec, PtyEvent};
+use crate::pty::{ChildExit, ChildPty, CommandSpec, PtyEvent};
 use crate::screen::{ChildModes, HostCaps, Mirror};
 
 /// At most about 60 frames a second.
@@ -29,6 +29,8 @@ const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 const INPUT_FLUSH: Duration = Duration::from_millis(25);
 /// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// What a dead child left running gets this long to end after SIGTERM.
+const ORPHAN_GRACE: Duration = Duration::from_secs(2);
 
 pub struct RunConfig {
     pub spec: CommandSpec,
@@ -182,6 +184,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let (tx, mut rx) = unbounded_channel::<LoopEvent>();
     let output_pending = Arc::new(AtomicBool::new(false));
     let pty_tx = tx.clone();
+    crate::reaper::adopt_orphans(crate::pty::live_child_pid);
     let child = ChildPty::spawn(
         &cfg.spec,
         pane.height,
@@ -241,9 +244,10 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
     let mut flush_due: Option<Instant> = None;
     let mut kill_due: Option<Instant> = None;
     let far = Duration::from_secs(3600);
+    let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
     let mut output_closed = false;
 
-    let code = loop {
+    let exit = loop {
         let now = Instant::now();
         let deadlines = [
             lp.draw_due(now),
@@ -267,14 +271,28 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
                         crate::pty::signal_child(libc::SIGHUP);
                         kill_due.get_or_insert(now + SHUTDOWN_GRACE);
                     }
-                    Some(LoopEvent::Pty(PtyEvent::Output)) => lp.on_output()?,
+                    Some(LoopEvent::Pty(PtyEvent::Output)) => {
+                        if lp.on_output()? {
+                            guard.suspend()?;
+                            lp.after_resume()?;
+                        }
+                        // A test hook: proves the terminal is restored and the child stopped on a panic.
+                        if panic_on_output {
+                            panic!("POKESHELL_TEST_PANIC is set: panicking on purpose");
+                        }
+                    }
                     Some(LoopEvent::Pty(PtyEvent::Closed)) => output_closed = true,
-                    Some(LoopEvent::Pty(PtyEvent::Exited(code))) => break code,
+                    Some(LoopEvent::Pty(PtyEvent::Stopped)) => {
+                        // pi stopped itself (Ctrl+Z): stop with it, as pi alone would have.
+                        guard.suspend()?;
+                        lp.after_resume()?;
+                    }
+                    Some(LoopEvent::Pty(PtyEvent::Exited(exit))) => break exit,
                     Some(LoopEvent::VersionWarning(msg)) => {
                         lp.app.flash(msg, crate::ui::theme::Tone::Warn, now);
                         lp.dirty = true;
                     }
-                    None => break 1,
+                    None => break ChildExit { code: 1, signal: None },
                 }
             }
             Some(ev) = next_bridge_event(&mut bridge) => {
@@ -332,6 +350,10 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
         }
     };
 
+    // Killed by a signal, pi could not stop its tools; they hold the terminal open, too.
+    if exit.signal.is_some() {
+        crate::reaper::end_orphans(ORPHAN_GRACE);
+    }
     // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
     let drain_until = Instant::now() + Duration::from_millis(300);
     while !output_closed {
@@ -340,7 +362,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
             Ok(Some(_)) => {}
         }
     }
-    lp.app.set_child_exit(code);
+    lp.app.set_child_exit(exit.code);
     let farewell = if cfg.final_screen {
         lp.final_screen()
     } else {
@@ -353,7 +375,7 @@ async fn run_async(mut cfg: RunConfig) -> Result<i32> {
         let _ = out.write_all(&farewell);
         let _ = out.flush();
     }
-    Ok(code)
+    Ok(exit.code)
 }
 
 impl Loop {
@@ -395,6 +417,23 @@ impl Loop {
         Ok(())
     }
 
+    /// Back from a suspension: the terminal was handed to the shell meanwhile, so every mode and
+    /// every cell is set again, then pi is continued.
+    fn after_resume(&mut self) -> Result<()> {
+        self.host_modes = HostModes::default();
+        self.cursor = None;
+        let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
+        self.app.set_size(cols, rows);
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, cols, rows))
+            .context("cannot redraw after resuming")?;
+        self.relayout()?;
+        self.on_output()?;
+        // Continues a stopped child, and tells pi (whose own SIGTSTP was discarded) to restart its TUI.
+        crate::pty::signal_child(libc::SIGCONT);
+        Ok(())
+    }
+
     fn relayout(&mut self) -> Result<()> {
         let pane = self.app.pane();
         if (pane.width, pane.height) != self.pane {
@@ -407,12 +446,14 @@ impl Loop {
     }
 
     /// New child output: carry its mode changes and host-bound bytes over to the host terminal.
-    fn on_output(&mut self) -> Result<()> {
+    /// Returns true when pi is suspending itself (Ctrl+Z) and pokeshell should suspend with it.
+    fn on_output(&mut self) -> Result<bool> {
         self.output_pending.store(false, Ordering::Release);
         let (host_bytes, modes) = {
             let mut m = lock(&self.mirror);
             (m.take_host_output(), m.modes())
         };
+        let suspend = self.app.wants_suspend(&self.child_modes, &modes, Instant::now());
         self.child_modes = modes;
         let want = HostModes::for_child(&modes, self.caps.kitty);
         let mut bytes = self.host_modes.transition(&want);
@@ -426,7 +467,7 @@ impl Loop {
         self.host_modes = want;
         self.app.set_host_modes(&want);
         self.dirty = true;
-        Ok(())
+        Ok(suspend)
     }
 
     /// When the next frame may be drawn, if one is needed.

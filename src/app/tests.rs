@@ -282,3 +282,19 @@ fn a_session_start_does_not_undo_the_users_side_pane_toggle() {
     );
     assert!(a.areas().side.is_none(), "the user's toggle stands");
 }
+
+#[test]
+fn status_lines_report_the_bridge_and_the_counters() {
+    let a = connected();
+    let lines = a.live_lines(Instant::now());
+    let text: Vec<String> = lines.iter().map(|l| format!("{l:?}")).collect();
+    let joined = text.join("\n");
+    assert!(
+        joined.contains("Bridge") && joined.contains("connected"),
+        "{joined}"
+    );
+    assert!(
+        joined.contains("Pokes this episode") && joined.contains("0 of 2"),
+        "{joined}"
+    );
+}

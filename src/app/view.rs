@@ -10,6 +10,7 @@ use crate::demo::director::{Narration, Stage};
 use crate::supervisor::view::{ToolView, WakeupView};
 use crate::supervisor::{AgentState, ContextUsage, LedgerKind, LedgerRecord, View};
 use crate::ui::side::{Section, SideView};
+use crate::ui::status_overlay::LiveLine;
 use crate::ui::theme::{self, Tone};
 
 /// How many interventions the side pane lists.
@@ -181,6 +182,71 @@ fn agent_line(state: AgentState) -> Line<'static> {
 }
 
 impl App {
+    /// The live state for the status overlay (prefix+i), like pi-poke's `/poke status`.
+    pub fn live_lines(&self, now: Instant) -> Vec<LiveLine> {
+        let view = self.supervisor_view(now);
+        let bridge = match &self.pi.status {
+            BridgeStatus::NotUsed => "not used (the hosted program is not pi)".to_string(),
+            BridgeStatus::Waiting => "waiting for pi".to_string(),
+            BridgeStatus::Connected => "connected".to_string(),
+            BridgeStatus::Disconnected(why) => format!("not connected: {why}"),
+        };
+        let agent = match view.agent {
+            AgentState::Idle => "idle",
+            AgentState::Running => "running",
+            AgentState::Compacting => "compacting",
+            AgentState::Unknown => "unknown",
+        };
+        let tools = if view.tools.is_empty() {
+            "none".to_string()
+        } else {
+            view.tools
+                .iter()
+                .map(|t| format!("{} {}", t.name, duration(t.elapsed_ms)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let wake = match &view.wake {
+            None => "none".to_string(),
+            Some(w) => format!(
+                "{:?}{}",
+                w.phase,
+                if w.failed { " (compaction failed)" } else { "" }
+            )
+            .to_lowercase(),
+        };
+        let c = &view.counters;
+        let mut lines = vec![
+            LiveLine::new("Bridge", bridge),
+            LiveLine::new("Agent", agent),
+            LiveLine::new("Tools running", tools),
+            LiveLine::new("Post-compaction wake", wake),
+            LiveLine::new("Pokes this episode", format!("{} of {}", c.pokes, c.max_pokes)),
+            LiveLine::new(
+                "Empty-reply retries",
+                format!("{} of {}", c.retries, c.max_retries),
+            ),
+            LiveLine::new(
+                "Loop nudges",
+                format!("{} of {}", c.loop_nudges, c.max_loop_nudges),
+            ),
+            LiveLine::new("Pending wakeups", view.wakeups.len().to_string()),
+        ];
+        if let Some(who) = view.stopped_by {
+            lines.push(LiveLine::new(
+                "Stopped",
+                format!("by {}: no automatic poke until you type", who.who()),
+            ));
+        }
+        if let Some(dir) = crate::ledger::default_dir() {
+            lines.push(LiveLine::new(
+                "Intervention log",
+                dir.join("interventions.jsonl").display().to_string(),
+            ));
+        }
+        lines
+    }
+
     pub fn side_view(&self, pane: Rect, now: Instant) -> SideView {
         let view = self.supervisor_view(now);
         let mut sections: Vec<Section> = self.demo_narration().map(demo_section).into_iter().collect();

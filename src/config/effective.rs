@@ -1,5 +1,8 @@
 //! The resolved settings as plain typed fields, for the supervisor and the UI to consume.
 
+// The supervisor's own types: the settings files feed it exactly these fields.
+pub use crate::supervisor::{HandoffConfig as HandoffSettings, PokeConfig as PokeSettings};
+
 use super::schema::KeyId;
 use super::settings::Settings;
 use super::value::SettingValue;
@@ -16,17 +19,6 @@ pub struct EffectiveSettings {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PokeSettings {
-    pub enabled: bool,
-    pub threshold_seconds: u64,
-    pub auto_abort: bool,
-    pub auto_poke: bool,
-    pub post_compact_poke: bool,
-    pub post_compact_cooldown_seconds: u64,
-    pub post_compact_max_pokes: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecoverySettings {
     pub max_retries: u32,
     pub loop_threshold: u32,
@@ -40,14 +32,6 @@ pub struct WakeupSettings {
     /// Clamp of requested delays; always `min_seconds <= max_seconds`.
     pub min_seconds: u64,
     pub max_seconds: u64,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct HandoffSettings {
-    /// Context use in percent (0 < percent <= 100) at which a settle triggers a handoff.
-    pub percent: f64,
-    pub enabled: bool,
-    pub save: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,28 +109,15 @@ impl EffectiveSettings {
 impl EffectiveSettings {
     /// What the supervisor needs of these settings.
     pub fn supervisor(&self) -> crate::supervisor::SupervisorConfig {
-        use crate::supervisor::{HandoffConfig, PokeConfig, RecoveryConfig, SupervisorConfig};
-        let p = &self.poke;
+        use crate::supervisor::{RecoveryConfig, SupervisorConfig};
         SupervisorConfig {
-            poke: PokeConfig {
-                enabled: p.enabled,
-                threshold_seconds: p.threshold_seconds,
-                auto_abort: p.auto_abort,
-                auto_poke: p.auto_poke,
-                post_compact_poke: p.post_compact_poke,
-                post_compact_cooldown_seconds: p.post_compact_cooldown_seconds,
-                post_compact_max_pokes: p.post_compact_max_pokes,
-            },
+            poke: self.poke.clone(),
             recovery: RecoveryConfig {
                 max_retries: self.recovery.max_retries,
                 loop_threshold: self.recovery.loop_threshold,
                 max_loop_nudges: self.recovery.max_loop_nudges,
             },
-            handoff: HandoffConfig {
-                percent: self.handoff.percent,
-                enabled: self.handoff.enabled,
-                save: self.handoff.save,
-            },
+            handoff: self.handoff.clone(),
             global_cooldown_seconds: self.recovery.injection_cooldown_seconds,
             wakeup_min_seconds: self.wakeups.min_seconds,
             wakeup_max_seconds: self.wakeups.max_seconds,

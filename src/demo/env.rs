@@ -16,6 +16,10 @@ pub const MODEL: &str = "scripted";
 /// The model's context window: small, so that compaction is reachable with scripted token counts.
 pub const CONTEXT_WINDOW: u64 = 16_000;
 
+/// A pi extension loaded for the demo: it refuses `rm -rf` and ends the tool batch, which is how a
+/// run in pi 1.6.0 comes to end on a failed tool call (docs/supervision.md, the loop guard).
+pub const GUARD_EXTENSION: &str = include_str!("../../assets/demo/guard.ts");
+
 pub struct DemoEnv {
     root: PathBuf,
     pub agent_dir: PathBuf,
@@ -24,6 +28,8 @@ pub struct DemoEnv {
     pub session_dir: PathBuf,
     /// Where the intervention ledger goes during the demo.
     pub state_dir: PathBuf,
+    /// The guard extension's file.
+    pub guard: PathBuf,
 }
 
 /// pi's settings for the demo: fast retries, a quiet start, a short exit, compaction of the 16k model
@@ -100,6 +106,7 @@ impl DemoEnv {
             work_dir: root.join("work"),
             session_dir: root.join("sessions"),
             state_dir: root.join("state"),
+            guard: root.join("demo-guard.ts"),
             root,
         };
         for dir in [
@@ -115,6 +122,7 @@ impl DemoEnv {
         merge_json(&mut all, &Value::Object(settings.clone()));
         write_json(&env.agent_dir.join("settings.json"), &all)?;
         write_json(&env.agent_dir.join("models.json"), &models_json(base_url))?;
+        std::fs::write(&env.guard, GUARD_EXTENSION).map_err(|e| with_path(e, &env.guard))?;
         Ok(env)
     }
 
@@ -143,11 +151,13 @@ impl DemoEnv {
         ]
     }
 
-    /// pi's arguments: its sessions go into the demo's session dir.
+    /// pi's arguments: its sessions go into the demo's session dir, and it loads the guard.
     pub fn pi_args(&self) -> Vec<String> {
         vec![
             "--session-dir".into(),
             self.session_dir.to_string_lossy().into_owned(),
+            "-e".into(),
+            self.guard.to_string_lossy().into_owned(),
         ]
     }
 }
@@ -232,6 +242,17 @@ mod tests {
             &Source::Global(env.agent_dir.join("settings.json"))
         );
         assert!(loaded.warnings().is_empty(), "{:?}", loaded.warnings());
+
+        let args = env.pi_args();
+        assert_eq!(
+            args[2..],
+            ["-e".to_string(), env.guard.to_string_lossy().into_owned()]
+        );
+        assert!(
+            std::fs::read_to_string(&env.guard)
+                .unwrap()
+                .contains("terminate: true")
+        );
 
         let vars = env.pi_env();
         assert!(vars.contains(&("PI_OFFLINE".into(), "1".into())));

@@ -31,43 +31,25 @@ pub struct NoPi {
 }
 
 /// pi, in the order src/install.rs describes: `--pi`, else `$POKESHELL_PI` or `pi` on PATH, else an
-/// earlier `--install-pi` in `cache`, else (with `install`) a fresh install, else the message saying
-/// what is missing and the command that installs it.
-pub fn find_or_install_pi(
-    flag: Option<&Path>,
-    install: bool,
-    cache: &Path,
-    progress: &mut dyn FnMut(&str),
-) -> Result<PathBuf, NoPi> {
+/// earlier `--install-pi` in `cache`. Nothing is installed here; `None` means there is none.
+pub fn find_pi(flag: Option<&Path>, cache: &Path) -> Result<Option<PathBuf>, NoPi> {
+    let bad_path = |e: NotFound| NoPi {
+        message: e.to_string(),
+        code: EXIT_NO_PI,
+    };
     if flag.is_some() {
-        return locate::find_pi(flag).map_err(|e| NoPi {
-            message: e.to_string(),
-            code: EXIT_NO_PI,
-        });
+        return locate::find_pi(flag).map(Some).map_err(bad_path);
     }
     match locate::find_pi(None) {
-        Ok(pi) => return Ok(pi),
-        Err(e @ NotFound::BadPath { .. }) => {
-            return Err(NoPi {
-                message: e.to_string(),
-                code: EXIT_NO_PI,
-            });
-        }
-        Err(NotFound::NotOnPath) => {}
+        Ok(pi) => Ok(Some(pi)),
+        Err(e @ NotFound::BadPath { .. }) => Err(bad_path(e)),
+        Err(NotFound::NotOnPath) => Ok(install::find_installed(cache)),
     }
-    if let Some(pi) = install::find_installed(cache) {
-        return Ok(pi);
-    }
-    if !install {
-        return Err(NoPi {
-            message: install::missing_pi_message(),
-            code: EXIT_NO_PI,
-        });
-    }
-    install::install_pi(cache, progress).map_err(|e| NoPi {
-        message: format!("pokeshell: {e}"),
-        code: 1,
-    })
+}
+
+fn is_terminal() -> bool {
+    // SAFETY: isatty only inspects the descriptors.
+    unsafe { libc::isatty(0) == 1 && libc::isatty(1) == 1 }
 }
 
 /// Runs the demo; returns the exit code (pi's own when it ran).
@@ -90,17 +72,34 @@ pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let pi = match find_or_install_pi(
-        args.pi.as_deref(),
-        args.install_pi,
-        &install::cache_dir(),
-        &mut |line| eprintln!("pokeshell: {line}"),
-    ) {
-        Ok(pi) => pi,
+    let cache = install::cache_dir();
+    let found = match find_pi(args.pi.as_deref(), &cache) {
+        Ok(found) => found,
         Err(e) => {
             eprintln!("{}", e.message);
             return e.code;
         }
+    };
+    if found.is_none() && !args.install_pi {
+        eprintln!("{}", install::missing_pi_message());
+        return EXIT_NO_PI;
+    }
+    // Checked before installing, so that nothing is installed for a demo that cannot run.
+    if !is_terminal() {
+        eprintln!(
+            "pokeshell demo: it needs a terminal: run it in a terminal window, with stdin and stdout not redirected"
+        );
+        return EXIT_USAGE;
+    }
+    let pi = match found {
+        Some(pi) => pi,
+        None => match install::install_pi(&cache, &mut |line| eprintln!("pokeshell: {line}")) {
+            Ok(pi) => pi,
+            Err(e) => {
+                eprintln!("pokeshell: {e}");
+                return 1;
+            }
+        },
     };
 
     let model = match ModelServer::start() {
@@ -153,6 +152,9 @@ pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
     drop(env);
     match result {
         Ok(code) => {
+            if code != 0 {
+                eprintln!("pokeshell demo: pi exited with code {code}");
+            }
             eprintln!("pokeshell demo: finished; its temporary files are removed.");
             code
         }
@@ -170,7 +172,7 @@ mod tests {
     #[test]
     fn an_explicit_pi_that_is_not_executable_is_refused_with_127() {
         let dir = std::env::temp_dir().join("pokeshell-no-such-dir-for-demo-test");
-        let err = find_or_install_pi(Some(&dir.join("pi")), true, &dir, &mut |_| {}).unwrap_err();
+        let err = find_pi(Some(&dir.join("pi")), &dir).unwrap_err();
         assert_eq!(err.code, EXIT_NO_PI);
         assert!(
             err.message.contains("(from --pi) is not an executable file"),

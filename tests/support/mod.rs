@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod fixtures;
+pub mod matrix;
 pub mod pi;
 pub mod pty;
 pub mod shell;

@@ -39,8 +39,9 @@ pub struct Pty {
     label: String,
     child: Box<dyn Child + Send + Sync>,
     master: Box<dyn MasterPty + Send>,
-    /// Kept until the child is gone: dropping portable-pty's writer sends `\n^D`.
-    writer: Option<Box<dyn Write + Send>>,
+    /// Kept until the child is gone: dropping portable-pty's writer sends `\n^D`. Shared with the
+    /// reader thread when the terminal answers queries.
+    writer: Arc<Mutex<Option<Box<dyn Write + Send>>>>,
     shared: Arc<Shared>,
     exit_code: Option<i32>,
     /// Set once a failure message carried the screen, so that drop does not print it again.
@@ -52,8 +53,20 @@ fn nonzero(n: u16) -> std::num::NonZeroU16 {
 }
 
 impl Pty {
-    /// Spawns `cmd` in a PTY of `rows`×`cols` (sized before the child starts).
+    /// Spawns `cmd` in a PTY of `rows`×`cols` (sized before the child starts). This terminal answers
+    /// no queries.
     pub fn spawn(cmd: CommandBuilder, rows: u16, cols: u16) -> Pty {
+        Self::spawn_answering(cmd, rows, cols, |_| Vec::new())
+    }
+
+    /// Like [`Pty::spawn`], for a terminal that answers: `answer` sees every chunk the child writes
+    /// and returns the bytes to type back (e.g. a DA1 reply when the chunk holds `ESC [ c`).
+    pub fn spawn_answering(
+        cmd: CommandBuilder,
+        rows: u16,
+        cols: u16,
+        answer: impl Fn(&[u8]) -> Vec<u8> + Send + 'static,
+    ) -> Pty {
         let label = cmd
             .get_argv()
             .iter()
@@ -74,7 +87,8 @@ impl Pty {
             .unwrap_or_else(|e| panic!("spawn {label}: {e}"));
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().expect("pty reader");
-        let writer = pair.master.take_writer().expect("pty writer");
+        let writer = Arc::new(Mutex::new(Some(pair.master.take_writer().expect("pty writer"))));
+        let answer_writer = Arc::clone(&writer);
         let shared = Arc::new(Shared {
             screen: Mutex::new(Screen {
                 parser: vt100::Parser::new(nonzero(rows), nonzero(cols), 0),
@@ -93,6 +107,12 @@ impl Pty {
                         Ok(0) | Err(_) => break,
                         Ok(n) => n,
                     };
+                    let reply = answer(&buf[..n]);
+                    if !reply.is_empty()
+                        && let Some(w) = answer_writer.lock().unwrap_or_else(|p| p.into_inner()).as_mut()
+                    {
+                        let _ = w.write_all(&reply).and_then(|()| w.flush());
+                    }
                     let mut screen = feed.lock();
                     screen.parser.process(&buf[..n]);
                     if screen.raw.len() + n <= RAW_CAP {
@@ -109,7 +129,7 @@ impl Pty {
             label,
             child,
             master: pair.master,
-            writer: Some(writer),
+            writer,
             shared,
             exit_code: None,
             dumped: AtomicBool::new(false),
@@ -201,8 +221,8 @@ impl Pty {
     /// Writes bytes to the child's terminal, as typed.
     #[track_caller]
     pub fn send(&mut self, bytes: impl AsRef<[u8]>) {
-        let writer = self
-            .writer
+        let mut guard = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let writer = guard
             .as_mut()
             .expect("the pty writer is open while the child runs");
         writer.write_all(bytes.as_ref()).expect("write to the pty");
@@ -225,6 +245,16 @@ impl Pty {
                 pixel_height: 0,
             })
             .expect("resize the pty");
+    }
+
+    /// The terminal's local mode flags (`c_lflag`), e.g. to see whether raw mode is off again.
+    pub fn local_flags(&self) -> Option<libc::tcflag_t> {
+        let fd = self.master.as_raw_fd()?;
+        // SAFETY: tcgetattr writes only into the zeroed struct it is given.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            (libc::tcgetattr(fd, &mut t) == 0).then_some(t.c_lflag)
+        }
     }
 
     /// Sends a signal to the child process (not its group).
@@ -350,6 +380,6 @@ impl Drop for Pty {
             eprintln!("{}", self.dump());
         }
         self.kill_group();
-        self.writer.take();
+        self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 }

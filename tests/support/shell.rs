@@ -46,6 +46,24 @@ pub fn wait_ready(pty: &Pty) {
     );
 }
 
+/// Types `/quit` and presses Enter until pokeshell exits (pi may still be starting, when Enter is
+/// ignored, or show its command menu first); returns the exit code.
+#[track_caller]
+pub fn quit(pty: &mut Pty) -> i32 {
+    pty.send("/quit");
+    pty.wait_for_text("/quit", WAIT);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        pty.send("\r");
+        if let Some(code) = pty.try_wait_exit(Duration::from_millis(500)) {
+            return code;
+        }
+        if Instant::now() >= deadline {
+            pty.fail("pokeshell did not exit after /quit");
+        }
+    }
+}
+
 /// Types `prompt` and presses Enter until the model has the request (pi ignores Enter while it is
 /// still starting up).
 #[track_caller]

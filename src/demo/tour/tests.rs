@@ -76,6 +76,25 @@ fn built_in_tour_steps_play_the_intended_stalls() {
         Reply::Error { status: 400, .. }
     ));
     assert!(matches!(plans[3].scenario.steps[0].reply, Reply::Thinking { .. }));
+    let refused: Vec<&str> = plans[4]
+        .scenario
+        .steps
+        .iter()
+        .filter_map(|s| match &s.reply {
+            Reply::ToolCalls { calls, .. } => calls[0].arguments["command"].as_str(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        refused.len(),
+        3,
+        "three identical calls reach the loop threshold of 3"
+    );
+    assert!(
+        refused.iter().all(|c| *c == refused[0] && c.contains("rm -rf"))
+            && crate::demo::env::GUARD_EXTENSION.contains(r#"includes("rm -rf")"#),
+        "the demo's guard refuses the loop chapter's call: {refused:?}"
+    );
     let Reply::ToolCalls { calls, .. } = &plans[5].scenario.steps[0].reply else {
         panic!("the wakeup chapter starts with a tool call")
     };

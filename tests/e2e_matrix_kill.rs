@@ -1,0 +1,95 @@
+//! The stall matrix, last row (issue 6 item 3): pi's node process is killed with SIGKILL while a
+//! tool runs. pokeshell says so, restores the terminal, exits non-zero, and leaves nothing running.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::matrix::Matrix;
+use support::{Step, WAIT, model_server};
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// The parent pid of `pid` and the command line, from /proc.
+fn stat(pid: i32) -> Option<(i32, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    Some((ppid, cmdline))
+}
+
+/// Every process descending from `root`.
+fn descendants(root: i32) -> Vec<(i32, String)> {
+    let all: Vec<(i32, i32, String)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
+        .filter_map(|pid| stat(pid).map(|(ppid, cmd)| (pid, ppid, cmd)))
+        .collect();
+    let mut out = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for (pid, ppid, cmd) in &all {
+            if *ppid == parent {
+                out.push((*pid, cmd.clone()));
+                frontier.push(*pid);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn sigkill_to_pi_is_reported_the_terminal_restored_and_nothing_left_running() {
+    let server = model_server();
+    server.push(Step::bash("sleep 47"));
+    let mut m = Matrix::builder().start(server);
+    m.submit("run the long sleep");
+    m.wait_footer("⏳ bash");
+    // The launcher execs node, so pokeshell's child is pi's node process (it renames itself "pi").
+    let shell = m.pty.pid() as i32;
+    let node = descendants(shell)
+        .iter()
+        .find(|(pid, _)| stat(*pid).is_some_and(|(ppid, _)| ppid == shell))
+        .map(|(pid, _)| *pid)
+        .unwrap_or_else(|| m.pty.fail("pi is not running under pokeshell"));
+    let deadline = Instant::now() + WAIT;
+    let sleeper = loop {
+        let tree = descendants(node);
+        if let Some((pid, _)) = tree.iter().find(|(_, cmd)| cmd.contains("sleep 47")) {
+            break *pid;
+        }
+        if Instant::now() >= deadline {
+            m.pty.fail(&format!("no running tool under pi: {tree:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // SAFETY: a signal to a process this test found under its own child.
+    unsafe { libc::kill(node, libc::SIGKILL) };
+    let code = m.pty.wait_exit(WAIT);
+    assert_eq!(code, 128 + 9, "pokeshell passes pi's death by SIGKILL on");
+    m.pty.wait_until("pokeshell saying how pi ended", WAIT, |s| {
+        s.contents().contains("pokeshell: pi was killed by signal 9")
+    });
+    m.pty.with_screen(|s| {
+        assert!(!s.alternate_screen(), "the alternate screen was left");
+        assert!(!s.hide_cursor(), "the cursor is visible again");
+    });
+    let deadline = Instant::now() + WAIT;
+    while alive(sleeper) || alive(node) {
+        if Instant::now() >= deadline {
+            m.pty.fail(&format!(
+                "left running after pokeshell exited: pi {node} alive={}, tool {sleeper} alive={}",
+                alive(node),
+                alive(sleeper)
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
