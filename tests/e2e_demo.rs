@@ -156,6 +156,33 @@ fn demo_plays_the_first_chapters_narrates_them_and_shows_the_recoveries() {
 }
 
 #[test]
+fn demo_later_chapters_each_get_their_recovery() {
+    let sandbox = Sandbox::new();
+    let pty = sandbox.spawn(&["--chapters", "3-7"]);
+    pty.wait_until("chapter 3 under way", CHAPTER, |s| {
+        side(s).contains("demo · chapter 3/7")
+    });
+    pty.wait_until("pi's compaction", CHAPTER, |s| {
+        s.contents().contains("Compacted from")
+    });
+    pty.wait_for_text("Back on track after the compaction", CHAPTER);
+    pty.wait_until("chapter 5 under way", 2 * CHAPTER, |s| {
+        side(s).contains("demo · chapter 5/7")
+    });
+    pty.wait_for_text("the demo's guard refuses rm -rf", CHAPTER);
+    pty.wait_for_text("rm -rf is refused in this folder every time", CHAPTER);
+    pty.wait_until("the wakeup delivered", 2 * CHAPTER, |s| {
+        s.contents()
+            .contains("[scheduled wakeup: waiting for the nightly build]")
+    });
+    // Every chapter counts as handled only once the supervisor wrote the records it expects
+    // (POKE-W4, SAR-S8, SAR-L4, WAK-T3, HO-T1).
+    pty.wait_until("the tally of the range", 2 * CHAPTER, |s| {
+        side(s).contains("Tour over: 5 of 5 stalls handled")
+    });
+}
+
+#[test]
 fn demo_with_a_plain_script_lets_the_user_type_and_answers_from_the_file() {
     let sandbox = Sandbox::new();
     let script = sandbox.path("stall.json");
