@@ -124,6 +124,7 @@ impl Supervisor {
                 error_message,
             } => self.on_agent_end(stop_reason, error_message),
             Event::TurnStart => self.on_turn_start(),
+            Event::TurnEnd { tail } => self.on_turn_end(&tail, now, &mut out),
             Event::ToolStart {
                 id,
                 name,

@@ -126,3 +126,39 @@ fn sar_l4_continuation_nudge_final_nudge_then_give_up() {
     assert_eq!(trailing.len(), 6, "{trailing:?}");
     assert!(trailing[5].starts_with("[Poke] The user poked"), "{trailing:?}");
 }
+
+/// pokeshell's addition to the loop guard: a model that repeats a failing call inside one run never
+/// lets the run settle (pi goes on after every tool result), so the nudge is steered in between turns.
+/// It travels to pokeshell and back while pi goes on, so it reaches the model with the next request or
+/// the one after, inside the same run.
+#[test]
+fn sar_l4_inside_one_run_the_nudge_is_steered_in_between_turns() {
+    let server = model_server();
+    server.set_default(Step::bash("ls /no-such-dir-for-pokeshell"));
+    let mut m = Matrix::builder()
+        .settings(json!({"pokeshell": {"injectionCooldownSeconds": 0}}))
+        .start(server);
+    m.submit("list the folder");
+    m.wait_record("SAR-L4", "action", "inside one run");
+    let n = m.wait_trailing("has now failed 5 times with the very same arguments");
+    let chats = m.chat();
+    let with_nudge = &chats[n];
+    let results = with_nudge.tool_results().len();
+    assert!(
+        (5..=7).contains(&results),
+        "one run, five or six failures before it: {results}"
+    );
+    let user_texts = with_nudge.user_texts();
+    assert_eq!(
+        user_texts.first().map(String::as_str),
+        Some("list the folder"),
+        "still the first prompt's run"
+    );
+    assert!(
+        chats[..n]
+            .iter()
+            .all(|c| !c.last_user_text().unwrap_or_default().contains("so far")),
+        "no continuation messages inside the run"
+    );
+    m.wait_footer("'bash' failed 5 times with the same arguments: told the agent to change course");
+}

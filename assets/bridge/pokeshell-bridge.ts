@@ -411,6 +411,16 @@ function startBridge(pi: any, socketPath: string, token: string) {
 
 	on("turn_start", (event) => emit("turn_start", { turnIndex: event.turnIndex ?? 0 }));
 
+	// The loop guard also judges a run between its turns (a model repeating a failing call may never
+	// settle). Only a turn whose tool batch had a failure can extend a loop, so only those send a tail.
+	// (pi's `continue` field is false here even when the run goes on, so it cannot tell the two apart.)
+	on("turn_end", (event) => {
+		const results: any[] = Array.isArray(event.toolResults) ? event.toolResults : [];
+		if (!results.some((result) => result?.isError === true)) return;
+		const { tail, truncated } = branchTail();
+		emit("turn_end", { turnIndex: event.turnIndex ?? 0, tail, tailTruncated: truncated });
+	});
+
 	on("message_end", (event) => {
 		if (event.message) emit("message_end", { message: summarizeMessage(event.message, null) });
 		return undefined;

@@ -378,6 +378,7 @@ impl App {
                 }
             }
             PiEvent::TurnStart(_) => sup::Event::TurnStart,
+            PiEvent::TurnEnd(t) => sup::Event::TurnEnd { tail: tail(&t.tail) },
             PiEvent::ToolExecutionStart(t) => sup::Event::ToolStart {
                 id: t.tool_call_id,
                 name: t.tool_name,

@@ -19,7 +19,7 @@ pub use events::{
     HandoffOutcome, HandoffReport, InputEvent, InputSource, LogEvent, MessageEnd, MessageSummary,
     ModelSelect, PiEvent, Role, SessionBeforeCompact, SessionCompact, SessionCompactFailed,
     SessionInfoChanged, SessionReason, SessionShutdown, SessionStart, SessionTree, Snapshot, StopReason,
-    TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnStart,
+    TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart,
 };
 
 /// The protocol version both sides must speak.

@@ -66,6 +66,10 @@ pub enum Event {
         error_message: Option<String>,
     },
     TurnStart,
+    /// `turn_end`: a turn finished; its tool results are in the branch. `tail` as at a settle.
+    TurnEnd {
+        tail: Vec<Message>,
+    },
     ToolStart {
         id: String,
         name: String,

@@ -69,6 +69,7 @@ impl Supervisor {
     /// POKE-E5.
     pub(super) fn on_agent_start(&mut self, now: Now, out: &mut Vec<Action>) {
         self.run.started();
+        self.recovery.in_run = None;
         self.cancel_deferred("the agent started a new run", now, out);
     }
 

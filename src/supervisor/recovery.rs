@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use self::emptiness::evaluate_empty;
 use self::loop_guard::{LoopDecision, decide_loop_action, detect_tool_loop};
 use super::Supervisor;
-use super::action::Action;
+use super::action::{Action, DeliverAs, NotifyLevel};
 use super::arbiter::{Claim, Resume};
+use super::delivery::Sent;
 use super::ledger::{LedgerKind, rule};
 use super::message::{Message, Role, last_visible};
 use super::texts;
@@ -31,6 +32,9 @@ pub(crate) struct Budgets {
 #[derive(Debug, Default)]
 pub(crate) struct Recovery {
     sessions: HashMap<String, Budgets>,
+    /// The failure (signature and count) the loop guard last spoke about between turns. When the run
+    /// then settles on that same failure, the message is already on its way: the settle stays quiet.
+    pub(crate) in_run: Option<(String, u32)>,
 }
 
 const NO_SESSION: &str = "default";
@@ -87,6 +91,14 @@ impl Supervisor {
             return None;
         }
         let found = detect_tool_loop(tail)?;
+        if self.recovery.in_run.take() == Some((found.signature.clone(), found.count)) {
+            let reason = format!(
+                "{} failed {} times; the loop guard already spoke about this failure between turns",
+                found.tool_name, found.count
+            );
+            self.record(out, now, rule::SAR_LOOP, LedgerKind::Declined, reason, None);
+            return Some(Claim::Quiet { rule: rule::SAR_LOOP });
+        }
         let threshold = self.config.recovery.effective_loop_threshold();
         let max = self.config.recovery.effective_max_loop_nudges();
         let last_nudge = self.last_nudge(&found.signature);
@@ -129,6 +141,63 @@ impl Supervisor {
                 nudge: None,
                 last: false,
             })),
+        }
+    }
+
+    /// SAR-L4 inside a run. pi keeps a run going after every tool result, so a model that repeats the
+    /// same failing call may never settle; the loop guard also looks at each turn's end and steers its
+    /// nudges in before the next model call. Continuations stay with the settle: inside a run the model
+    /// sees each failure anyway. Nudge numbers are shared with the settle, so nothing is said twice.
+    pub(super) fn on_turn_end(&mut self, tail: &[Message], now: Now, out: &mut Vec<Action>) {
+        if !self.config.poke.enabled || self.compaction.active {
+            return;
+        }
+        let Some(found) = detect_tool_loop(tail) else {
+            return;
+        };
+        let threshold = self.config.recovery.effective_loop_threshold();
+        let max = self.config.recovery.effective_max_loop_nudges();
+        let last_nudge = self.last_nudge(&found.signature);
+        match decide_loop_action(found.count, threshold, max, last_nudge) {
+            LoopDecision::Nudge { number } => {
+                self.store_nudge(&found.signature, number);
+                self.recovery.in_run = Some((found.signature.clone(), found.count));
+                let last = number == max;
+                let text = if last {
+                    texts::loop_final_nudge(&found.tool_name, found.count)
+                } else {
+                    texts::loop_nudge(&found.tool_name, found.count)
+                };
+                self.send(
+                    out,
+                    texts::CT_LOOP,
+                    text.clone(),
+                    false,
+                    DeliverAs::Steer,
+                    Sent::Resume { rule: rule::SAR_LOOP },
+                );
+                let reason = format!(
+                    "{} failed {} times in a row inside one run: nudge {number} of {max} steered in",
+                    found.tool_name, found.count
+                );
+                self.record(out, now, rule::SAR_LOOP, LedgerKind::Action, reason, Some(text));
+                out.push(Action::Notify {
+                    level: NotifyLevel::Warning,
+                    text: texts::notify_loop_nudge(&found.tool_name, found.count, last),
+                    desktop: true,
+                });
+            }
+            LoopDecision::GiveUp { crossing } => {
+                self.store_nudge(&found.signature, crossing);
+                self.recovery.in_run = Some((found.signature.clone(), found.count));
+                let reason = format!(
+                    "gave up on the {} loop: {} identical failures after {max} nudges",
+                    found.tool_name, found.count
+                );
+                let notice = texts::notify_loop_give_up(&found.tool_name, max);
+                self.give_up(out, now, rule::SAR_LOOP, reason, notice);
+            }
+            LoopDecision::None { .. } => {}
         }
     }
 

@@ -18,6 +18,8 @@ pub enum PiEvent {
     AgentEnd(AgentEnd),
     AgentSettled(AgentSettled),
     TurnStart(TurnStart),
+    /// Sent only for a turn whose tool batch had a failure: the branch tail, as at a settle.
+    TurnEnd(TurnEnd),
     MessageEnd(MessageEnd),
     ToolExecutionStart(ToolExecutionStart),
     ToolExecutionEnd(ToolExecutionEnd),
@@ -280,6 +282,17 @@ pub enum Block {
 pub struct TurnStart {
     #[serde(default)]
     pub turn_index: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnEnd {
+    #[serde(default)]
+    pub turn_index: u32,
+    #[serde(default)]
+    pub tail: Vec<TailEntry>,
+    #[serde(default)]
+    pub tail_truncated: bool,
 }
 
 /// Fires for every finished message: user, assistant, tool result, custom, system.
