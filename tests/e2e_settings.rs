@@ -41,8 +41,9 @@ fn poke_disabled_in_settings_json_shows_p_off() {
     });
 }
 
-#[test]
-fn a_dialog_toggle_applies_at_once_and_survives_reload_and_restart() {
+/// pokeshell with `poke.enabled: false` in settings.json, after one exchange with the model (so pi
+/// has written its session file before any settings entry lands in it), showing `📌 p:off`.
+fn started_with_poke_off() -> (support::ModelServer, PiEnv, Pty) {
     let server = model_server();
     server.set_default(Step::text("noted"));
     let env = PiEnv::builder(&server.base_url())
@@ -50,10 +51,15 @@ fn a_dialog_toggle_applies_at_once_and_survives_reload_and_restart() {
         .build();
     let mut pty = Pty::spawn(env.pokeshell_command(&[], &[]), 40, 120);
     wait_ready(&pty);
-    // A message first, so pi has written its session file before the settings entry lands in it.
     submit(&mut pty, &server, "hello");
     pty.wait_for_text("noted", WAIT);
     pty.wait_until("📌 p:off", WAIT, |s| footer(s).starts_with("📌 p:off"));
+    (server, env, pty)
+}
+
+#[test]
+fn a_dialog_toggle_applies_at_once_and_survives_reload_and_restart() {
+    let (_server, env, mut pty) = started_with_poke_off();
 
     // prefix+c opens the dialog on its first row, the master switch; Enter flips it; Esc closes.
     pty.send("\x1dc");
@@ -89,15 +95,7 @@ fn a_dialog_toggle_applies_at_once_and_survives_reload_and_restart() {
 
 #[test]
 fn a_new_session_starts_from_the_files_again() {
-    let server = model_server();
-    server.set_default(Step::text("noted"));
-    let env = PiEnv::builder(&server.base_url())
-        .settings(json!({"poke": {"enabled": false}}))
-        .build();
-    let mut pty = Pty::spawn(env.pokeshell_command(&[], &[]), 40, 120);
-    wait_ready(&pty);
-    submit(&mut pty, &server, "hello");
-    pty.wait_for_text("noted", WAIT);
+    let (_server, _env, mut pty) = started_with_poke_off();
     pty.send("\x1dc");
     pty.wait_for_text("pokeshell settings", WAIT);
     pty.send("\r\x1b");
