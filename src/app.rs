@@ -474,7 +474,7 @@ impl App {
             self.perform(actions, now, &mut effects);
             effects.push(Effect::Redraw);
         }
-        if self.live_timers(now) {
+        if self.live_timers() {
             effects.push(Effect::Redraw);
         }
         effects.extend(self.demo_tick(now));
@@ -492,9 +492,8 @@ impl App {
     }
 
     /// Running tool timers and wakeup countdowns tick every second while shown.
-    fn live_timers(&self, now: Instant) -> bool {
-        let v = self.supervisor_view(now);
-        !v.tools.is_empty() || !v.wakeups.is_empty()
+    fn live_timers(&self) -> bool {
+        self.supervisor.has_live_timers()
     }
 
     fn next_whole_second(&self, now: Instant) -> Instant {
@@ -508,7 +507,7 @@ impl App {
         let minute = self
             .side_visible()
             .then(|| view::next_uptime_change(self.started, now));
-        let second = self.live_timers(now).then(|| self.next_whole_second(now));
+        let second = self.live_timers().then(|| self.next_whole_second(now));
         [
             msg,
             minute,
@@ -526,7 +525,11 @@ impl App {
     }
 
     pub fn footer_view(&self, at: Instant) -> FooterView {
-        let footer = self.supervisor_view(at).footer;
+        self.footer_from(&self.supervisor_view(at))
+    }
+
+    fn footer_from(&self, view: &View) -> FooterView {
+        let footer = &view.footer;
         let suffix = footer.suffix.as_ref().map(|s| {
             let tone = match s {
                 FooterSuffix::Running { .. } => Tone::Dim,
@@ -554,11 +557,12 @@ impl App {
     pub fn draw(&self, frame: &mut Frame, screen: &vt100::Screen, now: Instant) {
         let areas = self.areas();
         frame.render_widget(PaneView { screen }, areas.pane);
+        let view = self.supervisor_view(now);
         if let Some(side) = areas.side {
-            frame.render_widget(&self.side_view(areas.pane, now), side);
+            frame.render_widget(&self.side_from(&view, areas.pane, now), side);
         }
         if let Some(footer) = areas.footer {
-            frame.render_widget(&self.footer_view(now), footer);
+            frame.render_widget(&self.footer_from(&view), footer);
         }
         match &self.overlay {
             Some(Overlay::Help) => {

@@ -263,6 +263,12 @@ impl Supervisor {
         self.build_view(now)
     }
 
+    /// Whether the view shows something that changes every second (a tool's timer, a wakeup's
+    /// countdown); cheaper than building the view.
+    pub fn has_live_timers(&self) -> bool {
+        !self.tools.is_empty() || !self.wakeups.pending.is_empty()
+    }
+
     /// A request of the user's that cannot be carried out now: the ledger and a warning say why.
     fn refuse(&mut self, out: &mut Vec<Action>, now: Now, rule: &'static str, text: String) {
         self.record(out, now, rule, Kind::Declined, text.clone(), None);

@@ -248,9 +248,12 @@ impl App {
     }
 
     pub fn side_view(&self, pane: Rect, now: Instant) -> SideView {
-        let view = self.supervisor_view(now);
+        self.side_from(&self.supervisor_view(now), pane, now)
+    }
+
+    pub(super) fn side_from(&self, view: &View, pane: Rect, now: Instant) -> SideView {
         let mut sections: Vec<Section> = self.demo_narration().map(demo_section).into_iter().collect();
-        sections.push(self.pi_section(&view));
+        sections.push(self.pi_section(view));
         if !view.tools.is_empty() {
             sections.push(Section {
                 title: "tools".into(),
@@ -270,7 +273,7 @@ impl App {
                 lines: view.wakeups.iter().flat_map(wakeup_lines).collect(),
             });
         }
-        let watch = supervision_lines(&view);
+        let watch = supervision_lines(view);
         if !watch.is_empty() {
             sections.push(Section {
                 title: "supervisor".into(),
