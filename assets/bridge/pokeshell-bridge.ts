@@ -41,6 +41,7 @@ const RECONNECT_MIN_MS = 200;
 const RECONNECT_MAX_MS = 5000;
 const TOOL_REPLY_TIMEOUT_MS = numberFromEnv("POKESHELL_TOOL_TIMEOUT_MS", 30_000);
 const HANDOFF_MAX_TOKENS = 8192;
+const TURN_HOLD_MS = 300;
 
 function numberFromEnv(name: string, fallback: number): number {
 	const value = Number(process.env[name]);
@@ -75,6 +76,8 @@ function startBridge(pi: any, socketPath: string, token: string) {
 	const outbox: string[] = [];
 	let outboxBytes = 0;
 	const pendingTools = new Map<string, (reply: ToolAnswer) => void>();
+	const heldTurns = new Map<number, () => void>();
+	let turnHolds = 0;
 	let handoffArm: HandoffArm | null = null;
 
 	type ToolAnswer = { text: string; isError: boolean; details?: unknown };
@@ -185,6 +188,7 @@ function startBridge(pi: any, socketPath: string, token: string) {
 		sock = null;
 		welcomed = false;
 		failPendingTools("the connection to pokeshell was lost");
+		for (const release of [...heldTurns.values()]) release();
 		scheduleReconnect();
 	}
 
@@ -413,12 +417,28 @@ function startBridge(pi: any, socketPath: string, token: string) {
 
 	// The loop guard also judges a run between its turns (a model repeating a failing call may never
 	// settle). Only a turn whose tool batch had a failure can extend a loop, so only those send a tail.
-	// (pi's `continue` field is false here even when the run goes on, so it cannot tell the two apart.)
+	// pi awaits turn_end handlers before its next request, so the turn is held until pokeshell answers
+	// with `release_turn` (after any message it steers in) or TURN_HOLD_MS pass: a nudge then reaches
+	// the model with the very next request. Not connected: nothing to wait for.
 	on("turn_end", (event) => {
 		const results: any[] = Array.isArray(event.toolResults) ? event.toolResults : [];
 		if (!results.some((result) => result?.isError === true)) return;
 		const { tail, truncated } = branchTail();
-		emit("turn_end", { turnIndex: event.turnIndex ?? 0, tail, tailTruncated: truncated });
+		const hold = sock && welcomed ? ++turnHolds : null;
+		emit("turn_end", { turnIndex: event.turnIndex ?? 0, tail, tailTruncated: truncated, holdId: hold });
+		if (hold === null) return;
+		return new Promise<void>((resolve) => {
+			const timer = setTimeout(() => {
+				heldTurns.delete(hold);
+				resolve();
+			}, TURN_HOLD_MS);
+			timer.unref?.();
+			heldTurns.set(hold, () => {
+				clearTimeout(timer);
+				heldTurns.delete(hold);
+				resolve();
+			});
+		});
 	});
 
 	on("message_end", (event) => {
@@ -619,6 +639,10 @@ function startBridge(pi: any, socketPath: string, token: string) {
 				const resolve = pendingTools.get(String(command.callId));
 				if (!resolve) throw new Error(`no tool call ${command.callId} is waiting for a reply`);
 				resolve({ text: String(command.text ?? ""), isError: command.isError === true, details: command.details });
+				return {};
+			}
+			case "release_turn": {
+				heldTurns.get(Number(command.holdId))?.();
 				return {};
 			}
 			case "notify": {

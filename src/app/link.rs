@@ -23,6 +23,8 @@ pub enum Purpose {
     Compact,
     /// Anything whose failure only needs to be shown.
     Other(&'static str),
+    /// Nothing to do either way (releasing a held turn that pi may already have let go).
+    Quiet,
 }
 
 /// Commands in flight, by bridge command id.
@@ -287,6 +289,7 @@ impl App {
             Purpose::Compact => {
                 self.supervise(sup::Event::CompactResult { error: result.err() }, now, effects);
             }
+            Purpose::Quiet => {}
             Purpose::Other(what) => {
                 if let Err(e) = result {
                     self.flash(format!("{what} failed: {e}"), Tone::Error, now);
@@ -378,7 +381,14 @@ impl App {
                 }
             }
             PiEvent::TurnStart(_) => sup::Event::TurnStart,
-            PiEvent::TurnEnd(t) => sup::Event::TurnEnd { tail: tail(&t.tail) },
+            PiEvent::TurnEnd(t) => {
+                self.supervise(sup::Event::TurnEnd { tail: tail(&t.tail) }, now, effects);
+                // After whatever the supervisor steers in: the bridge handles commands in order.
+                if let Some(hold_id) = t.hold_id {
+                    effects.push(Effect::Bridge(Command::ReleaseTurn { hold_id }, Purpose::Quiet));
+                }
+                return;
+            }
             PiEvent::ToolExecutionStart(t) => sup::Event::ToolStart {
                 id: t.tool_call_id,
                 name: t.tool_name,

@@ -37,6 +37,11 @@ pub enum Command {
     IsIdle,
     /// The result of a forwarded tool call (see the `tool_call_request` event).
     ToolReply(ToolReply),
+    /// Lets pi go on after a held `turn_end` (sent after anything pokeshell steers in for that turn).
+    ReleaseTurn {
+        #[serde(rename = "holdId")]
+        hold_id: u64,
+    },
     /// `ctx.ui.notify`: pi's own notification.
     Notify {
         message: String,
@@ -58,6 +63,7 @@ impl Command {
             Command::ContextUsage => "context_usage",
             Command::IsIdle => "is_idle",
             Command::ToolReply(_) => "tool_reply",
+            Command::ReleaseTurn { .. } => "release_turn",
             Command::Notify { .. } => "notify",
         }
     }

@@ -289,6 +289,10 @@ pub struct TurnStart {
 pub struct TurnEnd {
     #[serde(default)]
     pub turn_index: u32,
+    /// pi waits for this turn's end until pokeshell sends `release_turn` with this id (or a short
+    /// timeout passes); absent when nothing waits.
+    #[serde(default)]
+    pub hold_id: Option<u64>,
     #[serde(default)]
     pub tail: Vec<TailEntry>,
     #[serde(default)]

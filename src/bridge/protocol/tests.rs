@@ -150,6 +150,12 @@ fn every_event() -> Vec<PiEvent> {
             tail_truncated: true,
         }),
         PiEvent::TurnStart(TurnStart { turn_index: 2 }),
+        PiEvent::TurnEnd(TurnEnd {
+            turn_index: 2,
+            hold_id: Some(7),
+            tail: vec![TailEntry::Message(assistant.clone())],
+            tail_truncated: false,
+        }),
         PiEvent::MessageEnd(MessageEnd { message: assistant }),
         PiEvent::ToolExecutionStart(ToolExecutionStart {
             tool_call_id: "c1".into(),
@@ -224,6 +230,7 @@ fn every_command() -> Vec<Command> {
             deliver_as: Some(DeliverAs::Steer),
         }),
         Command::Abort,
+        Command::ReleaseTurn { hold_id: 7 },
         Command::Compact(CompactRequest {
             custom_instructions: Some("focus on tests".into()),
             handoff: true,
@@ -310,6 +317,17 @@ fn parses_lines_as_the_bridge_writes_them() {
         (h.token.as_str(), h.pid, h.mode.as_deref()),
         ("abc", 9, Some("print"))
     );
+
+    let turn_end = r#"{"type":"event","seq":11,"at":4,"event":{"type":"turn_end","turnIndex":3,
+        "tail":[],"tailTruncated":false,"holdId":7}}"#;
+    let FromBridge::Event {
+        event: PiEvent::TurnEnd(t),
+        ..
+    } = parse_from_bridge(turn_end.as_bytes()).unwrap()
+    else {
+        panic!("not a turn_end")
+    };
+    assert_eq!((t.turn_index, t.hold_id), (3, Some(7)));
 
     let settled = r#"{"type":"event","seq":12,"at":5,"event":{"type":"agent_settled","aborted":true,"idle":true,
         "pendingMessages":false,"contextUsage":{"tokens":null,"contextWindow":16000,"percent":null},
@@ -398,6 +416,14 @@ fn commands_are_written_as_the_bridge_reads_them() {
         })
         .unwrap(),
         json!({"type": "command", "id": 5, "command": {"type": "abort"}})
+    );
+    assert_eq!(
+        serde_json::to_value(ToBridge::Command {
+            id: 6,
+            command: Command::ReleaseTurn { hold_id: 9 }
+        })
+        .unwrap(),
+        json!({"type": "command", "id": 6, "command": {"type": "release_turn", "holdId": 9}})
     );
 }
 
