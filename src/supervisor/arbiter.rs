@@ -339,11 +339,7 @@ impl Supervisor {
                 last,
             } => {
                 self.commit_loop_nudge(signature, *nudge);
-                let text = match (nudge, last) {
-                    (None, _) => texts::loop_continuation(tool, *count),
-                    (Some(_), false) => texts::loop_nudge(tool, *count),
-                    (Some(_), true) => texts::loop_final_nudge(tool, *count),
-                };
+                let text = texts::loop_message(tool, *count, nudge.is_some(), *last);
                 let notify = nudge.map(|_| {
                     (
                         NotifyLevel::Warning,

@@ -9,7 +9,7 @@ pub mod signature;
 use std::collections::HashMap;
 
 use self::emptiness::evaluate_empty;
-use self::loop_guard::{LoopDecision, decide_loop_action, detect_tool_loop};
+use self::loop_guard::{LoopDecision, ToolLoop, decide_loop_action, detect_tool_loop};
 use super::Supervisor;
 use super::action::{Action, DeliverAs, NotifyLevel};
 use super::arbiter::{Claim, Resume};
@@ -111,13 +111,7 @@ impl Supervisor {
                 last: number == max,
             })),
             LoopDecision::GiveUp { crossing } => {
-                self.store_nudge(&found.signature, crossing);
-                let reason = format!(
-                    "gave up on the {} loop: {} identical failures after {max} nudges",
-                    found.tool_name, found.count
-                );
-                let notice = texts::notify_loop_give_up(&found.tool_name, max);
-                self.give_up(out, now, rule::SAR_LOOP, reason, notice);
+                self.give_up_loop(&found, crossing, max, now, out);
                 Some(Claim::Quiet { rule: rule::SAR_LOOP })
             }
             LoopDecision::None { .. } if last_nudge >= max => {
@@ -163,11 +157,7 @@ impl Supervisor {
                 self.store_nudge(&found.signature, number);
                 self.recovery.in_run = Some((found.signature.clone(), found.count));
                 let last = number == max;
-                let text = if last {
-                    texts::loop_final_nudge(&found.tool_name, found.count)
-                } else {
-                    texts::loop_nudge(&found.tool_name, found.count)
-                };
+                let text = texts::loop_message(&found.tool_name, found.count, true, last);
                 self.send(
                     out,
                     texts::CT_LOOP,
@@ -188,17 +178,22 @@ impl Supervisor {
                 });
             }
             LoopDecision::GiveUp { crossing } => {
-                self.store_nudge(&found.signature, crossing);
+                self.give_up_loop(&found, crossing, max, now, out);
                 self.recovery.in_run = Some((found.signature.clone(), found.count));
-                let reason = format!(
-                    "gave up on the {} loop: {} identical failures after {max} nudges",
-                    found.tool_name, found.count
-                );
-                let notice = texts::notify_loop_give_up(&found.tool_name, max);
-                self.give_up(out, now, rule::SAR_LOOP, reason, notice);
             }
             LoopDecision::None { .. } => {}
         }
+    }
+
+    /// SAR-L4's give-up, at a settle or between turns: remembered, so later crossings stay quiet.
+    fn give_up_loop(&mut self, found: &ToolLoop, crossing: u32, max: u32, now: Now, out: &mut Vec<Action>) {
+        self.store_nudge(&found.signature, crossing);
+        let reason = format!(
+            "gave up on the {} loop: {} identical failures after {max} nudges",
+            found.tool_name, found.count
+        );
+        let notice = texts::notify_loop_give_up(&found.tool_name, max);
+        self.give_up(out, now, rule::SAR_LOOP, reason, notice);
     }
 
     /// SAR-S3, SAR-S5..S7: an empty reply (or a bare successful tool result) at the end of the branch.

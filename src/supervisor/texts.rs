@@ -72,6 +72,15 @@ fn times(count: u32) -> &'static str {
     if count == 1 { "time" } else { "times" }
 }
 
+/// SAR-L4: the continuation between nudges (`nudged` false), a nudge, or the last nudge.
+pub fn loop_message(tool: &str, count: u32, nudged: bool, last: bool) -> String {
+    match (nudged, last) {
+        (false, _) => loop_continuation(tool, count),
+        (true, false) => loop_nudge(tool, count),
+        (true, true) => loop_final_nudge(tool, count),
+    }
+}
+
 /// SAR-L4, between two nudges.
 pub fn loop_continuation(tool: &str, count: u32) -> String {
     format!(
