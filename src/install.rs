@@ -242,19 +242,11 @@ fn npm_install(
     spec: &str,
     what: &str,
 ) -> Result<(), InstallError> {
-    let io = |action: &str, p: &Path| {
-        let (action, p) = (action.to_string(), p.to_path_buf());
-        move |error| InstallError::Io {
-            action,
-            path: p,
-            error,
-        }
-    };
     let mut partial = dir.as_os_str().to_owned();
     partial.push(".partial");
     let partial = PathBuf::from(partial);
-    remove_dir_if_present(&partial).map_err(io("remove the unfinished install", &partial))?;
-    std::fs::create_dir_all(&partial).map_err(io("create the directory", &partial))?;
+    remove_dir_if_present(&partial).map_err(InstallError::io("remove the unfinished install", &partial))?;
+    std::fs::create_dir_all(&partial).map_err(InstallError::io("create the directory", &partial))?;
     host.run_npm(
         npm,
         path,
@@ -266,8 +258,8 @@ fn npm_install(
         ],
         what,
     )?;
-    remove_dir_if_present(dir).map_err(io("remove the old install", dir))?;
-    std::fs::rename(&partial, dir).map_err(io("move the finished install to", dir))
+    remove_dir_if_present(dir).map_err(InstallError::io("remove the old install", dir))?;
+    std::fs::rename(&partial, dir).map_err(InstallError::io("move the finished install to", dir))
 }
 
 fn remove_dir_if_present(dir: &Path) -> std::io::Result<()> {

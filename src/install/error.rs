@@ -1,7 +1,7 @@
 //! Why installing pi failed, and what the user can do about it.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::version::Version;
 use super::{INSTALL_COMMAND, NODE_MIN, PI_VERSION};
@@ -40,6 +40,14 @@ pub enum InstallError {
         pi_dir: PathBuf,
         detail: String,
     },
+}
+
+impl InstallError {
+    /// For `map_err`: the I/O error of `action` on `path`.
+    pub fn io(action: &str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError {
+        let (action, path) = (action.to_string(), path.to_path_buf());
+        move |error| InstallError::Io { action, path, error }
+    }
 }
 
 impl fmt::Display for InstallError {

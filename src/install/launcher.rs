@@ -68,14 +68,6 @@ fn path_of(bytes: Vec<u8>) -> PathBuf {
 /// unless it already holds exactly this text.
 pub fn write(path: &Path, text: &[u8]) -> Result<(), InstallError> {
     use std::os::unix::fs::PermissionsExt;
-    let io = |action: &str, p: &Path| {
-        let (action, p) = (action.to_string(), p.to_path_buf());
-        move |error| InstallError::Io {
-            action,
-            path: p,
-            error,
-        }
-    };
     let executable = |p: &Path| {
         p.metadata()
             .is_ok_and(|m| m.permissions().mode() & 0o111 == 0o111)
@@ -84,13 +76,13 @@ pub fn write(path: &Path, text: &[u8]) -> Result<(), InstallError> {
         return Ok(());
     }
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io("create the directory", dir))?;
+        std::fs::create_dir_all(dir).map_err(InstallError::io("create the directory", dir))?;
     }
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(io("write", &tmp))?;
+    std::fs::write(&tmp, text).map_err(InstallError::io("write", &tmp))?;
     std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-        .map_err(io("make executable", &tmp))?;
-    std::fs::rename(&tmp, path).map_err(io("move the launcher into place at", path))
+        .map_err(InstallError::io("make executable", &tmp))?;
+    std::fs::rename(&tmp, path).map_err(InstallError::io("move the launcher into place at", path))
 }
 
 #[cfg(test)]
