@@ -21,10 +21,11 @@ pub use effective::{
     DisplaySettings, EffectiveSettings, HandoffSettings, PokeSettings, RecoverySettings, SidePaneMode,
     WakeupSettings,
 };
+pub use files::LoadedFile;
 pub use paths::ConfigPaths;
 pub use schema::{Block, Group, KEYS, KeyId, KeySpec, ValueKind};
 pub use session::SESSION_ENTRY_TYPE;
-pub use settings::{Change, Resolved, SaveReport, Settings};
+pub use settings::{Change, Resolved, SaveReport, Settings, read_files};
 pub use source::{Scope, Source};
 pub use value::{Layer, SettingValue};
 pub use warning::{ConfigWarning, Origin, WarningKind};

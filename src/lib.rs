@@ -1,11 +1,11 @@
 //! pokeshell: hosts the pi coding agent in a pseudo-terminal, mirrors its screen beside a side pane and
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
-pub mod app;
 pub mod bridge;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod event_loop;
 pub mod host;
 pub mod input;
 pub mod install;
@@ -15,5 +15,7 @@ pub mod notify;
 pub mod pty;
 pub mod reaper;
 pub mod screen;
+pub mod session;
 pub mod supervisor;
 pub mod ui;
+pub mod workspace;

@@ -2,10 +2,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use pokeshell::app::AppOptions;
-use pokeshell::app::run::{RunConfig, run};
 use pokeshell::cli::{Cli, Mode};
 use pokeshell::config::{ConfigPaths, KeyId, SettingValue, Settings};
+use pokeshell::event_loop::NoLayer;
+use pokeshell::event_loop::start::{RunConfig, run};
 use pokeshell::locate;
 use pokeshell::pty::CommandSpec;
 
@@ -84,9 +84,6 @@ fn main() -> ExitCode {
             }
         },
     };
-    let app = AppOptions {
-        label: spec.label.clone(),
-    };
     // SAFETY: isatty only inspects the descriptors.
     let terminal = unsafe { libc::isatty(0) == 1 && libc::isatty(1) == 1 };
     if !terminal {
@@ -101,16 +98,16 @@ fn main() -> ExitCode {
     } else {
         spec.label.clone()
     };
-    match run(RunConfig {
+    let config = RunConfig {
+        label: spec.label.clone(),
         spec,
-        app,
         settings,
         bridge,
         probe_timeout: probe_timeout(),
-        demo: None,
         ledger_dir: None,
         final_screen: true,
-    }) {
+    };
+    match run(config, NoLayer) {
         Ok(code) => {
             if let Some(note) = exit_note(&label, code) {
                 eprintln!("{note}");

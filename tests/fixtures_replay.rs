@@ -1,5 +1,5 @@
 //! pi 1.6.0's recorded output (tests/fixtures/pi/, see its README) replayed through pokeshell's
-//! mirror, then pokeshell's whole screen drawn by `App::draw` and snapshotted (issue 2, item 11).
+//! mirror, then pokeshell's whole screen drawn by `Session::draw` and snapshotted (issue 2, item 11).
 //! Each test also checks facts directly, so a wrongly accepted snapshot still fails.
 
 mod support;
@@ -47,7 +47,7 @@ fn rows_with(screen: &vt100::Screen, needle: &str) -> Vec<usize> {
 /// drawn rows. `side` says whether the side pane must be there.
 #[track_caller]
 fn draw_and_check(name: &str, r: &Replay, fixture: Fixture, side: bool) -> Vec<String> {
-    let t0 = Instant::now();
+    let t0 = pokeshell::supervisor::Now::new(0, 0);
     let (cols, rows) = fixture.host;
     let app = snapshot::app(cols, rows, t0);
     let (screen_rows, screen_cols) = r.mirror.screen().size();

@@ -5,10 +5,9 @@
 
 mod support;
 
-use std::time::Instant;
-
-use pokeshell::app::{App, OverlayKind};
 use pokeshell::screen::HostCaps;
+use pokeshell::session::{Effect, Input, OverlayKind, Session};
+use pokeshell::supervisor::Now;
 use pokeshell::ui::help;
 use support::fixtures::{self, Fixture, replay};
 use support::snapshot;
@@ -27,14 +26,20 @@ fn screen_after(
     overlay: OverlayKind,
 ) -> Vec<String> {
     let r = replay(fixture, HostCaps::default());
-    let t0 = Instant::now();
+    let t0 = Now::new(0, 0);
     let (cols, rows) = fixture.host;
-    let mut app: App = snapshot::app(cols, rows, t0);
-    let effects = app.on_stdin(keys, &r.mirror.modes(), t0);
+    let mut app: Session = snapshot::app(cols, rows, t0);
+    let modes = r.mirror.modes();
+    app.handle(
+        Input::ChildOutput {
+            modes,
+            host_bytes: Vec::new(),
+        },
+        t0,
+    );
+    let effects = app.handle(Input::Stdin(keys.to_vec()), t0);
     assert!(
-        !effects
-            .iter()
-            .any(|e| matches!(e, pokeshell::app::Effect::ToChild(_))),
+        !effects.iter().any(|e| matches!(e, Effect::ToChild(_))),
         "pokeshell's keys never reach pi: {effects:?}"
     );
     assert_eq!(app.overlay(), Some(overlay));

@@ -225,10 +225,17 @@ impl BridgeHandle {
     /// Sends a command to the live bridge and returns its id; the answer arrives as
     /// [`BridgeEvent::Reply`] with that id (exactly once for every `Ok`).
     pub fn send(&self, command: Command) -> Result<u64, SendError> {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        self.send_as(id, command).map(|()| id)
+    }
+
+    /// Sends a command under an id the caller chose (a session numbers its own commands); the
+    /// answer arrives as [`BridgeEvent::Reply`] with that id (exactly once for every `Ok`). Ids must
+    /// not repeat while a reply is outstanding; don't mix with [`BridgeHandle::send`] on one handle.
+    pub fn send_as(&self, id: u64, command: Command) -> Result<(), SendError> {
         if !self.is_connected() {
             return Err(SendError::NotConnected);
         }
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let name = command.name();
         let line = encode_to_bridge(&ToBridge::Command { id, command })
             .map_err(|e| SendError::Encode(e.to_string()))?;
@@ -241,8 +248,7 @@ impl BridgeHandle {
         self.inner
             .commands
             .send(HubMsg::Send { id, name, line })
-            .map_err(|_| SendError::Stopped)?;
-        Ok(id)
+            .map_err(|_| SendError::Stopped)
     }
 
     /// Closes the live connection, as if it had broken. The bridge inside pi connects again on its

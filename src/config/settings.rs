@@ -40,6 +40,11 @@ pub struct SaveReport {
     pub still_in_session: Vec<KeyId>,
 }
 
+/// Reads every settings file under `paths`, lowest priority first.
+pub fn read_files(paths: &ConfigPaths) -> Vec<LoadedFile> {
+    files::config_files(paths).into_iter().map(files::load).collect()
+}
+
 /// All of pokeshell's configuration: the files as last read, the session and command-line layers,
 /// and the resolved values.
 #[derive(Clone, Debug)]
@@ -58,7 +63,7 @@ pub struct Settings {
 impl Settings {
     /// Reads every settings file under `paths`.
     pub fn load(paths: ConfigPaths) -> Self {
-        let files = files::config_files(&paths).into_iter().map(files::load).collect();
+        let files = read_files(&paths);
         Self::from_loaded(paths, files)
     }
 
@@ -80,10 +85,13 @@ impl Settings {
 
     /// Reads the files again (at session_start and session_tree); session and command-line values stay.
     pub fn reload_files(&mut self) {
-        self.files = files::config_files(&self.paths)
-            .into_iter()
-            .map(files::load)
-            .collect();
+        let files = read_files(&self.paths);
+        self.set_files(files);
+    }
+
+    /// Takes the files as just read; session and command-line values stay.
+    pub fn set_files(&mut self, files: Vec<LoadedFile>) {
+        self.files = files;
         self.resolve();
     }
 
@@ -205,10 +213,9 @@ impl Settings {
         self.resolve();
     }
 
-    /// Writes the session layer into the global or project `settings.json`, then reads the files
-    /// again. Session values the files now give are dropped from the session layer, so the lead
-    /// should append a new session entry afterwards.
-    pub fn save_session(&mut self, scope: Scope) -> Result<SaveReport, SaveError> {
+    /// What saving the session layer into the `scope` file writes: the file and the values. The
+    /// writing itself is the caller's (`config::write_values`), then [`Settings::finish_save`].
+    pub fn save_plan(&self, scope: Scope) -> Result<(PathBuf, Vec<(KeyId, SettingValue)>), SaveError> {
         if self.session.is_empty() {
             return Err(SaveError::NothingToSave);
         }
@@ -216,9 +223,20 @@ impl Settings {
             Scope::Global => self.paths.global_settings(),
             Scope::Project => self.paths.project_settings(),
         };
-        let values: Vec<(KeyId, SettingValue)> = self.session.iter().map(|(k, v)| (*k, v.clone())).collect();
-        write::write_values(&path, &values)?;
-        self.reload_files();
+        let values = self.session.iter().map(|(k, v)| (*k, v.clone())).collect();
+        Ok((path, values))
+    }
+
+    /// After `values` were written to `path`, with the files as read again: session values the
+    /// files now give are dropped from the session layer, so the caller should append a new session
+    /// entry afterwards.
+    pub fn finish_save(
+        &mut self,
+        path: PathBuf,
+        values: Vec<(KeyId, SettingValue)>,
+        files: Vec<LoadedFile>,
+    ) -> SaveReport {
+        self.set_files(files);
         let mut still_in_session = Vec::new();
         for (key, value) in &values {
             if self.resolve_below_session(*key).value == *value {
@@ -228,11 +246,20 @@ impl Settings {
             }
         }
         self.resolve();
-        Ok(SaveReport {
+        SaveReport {
             path,
             written: values.into_iter().map(|(k, _)| k).collect(),
             still_in_session,
-        })
+        }
+    }
+
+    /// Writes the session layer into the global or project `settings.json`, then reads the files
+    /// again (both on this thread; the event loop does the same in two steps, off its thread).
+    pub fn save_session(&mut self, scope: Scope) -> Result<SaveReport, SaveError> {
+        let (path, values) = self.save_plan(scope)?;
+        write::write_values(&path, &values)?;
+        let files = read_files(&self.paths);
+        Ok(self.finish_save(path, values, files))
     }
 
     /// The value from files and defaults only.

@@ -9,11 +9,10 @@ use super::director::{Director, Pace};
 use super::env::DemoEnv;
 use super::model::ModelServer;
 use super::tour::Tour;
-use crate::app::AppOptions;
-use crate::app::demo::DemoRun;
-use crate::app::run::{RunConfig, run};
 use crate::cli::DemoArgs;
 use crate::config::{KeyId, Layer, SettingValue, Settings};
+use crate::demo::layer::DemoLayer;
+use crate::event_loop::start::{RunConfig, run};
 use crate::install;
 use crate::locate::{self, NotFound};
 use crate::pty::CommandSpec;
@@ -136,19 +135,17 @@ pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
         env: env.pi_env(),
         cwd: Some(env.work_dir.clone()),
     };
-    let result = run(RunConfig {
+    let config = RunConfig {
         spec,
-        app: AppOptions {
-            label: "pi (demo)".to_string(),
-        },
+        label: "pi (demo)".to_string(),
         settings,
         bridge: true,
         probe_timeout,
-        demo: Some(DemoRun { director, model }),
         ledger_dir: Some(env.state_dir.clone()),
         // pi's resume hint names the demo's session dir, which is removed on the way out.
         final_screen: false,
-    });
+    };
+    let result = run(config, DemoLayer::new(director, Some(model)));
     drop(env);
     match result {
         Ok(code) => {

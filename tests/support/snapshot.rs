@@ -1,10 +1,10 @@
-//! pokeshell's whole screen drawn by `App::draw` into a ratatui `TestBackend`, for insta snapshots.
+//! pokeshell's whole screen drawn by `Session::draw` into a ratatui `TestBackend`, for insta snapshots.
 
 use std::path::Path;
-use std::time::Instant;
 
-use pokeshell::app::{App, AppOptions};
 use pokeshell::config::{ConfigPaths, Settings};
+use pokeshell::session::{Input, Session, SessionOptions};
+use pokeshell::supervisor::Now;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use unicode_width::UnicodeWidthStr;
@@ -24,14 +24,18 @@ pub fn settings() -> Settings {
 }
 
 /// pokeshell in a `cols`×`rows` terminal, hosting pi with pid `PID`, started at `t0`.
-pub fn app(cols: u16, rows: u16, t0: Instant) -> App {
-    let mut app = App::new(AppOptions::default(), settings(), cols, rows, t0);
-    app.set_child_pid(PID);
+pub fn app(cols: u16, rows: u16, t0: Now) -> Session {
+    let opts = SessionOptions {
+        label: "pi".into(),
+        ..SessionOptions::default()
+    };
+    let mut app = Session::new(opts, settings(), cols, rows, t0);
+    app.handle(Input::ChildStarted { pid: PID }, t0);
     app
 }
 
 /// One frame of `app` with `screen` in its pane, drawn at `now`.
-pub fn draw(app: &App, screen: &vt100::Screen, now: Instant) -> Terminal<TestBackend> {
+pub fn draw(app: &Session, screen: &vt100::Screen, now: Now) -> Terminal<TestBackend> {
     let (cols, rows) = {
         let areas = app.areas();
         let footer = areas.footer.map_or(0, |f| f.height);
@@ -40,7 +44,7 @@ pub fn draw(app: &App, screen: &vt100::Screen, now: Instant) -> Terminal<TestBac
     };
     let mut terminal = Terminal::new(TestBackend::new(cols, rows)).expect("a test terminal");
     terminal
-        .draw(|frame| app.draw(frame, screen, now))
+        .draw(|frame| app.draw(frame, screen, now, None))
         .expect("draw into the test terminal");
     terminal
 }

@@ -1,78 +1,120 @@
 //! What the user's input does: bytes routed to pi or to pokeshell, the overlays' keys, and the
 //! commands after the prefix.
 
-use std::time::Instant;
-
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
-use super::{App, Effect, Overlay, is_suspend_key, mouse, view};
-use crate::config::Scope;
+use super::child::is_suspend_key;
+use super::{Effect, Overlay, Session, mouse, view};
 use crate::input::keys;
-use crate::input::router::Routed;
-use crate::input::tokenizer::Token;
-use crate::screen::ChildModes;
-use crate::supervisor::Event as SupEvent;
+use crate::input::prefix::PrefixKey;
+use crate::input::router::{Routed, Router};
+use crate::input::tokenizer::{Token, Tokenizer};
+use crate::supervisor::{Event as SupEvent, Now};
 use crate::ui::prompt::{LinePrompt, PromptOutcome};
 use crate::ui::settings_dialog::{DialogOutcome, SettingsDialog};
 use crate::ui::status_overlay::StatusOverlay;
 use crate::ui::theme::Tone;
 
-impl App {
+/// The keyboard's path into the session: whole sequences out of the byte stream, then pi's or ours.
+#[derive(Debug)]
+pub struct KeyInput {
+    prefix: PrefixKey,
+    tokenizer: Tokenizer,
+    router: Router,
+}
+
+impl KeyInput {
+    pub fn new(prefix: PrefixKey) -> Self {
+        Self {
+            prefix,
+            tokenizer: Tokenizer::new(),
+            router: Router::new(prefix),
+        }
+    }
+
+    pub fn prefix(&self) -> PrefixKey {
+        self.prefix
+    }
+
+    /// A new prefix key from the settings; an unchanged one keeps the router's state.
+    pub fn set_prefix(&mut self, prefix: PrefixKey) {
+        if prefix != self.prefix {
+            self.prefix = prefix;
+            self.router = Router::new(prefix);
+        }
+    }
+
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Token> {
+        self.tokenizer.feed(bytes)
+    }
+
+    pub fn flush(&mut self) -> Vec<Token> {
+        self.tokenizer.flush()
+    }
+
     /// True while bytes are held back waiting for the rest of a sequence.
-    pub fn input_pending(&self) -> bool {
+    pub fn pending(&self) -> bool {
         self.tokenizer.has_pending()
     }
 
-    /// Host input: routes every token to pi or to pokeshell.
-    pub fn on_stdin(&mut self, bytes: &[u8], child: &ChildModes, now: Instant) -> Vec<Effect> {
-        let tokens = self.tokenizer.feed(bytes);
-        self.on_tokens(tokens, child, now)
+    pub fn is_armed(&self) -> bool {
+        self.router.is_armed()
     }
 
-    /// No more input came for a while: release a held partial sequence as it is.
-    pub fn on_input_idle(&mut self, child: &ChildModes, now: Instant) -> Vec<Effect> {
-        let tokens = self.tokenizer.flush();
-        self.on_tokens(tokens, child, now)
+    /// Keeps release reports of pokeshell's own keys away from pi when the host sends them.
+    pub fn set_release_events(&mut self, on: bool) {
+        self.router.set_release_events(on);
     }
 
-    fn on_tokens(&mut self, tokens: Vec<Token>, child: &ChildModes, now: Instant) -> Vec<Effect> {
-        let mut effects = Vec::new();
+    fn route(&mut self, token: Token) -> Option<Routed> {
+        self.router.route(token)
+    }
+}
+
+impl Session {
+    /// True while bytes are held back waiting for the rest of a sequence: the loop sends
+    /// [`super::Input::InputIdle`] when no more come.
+    pub fn input_pending(&self) -> bool {
+        self.keys.pending()
+    }
+
+    pub(super) fn on_tokens(&mut self, tokens: Vec<Token>, now: Now, fx: &mut Vec<Effect>) {
         let mut out: Vec<u8> = Vec::new();
         for token in tokens {
             if self.overlay.is_some() {
-                self.overlay_input(&token, now, &mut effects);
+                self.overlay_input(&token, now, fx);
                 continue;
             }
-            match self.router.route(token) {
+            match self.keys.route(token) {
                 None => {}
                 Some(Routed::Child(tok)) => {
                     if let Token::Key(b) = &tok
                         && keys::decode(b).is_some_and(|k| is_suspend_key(&k))
                     {
-                        self.suspend_key_at = Some(now);
+                        self.child.note_suspend_key(now);
                     }
-                    self.forward(tok, child, &mut out)
+                    self.forward(tok, &mut out)
                 }
-                Some(Routed::PrefixArmed) => effects.push(Effect::Redraw),
+                Some(Routed::PrefixArmed) => fx.push(Effect::Redraw),
                 Some(Routed::Command { key, raw }) => {
                     // Keep byte order: what was typed before the command goes first.
                     if !out.is_empty() {
-                        effects.push(Effect::ToChild(std::mem::take(&mut out)));
+                        fx.push(Effect::ToChild(std::mem::take(&mut out)));
                     }
-                    self.command(key, raw, now, &mut effects);
-                    effects.push(Effect::Redraw);
+                    self.command(key, raw, now, fx);
+                    fx.push(Effect::Redraw);
                 }
             }
         }
         if !out.is_empty() {
-            effects.push(Effect::ToChild(out));
+            fx.push(Effect::ToChild(out));
         }
-        effects
     }
 
     /// Adapts a token to what the child asked for: paste markers only if it enabled bracketed
     /// paste, mouse reports only if it asked for them, in its encoding and pane coordinates.
-    fn forward(&self, token: Token, child: &ChildModes, out: &mut Vec<u8>) {
+    fn forward(&self, token: Token, out: &mut Vec<u8>) {
+        let child = self.child.modes();
         match token {
             Token::PasteStart if child.bracketed_paste => out.extend_from_slice(b"\x1b[200~"),
             Token::PasteEnd if child.bracketed_paste => out.extend_from_slice(b"\x1b[201~"),
@@ -94,7 +136,7 @@ impl App {
         }
     }
 
-    fn overlay_input(&mut self, token: &Token, now: Instant, effects: &mut Vec<Effect>) {
+    fn overlay_input(&mut self, token: &Token, now: Now, fx: &mut Vec<Effect>) {
         let keys: Vec<KeyEvent> = match token {
             Token::Key(b) => keys::decode(b).into_iter().collect(),
             // Pasted text goes into the dialog's filter or editor, one character at a time.
@@ -115,88 +157,58 @@ impl App {
                         PromptOutcome::Submit(focus) => {
                             self.overlay = None;
                             let focus = (!focus.is_empty()).then_some(focus);
-                            self.supervise(SupEvent::ManualHandoff { focus }, now, effects);
+                            self.supervise(SupEvent::ManualHandoff { focus }, now, fx);
                         }
                     }
                     DialogOutcome::None
                 }
                 Some(Overlay::Help | Overlay::Status(_)) | None => DialogOutcome::Close,
             };
-            self.dialog_outcome(outcome, now, effects);
-            effects.push(Effect::Redraw);
+            self.dialog_outcome(outcome, now, fx);
+            fx.push(Effect::Redraw);
         }
     }
 
-    fn dialog_outcome(&mut self, outcome: DialogOutcome, now: Instant, effects: &mut Vec<Effect>) {
+    fn dialog_outcome(&mut self, outcome: DialogOutcome, now: Now, fx: &mut Vec<Effect>) {
         match outcome {
             DialogOutcome::None => {}
             DialogOutcome::Close => self.overlay = None,
-            DialogOutcome::Changed(changes) => {
-                if let Err(e) = self.settings.apply_session_changes(&changes) {
-                    self.flash(format!("settings: {e}"), Tone::Error, now);
-                }
-                self.after_settings_change(now, effects);
-            }
-            DialogOutcome::SaveProject | DialogOutcome::SaveGlobal => {
-                let scope = if outcome == DialogOutcome::SaveProject {
-                    Scope::Project
-                } else {
-                    Scope::Global
-                };
-                let result = self.settings.save_session(scope);
-                if let Some(Overlay::Settings(d)) = &mut self.overlay {
-                    d.report_save(&result);
-                }
-                self.after_settings_change(now, effects);
-            }
+            DialogOutcome::Changed(changes) => self.apply_changes(&changes, now, fx),
+            DialogOutcome::SaveProject => self.save_settings(crate::config::Scope::Project, now, fx),
+            DialogOutcome::SaveGlobal => self.save_settings(crate::config::Scope::Global, now, fx),
         }
     }
 
-    pub(super) fn after_settings_change(&mut self, now: Instant, effects: &mut Vec<Effect>) {
-        if let Some(Overlay::Settings(d)) = &mut self.overlay {
-            d.sync(&self.settings);
-        }
-        self.settings_applied(now, effects);
-        self.persist_settings(effects);
-    }
-
-    /// The effective settings may have changed: the display and the supervisor follow at once.
-    pub(super) fn settings_applied(&mut self, now: Instant, effects: &mut Vec<Effect>) {
-        self.apply_display_settings(effects);
-        let config = self.settings.effective().supervisor();
-        let actions = self.supervisor.set_config(config, self.now(now));
-        self.perform(actions, now, effects);
-        effects.push(Effect::Redraw);
-    }
-
-    fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Instant, effects: &mut Vec<Effect>) {
-        if self.prefix.matches(&key) {
-            effects.push(Effect::ToChild(raw));
+    fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Now, fx: &mut Vec<Effect>) {
+        if self.keys.prefix().matches(&key) {
+            fx.push(Effect::ToChild(raw));
             return;
         }
         match key.code {
             KeyCode::Char('s') => {
-                let visible = self.areas().side.is_some();
-                self.side_mode = self.side_mode.toggled(visible);
-                effects.push(Effect::Relayout);
+                self.layout.toggle_side();
+                self.relayout(fx);
             }
             KeyCode::Char('?') => self.overlay = Some(Overlay::Help),
             KeyCode::Char('c') => {
-                self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(&self.settings))))
+                self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(
+                    self.settings.get(),
+                ))))
             }
             KeyCode::Char('i') => {
                 let live = self.live_lines(now);
                 self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(
-                    &self.settings,
+                    self.settings.get(),
                     &live,
                 ))));
             }
             KeyCode::Esc => {}
             KeyCode::Char('p') => {
                 if self.pi.status == view::BridgeStatus::Connected {
-                    self.supervise(SupEvent::ManualPoke, now, effects);
+                    self.supervise(SupEvent::ManualPoke, now, fx);
                 } else {
-                    self.flash("cannot poke: pi's bridge is not connected", Tone::Error, now);
+                    self.flash
+                        .show("cannot poke: pi's bridge is not connected", Tone::Error, now);
                 }
             }
             KeyCode::Char('h') => {
@@ -206,12 +218,13 @@ impl App {
                         "Optional focus for the handoff document. Enter compacts now · Esc cancels",
                     )));
                 } else {
-                    self.flash("cannot hand off: pi's bridge is not connected", Tone::Error, now);
+                    self.flash
+                        .show("cannot hand off: pi's bridge is not connected", Tone::Error, now);
                 }
             }
             _ => {
-                let prefix = self.prefix;
-                self.flash(
+                let prefix = self.keys.prefix();
+                self.flash.show(
                     format!("no command on that key; {prefix} ? lists them"),
                     Tone::Warn,
                     now,

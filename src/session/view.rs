@@ -1,14 +1,13 @@
-//! Builds the side pane's sections from the app state and the supervisor's view.
-
-use std::time::{Duration, Instant};
+//! Builds the side pane's sections and the status overlay's lines from the session's state and the
+//! supervisor's view.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::App;
-use crate::demo::director::{Narration, Stage};
+use super::Session;
+use crate::bridge::protocol::Hello;
 use crate::supervisor::view::{ToolView, WakeupView};
-use crate::supervisor::{AgentState, ContextUsage, LedgerKind, LedgerRecord, View};
+use crate::supervisor::{AgentState, ContextUsage, LedgerKind, LedgerRecord, Now, View};
 use crate::ui::side::{Section, SideView};
 use crate::ui::status_overlay::LiveLine;
 use crate::ui::theme::{self, Tone};
@@ -42,6 +41,43 @@ pub struct PiInfo {
     pub compacted: bool,
 }
 
+impl PiInfo {
+    /// `bridge`: `None` when the child is not pi, else whether the bridge could be set up.
+    pub fn new(bridge: Option<&Result<(), String>>) -> Self {
+        let status = match bridge {
+            None => BridgeStatus::NotUsed,
+            Some(Ok(())) => BridgeStatus::Waiting,
+            Some(Err(e)) => BridgeStatus::Disconnected(e.clone()),
+        };
+        Self {
+            status,
+            ..Self::default()
+        }
+    }
+
+    pub fn connected(&mut self, hello: &Hello) {
+        self.status = BridgeStatus::Connected;
+        self.version = hello.pi_version.clone().or(self.version.take());
+        self.session = hello.session_name.clone().or(hello.session_id.clone());
+        self.model = hello.model.clone();
+    }
+
+    /// Context use as pi reported it at a settle.
+    pub fn note_context(&mut self, reported: Option<ContextUsage>) {
+        if let Some(u) = reported {
+            if u.percent.is_some() {
+                self.compacted = false;
+            }
+            self.context = Some(u);
+        }
+    }
+
+    pub fn note_compacted(&mut self) {
+        self.context = None;
+        self.compacted = true;
+    }
+}
+
 /// Session ids are time-ordered UUIDs: sessions made minutes apart share their first block, so the
 /// short form keeps the first block and the random end.
 pub fn short_session(s: &str) -> String {
@@ -54,8 +90,8 @@ pub fn short_session(s: &str) -> String {
 }
 
 /// Uptime at minute resolution, so an idle pokeshell redraws at most once a minute.
-pub fn uptime(d: Duration) -> String {
-    let mins = d.as_secs() / 60;
+pub fn uptime(ms: u64) -> String {
+    let mins = ms / 60_000;
     match mins {
         0 => "under a minute".into(),
         m if m < 60 => format!("{m}m"),
@@ -63,9 +99,10 @@ pub fn uptime(d: Duration) -> String {
     }
 }
 
-pub fn next_uptime_change(started: Instant, now: Instant) -> Instant {
-    let elapsed = now.duration_since(started).as_secs();
-    started + Duration::from_secs((elapsed / 60 + 1) * 60)
+/// When the uptime shown next changes (mono ms).
+pub fn next_uptime_change(started_ms: u64, now_ms: u64) -> u64 {
+    let elapsed = now_ms.saturating_sub(started_ms);
+    started_ms + (elapsed / 60_000 + 1) * 60_000
 }
 
 /// `42s`, `3m 05s`, `1h 02m`.
@@ -181,9 +218,9 @@ fn agent_line(state: AgentState) -> Line<'static> {
     }
 }
 
-impl App {
-    /// The live state for the status overlay (prefix+i), like pi-poke's `/poke status`.
-    pub fn live_lines(&self, now: Instant) -> Vec<LiveLine> {
+impl Session {
+    /// The live state for the status overlay (prefix+i).
+    pub fn live_lines(&self, now: Now) -> Vec<LiveLine> {
         let view = self.supervisor_view(now);
         let bridge = match &self.pi.status {
             BridgeStatus::NotUsed => "not used (the hosted program is not pi)".to_string(),
@@ -238,21 +275,15 @@ impl App {
                 format!("by {}: no automatic poke until you type", who.who()),
             ));
         }
-        if let Some(dir) = crate::ledger::default_dir() {
-            lines.push(LiveLine::new(
-                "Intervention log",
-                dir.join("interventions.jsonl").display().to_string(),
-            ));
+        if let Some(path) = &self.opts.ledger_path {
+            lines.push(LiveLine::new("Intervention log", path.display().to_string()));
         }
         lines
     }
 
-    pub fn side_view(&self, pane: Rect, now: Instant) -> SideView {
-        self.side_from(&self.supervisor_view(now), pane, now)
-    }
-
-    pub(super) fn side_from(&self, view: &View, pane: Rect, now: Instant) -> SideView {
-        let mut sections: Vec<Section> = self.demo_narration().map(demo_section).into_iter().collect();
+    /// The side pane: `extra` (from a layer above the session) first, then the session's own.
+    pub(super) fn side_from(&self, view: &View, pane: Rect, now: Now, extra: Option<Section>) -> SideView {
+        let mut sections: Vec<Section> = extra.into_iter().collect();
         sections.push(self.pi_section(view));
         if !view.tools.is_empty() {
             sections.push(Section {
@@ -261,7 +292,7 @@ impl App {
             });
         }
         if self.pi.status != BridgeStatus::NotUsed {
-            let width = self.side_width.saturating_sub(3) as usize;
+            let width = self.layout.side_width().saturating_sub(3) as usize;
             sections.push(Section {
                 title: "context".into(),
                 lines: vec![context_bar(self.pi.context.as_ref(), self.pi.compacted, width)],
@@ -332,42 +363,19 @@ impl App {
         }
     }
 
-    fn process_section(&self, pane: Rect, now: Instant) -> Section {
+    fn process_section(&self, pane: Rect, now: Now) -> Section {
         let mut process = vec![kv("command", self.opts.label.clone())];
-        match (self.child_pid, self.child_exit) {
+        match (self.child.pid, self.child.exit) {
             (_, Some(code)) => process.push(kv("exited", format!("code {code}"))),
             (Some(pid), None) => process.push(kv("pid", pid.to_string())),
             (None, None) => process.push(kv("pid", "starting")),
         }
         process.push(kv("pane", format!("{}×{}", pane.width, pane.height)));
-        process.push(kv("uptime", uptime(now.duration_since(self.started))));
+        process.push(kv("uptime", uptime(now.mono_ms.saturating_sub(self.started_ms))));
         Section {
             title: "process".into(),
             lines: process,
         }
-    }
-}
-
-/// The demo's narration: where the tour is, what happens, what to watch, and how to leave.
-fn demo_section(n: Narration) -> Section {
-    let tone = match n.stage {
-        Stage::Recovered => Tone::Ok,
-        Stage::Missed => Tone::Error,
-        Stage::Playing => Tone::Accent,
-        _ => Tone::Plain,
-    };
-    let mut lines = Vec::new();
-    if let Some(title) = n.title {
-        lines.push(Line::from(Span::styled(
-            title,
-            Tone::Plain.style().add_modifier(ratatui::style::Modifier::BOLD),
-        )));
-    }
-    lines.push(toned(n.text, tone));
-    lines.push(toned("leave: /quit, or Ctrl+D on an empty line", Tone::Dim));
-    Section {
-        title: format!("demo · {}", n.heading),
-        lines,
     }
 }
 
@@ -421,18 +429,15 @@ mod tests {
 
     #[test]
     fn uptime_is_coarse() {
-        assert_eq!(uptime(Duration::from_secs(59)), "under a minute");
-        assert_eq!(uptime(Duration::from_secs(61)), "1m");
-        assert_eq!(uptime(Duration::from_secs(3600 + 5 * 60)), "1h 05m");
+        assert_eq!(uptime(59_000), "under a minute");
+        assert_eq!(uptime(61_000), "1m");
+        assert_eq!(uptime((3600 + 5 * 60) * 1000), "1h 05m");
     }
 
     #[test]
     fn next_change_is_the_next_whole_minute() {
-        let t0 = Instant::now();
-        assert_eq!(
-            next_uptime_change(t0, t0 + Duration::from_secs(61)),
-            t0 + Duration::from_secs(120)
-        );
+        let t0 = 5_000;
+        assert_eq!(next_uptime_change(t0, t0 + 61_000), t0 + 120_000);
     }
 
     #[test]

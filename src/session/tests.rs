@@ -1,7 +1,24 @@
-use std::time::Instant;
-
 use super::*;
 use crate::input::tokenizer::Token;
+
+fn t() -> Now {
+    Now::new(0, 0)
+}
+
+fn stdin(a: &mut Session, bytes: &[u8]) -> Vec<Effect> {
+    a.handle(Input::Stdin(bytes.to_vec()), t())
+}
+
+/// The child asks for these input modes (as its output would tell the loop).
+fn child_modes(a: &mut Session, modes: ChildModes) {
+    a.handle(
+        Input::ChildOutput {
+            modes,
+            host_bytes: Vec::new(),
+        },
+        t(),
+    );
+}
 
 /// Settings read from an empty home and work dir: the defaults, nothing from this machine.
 fn settings() -> Settings {
@@ -15,8 +32,8 @@ fn settings() -> Settings {
     Settings::from_loaded(paths, Vec::new())
 }
 
-fn app(cols: u16, rows: u16) -> App {
-    App::new(AppOptions::default(), settings(), cols, rows, Instant::now())
+fn app(cols: u16, rows: u16) -> Session {
+    Session::new(SessionOptions::default(), settings(), cols, rows, t())
 }
 
 fn to_child(effects: &[Effect]) -> Vec<u8> {
@@ -33,7 +50,7 @@ fn to_child(effects: &[Effect]) -> Vec<u8> {
 #[test]
 fn typing_goes_to_the_child_unchanged() {
     let mut a = app(120, 40);
-    let e = a.on_stdin(b"hi\r\x1b[13;2u", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"hi\r\x1b[13;2u");
     assert_eq!(to_child(&e), b"hi\r\x1b[13;2u");
 }
 
@@ -41,28 +58,28 @@ fn typing_goes_to_the_child_unchanged() {
 fn prefix_s_toggles_the_side_pane_and_asks_for_a_relayout() {
     let mut a = app(120, 40);
     assert!(a.areas().side.is_some());
-    let e = a.on_stdin(b"\x1ds", &ChildModes::default(), Instant::now());
-    assert!(e.contains(&Effect::Relayout));
+    let e = stdin(&mut a, b"\x1ds");
+    assert!(e.iter().any(|x| matches!(x, Effect::ResizePane { .. })));
     assert!(a.areas().side.is_none());
     assert_eq!(a.pane().width, 120);
     assert!(to_child(&e).is_empty());
-    a.on_stdin(b"\x1ds", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"\x1ds");
     assert!(a.areas().side.is_some());
 }
 
 #[test]
 fn prefix_twice_sends_the_prefix_itself() {
     let mut a = app(120, 40);
-    let e = a.on_stdin(b"\x1d\x1d", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"\x1d\x1d");
     assert_eq!(to_child(&e), b"\x1d");
 }
 
 #[test]
 fn help_overlay_opens_and_any_key_closes_it_without_reaching_pi() {
     let mut a = app(120, 40);
-    a.on_stdin(b"\x1d?", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"\x1d?");
     assert_eq!(a.overlay(), Some(OverlayKind::Help));
-    let e = a.on_stdin(b"x", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"x");
     assert_eq!(a.overlay(), None);
     assert!(to_child(&e).is_empty());
 }
@@ -70,50 +87,47 @@ fn help_overlay_opens_and_any_key_closes_it_without_reaching_pi() {
 #[test]
 fn prefix_c_opens_the_settings_and_changes_apply_at_once() {
     let mut a = app(120, 40);
-    assert!(
-        a.footer_view(Instant::now()).poke_on,
-        "pokeshell enables poking by default"
-    );
-    a.on_stdin(b"\x1dc", &ChildModes::default(), Instant::now());
+    assert!(a.footer_view(t()).poke_on, "pokeshell enables poking by default");
+    stdin(&mut a, b"\x1dc");
     assert_eq!(a.overlay(), Some(OverlayKind::Settings));
     // The first row is the master switch: Enter turns it off, right away.
-    let e = a.on_stdin(b"\r", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"\r");
     assert!(
-        !e.iter().any(|x| matches!(x, Effect::Bridge(..))),
+        !e.iter().any(|x| matches!(x, Effect::Bridge { .. })),
         "no bridge yet: nothing to persist"
     );
-    assert!(!a.footer_view(Instant::now()).poke_on);
+    assert!(!a.footer_view(t()).poke_on);
     assert!(to_child(&e).is_empty(), "dialog keys never reach pi");
     // Esc closes (the filter is empty).
-    a.on_stdin(b"\x1b", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"\x1b");
     assert_eq!(a.overlay(), None);
 }
 
 #[test]
 fn prefix_i_opens_the_status_overlay() {
     let mut a = app(120, 40);
-    a.on_stdin(b"\x1di", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"\x1di");
     assert_eq!(a.overlay(), Some(OverlayKind::Status));
-    a.on_stdin(b"q", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"q");
     assert_eq!(a.overlay(), None);
 }
 
 #[test]
 fn an_unbound_key_after_the_prefix_points_at_the_help() {
     let mut a = app(120, 40);
-    let e = a.on_stdin(b"\x1dz", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"\x1dz");
     assert!(to_child(&e).is_empty());
-    let msg = a.footer_view(Instant::now()).message.unwrap().0;
+    let msg = a.footer_view(t()).message.unwrap().0;
     assert!(msg.contains("no command"), "{msg}");
 }
 
 #[test]
 fn escape_after_prefix_cancels_and_a_lone_escape_reaches_pi() {
     let mut a = app(120, 40);
-    let e = a.on_stdin(b"\x1d\x1b", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"\x1d\x1b");
     assert!(to_child(&e).is_empty());
-    assert!(!a.footer_view(Instant::now()).armed);
-    let e = a.on_stdin(b"\x1b", &ChildModes::default(), Instant::now());
+    assert!(!a.footer_view(t()).armed);
+    let e = stdin(&mut a, b"\x1b");
     assert_eq!(to_child(&e), b"\x1b");
 }
 
@@ -124,13 +138,11 @@ fn paste_markers_follow_the_childs_bracketed_paste_mode() {
         bracketed_paste: true,
         ..ChildModes::default()
     };
-    let e = a.on_stdin(b"\x1b[200~a\x1db\x1b[201~", &on, Instant::now());
+    child_modes(&mut a, on);
+    let e = stdin(&mut a, b"\x1b[200~a\x1db\x1b[201~");
     assert_eq!(to_child(&e), b"\x1b[200~a\x1db\x1b[201~");
-    let e = a.on_stdin(
-        b"\x1b[200~a\x1db\x1b[201~",
-        &ChildModes::default(),
-        Instant::now(),
-    );
+    child_modes(&mut a, ChildModes::default());
+    let e = stdin(&mut a, b"\x1b[200~a\x1db\x1b[201~");
     assert_eq!(to_child(&e), b"a\x1db");
 }
 
@@ -142,24 +154,25 @@ fn mouse_outside_the_pane_is_dropped() {
         mouse_encoding: vt100::MouseProtocolEncoding::Sgr,
         ..ChildModes::default()
     };
-    let e = a.on_stdin(b"\x1b[<0;5;5M\x1b[<0;100;5M", &child, Instant::now());
+    child_modes(&mut a, child);
+    let e = stdin(&mut a, b"\x1b[<0;5;5M\x1b[<0;100;5M");
     assert_eq!(to_child(&e), b"\x1b[<0;5;5M");
 }
 
 #[test]
 fn split_sequence_is_released_after_input_goes_idle() {
     let mut a = app(120, 40);
-    let e = a.on_stdin(b"\x1b[1;", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"\x1b[1;");
     assert!(to_child(&e).is_empty());
     assert!(a.input_pending());
-    let e = a.on_input_idle(&ChildModes::default(), Instant::now());
+    let e = a.handle(Input::InputIdle, t());
     assert_eq!(to_child(&e), b"\x1b[1;");
 }
 
 #[test]
 fn typed_text_before_a_command_keeps_its_order() {
     let mut a = app(120, 40);
-    let e = a.on_stdin(b"ab\x1d\x1dcd", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"ab\x1d\x1dcd");
     assert_eq!(to_child(&e), b"ab\x1dcd");
     let first = e
         .iter()
@@ -191,14 +204,14 @@ fn hello() -> crate::bridge::protocol::Hello {
     }
 }
 
-fn connected() -> App {
+fn connected() -> Session {
     let mut a = app(120, 40);
-    a.on_bridge(
-        crate::bridge::server::BridgeEvent::Connected {
+    a.handle(
+        Input::Bridge(crate::bridge::server::BridgeEvent::Connected {
             conn: 1,
             hello: hello(),
-        },
-        Instant::now(),
+        }),
+        t(),
     );
     a
 }
@@ -206,12 +219,13 @@ fn connected() -> App {
 #[test]
 fn poke_c4_a_dialog_change_is_saved_as_a_session_entry() {
     let mut a = connected();
-    a.on_stdin(b"\x1dc", &ChildModes::default(), Instant::now());
-    let e = a.on_stdin(b"\r", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"\x1dc");
+    let e = stdin(&mut a, b"\r");
     let saved = e.iter().find_map(|x| match x {
-        Effect::Bridge(crate::bridge::protocol::Command::AppendEntry { custom_type, data }, _) => {
-            Some((custom_type.clone(), data.clone()))
-        }
+        Effect::Bridge {
+            command: crate::bridge::protocol::Command::AppendEntry { custom_type, data },
+            ..
+        } => Some((custom_type.clone(), data.clone())),
         _ => None,
     });
     let (custom_type, data) = saved.expect("an append_entry command");
@@ -222,15 +236,18 @@ fn poke_c4_a_dialog_change_is_saved_as_a_session_entry() {
 #[test]
 fn prefix_p_sends_the_manual_poke_when_connected_and_says_why_not_otherwise() {
     let mut a = app(120, 40);
-    let e = a.on_stdin(b"\x1dp", &ChildModes::default(), Instant::now());
-    assert!(!e.iter().any(|x| matches!(x, Effect::Bridge(..))));
-    let msg = a.footer_view(Instant::now()).message.unwrap().0;
+    let e = stdin(&mut a, b"\x1dp");
+    assert!(!e.iter().any(|x| matches!(x, Effect::Bridge { .. })));
+    let msg = a.footer_view(t()).message.unwrap().0;
     assert!(msg.contains("not connected"), "{msg}");
 
     let mut a = connected();
-    let e = a.on_stdin(b"\x1dp", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"\x1dp");
     let sent = e.iter().find_map(|x| match x {
-        Effect::Bridge(crate::bridge::protocol::Command::SendMessage(m), _) => Some(m.clone()),
+        Effect::Bridge {
+            command: crate::bridge::protocol::Command::SendMessage(m),
+            ..
+        } => Some(m.clone()),
         _ => None,
     });
     let m = sent.expect("a send_message command");
@@ -243,12 +260,15 @@ fn prefix_p_sends_the_manual_poke_when_connected_and_says_why_not_otherwise() {
 #[test]
 fn prefix_h_asks_for_a_focus_line_then_compacts_with_a_handoff() {
     let mut a = connected();
-    a.on_stdin(b"\x1dh", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"\x1dh");
     assert_eq!(a.overlay(), Some(OverlayKind::Handoff));
-    let e = a.on_stdin(b"tests first\r", &ChildModes::default(), Instant::now());
+    let e = stdin(&mut a, b"tests first\r");
     assert_eq!(a.overlay(), None);
     let compact = e.iter().find_map(|x| match x {
-        Effect::Bridge(crate::bridge::protocol::Command::Compact(c), _) => Some(c.clone()),
+        Effect::Bridge {
+            command: crate::bridge::protocol::Command::Compact(c),
+            ..
+        } => Some(c.clone()),
         _ => None,
     });
     let c = compact.expect("a compact command");
@@ -260,7 +280,7 @@ fn prefix_h_asks_for_a_focus_line_then_compacts_with_a_handoff() {
 #[test]
 fn a_session_start_does_not_undo_the_users_side_pane_toggle() {
     let mut a = connected();
-    a.on_stdin(b"\x1ds", &ChildModes::default(), Instant::now());
+    stdin(&mut a, b"\x1ds");
     assert!(a.areas().side.is_none());
     let start = crate::bridge::protocol::PiEvent::SessionStart(crate::bridge::protocol::SessionStart {
         reason: crate::bridge::protocol::SessionReason::Startup,
@@ -271,14 +291,14 @@ fn a_session_start_does_not_undo_the_users_side_pane_toggle() {
         model: None,
         custom_entries: Vec::new(),
     });
-    a.on_bridge(
-        crate::bridge::server::BridgeEvent::Event {
+    a.handle(
+        Input::Bridge(crate::bridge::server::BridgeEvent::Event {
             conn: 1,
             seq: 1,
             at: 0,
             event: start,
-        },
-        Instant::now(),
+        }),
+        t(),
     );
     assert!(a.areas().side.is_none(), "the user's toggle stands");
 }
@@ -286,7 +306,7 @@ fn a_session_start_does_not_undo_the_users_side_pane_toggle() {
 #[test]
 fn status_lines_report_the_bridge_and_the_counters() {
     let a = connected();
-    let lines = a.live_lines(Instant::now());
+    let lines = a.live_lines(t());
     let text: Vec<String> = lines.iter().map(|l| format!("{l:?}")).collect();
     let joined = text.join("\n");
     assert!(

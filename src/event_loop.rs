@@ -1,0 +1,391 @@
+//! The event loop only performs: it turns what happens in the world (keys, child output, bridge
+//! events, signals, timers, finished file I/O) into [`Input`]s for the workspace, and the
+//! [`Effect`]s that come back into writes, commands and frames. It is generic over where its
+//! events come from (a channel of [`WorldEvent`]) and over its sinks ([`Screen`], [`Child`],
+//! [`Bridge`]), so tests drive the real loop with ratatui's `TestBackend`, a fake child and a fake
+//! bridge. `start` wires it to the real terminal, PTY and bridge server.
+
+mod layer;
+mod sinks;
+pub mod start;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
+
+pub use self::layer::{Layer, NoLayer};
+pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
+use crate::bridge::server::BridgeEvent;
+use crate::config::{LoadedFile, SaveError};
+use crate::host::HostModes;
+use crate::ledger::LedgerFile;
+use crate::pty::{ChildExit, PtyEvent};
+use crate::screen::Mirror;
+use crate::session::{Effect, Input};
+use crate::supervisor::Now;
+use crate::workspace::Workspace;
+
+/// At most about 60 frames a second.
+const FRAME: Duration = Duration::from_millis(16);
+/// A resize burst is applied once, this long after its first signal.
+const RESIZE_COALESCE: Duration = Duration::from_millis(20);
+/// A partial escape sequence is passed on as it is after this long without more bytes.
+const INPUT_FLUSH: Duration = Duration::from_millis(25);
+/// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// A signal pokeshell itself received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// The terminal was resized.
+    Winch,
+    Term,
+    Hup,
+    Int,
+    /// A debugging aid: drop the bridge connection (the bridge inside pi connects again).
+    Usr1,
+}
+
+/// Something that happened in the world.
+#[derive(Debug)]
+pub enum WorldEvent {
+    Stdin(Vec<u8>),
+    /// The terminal went away.
+    StdinClosed,
+    Pty(PtyEvent),
+    Bridge(BridgeEvent),
+    Signal(Signal),
+    /// Something the user should know, e.g. what `pi --version` said.
+    Notice(String),
+    SettingsLoaded(Vec<LoadedFile>),
+    SettingsSaved {
+        result: Result<(), SaveError>,
+        files: Vec<LoadedFile>,
+    },
+}
+
+pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
+    // A poisoned lock means a reader thread panicked; the panic hook is already ending the process.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The loop's clock: one monotonic start and one wall-clock reading; every [`Now`] derives from them.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    start: Instant,
+    wall_ms: u64,
+}
+
+impl Clock {
+    pub fn new(start: Instant, wall_ms: u64) -> Self {
+        Self { start, wall_ms }
+    }
+
+    pub fn now(&self, at: Instant) -> Now {
+        let mono_ms = at.saturating_duration_since(self.start).as_millis() as u64;
+        Now::new(mono_ms, self.wall_ms + mono_ms)
+    }
+
+    pub fn instant(&self, mono_ms: u64) -> Instant {
+        self.start + Duration::from_millis(mono_ms)
+    }
+}
+
+/// The loop's state: the workspace and the world it performs on.
+pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
+    pub workspace: Workspace,
+    pub screen: S,
+    pub child: C,
+    pub bridge: B,
+    pub layer: L,
+    pub mirror: Arc<Mutex<Mirror>>,
+    /// Set by the parser when output is ready; cleared when the loop takes it.
+    pub output_pending: Arc<AtomicBool>,
+    pub ledger: LedgerFile,
+    pub clock: Clock,
+    /// Where finished file I/O reports back.
+    pub events: UnboundedSender<WorldEvent>,
+    host_modes: HostModes,
+    pane: (u16, u16),
+    dirty: bool,
+    last_draw: Instant,
+    cursor: Option<vt100::CursorStyle>,
+    resize_due: Option<Instant>,
+    flush_due: Option<Instant>,
+    kill_due: Option<Instant>,
+    /// The child's output reader has finished.
+    pub output_closed: bool,
+}
+
+impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        workspace: Workspace,
+        screen: S,
+        child: C,
+        bridge: B,
+        layer: L,
+        mirror: Arc<Mutex<Mirror>>,
+        output_pending: Arc<AtomicBool>,
+        ledger: LedgerFile,
+        clock: Clock,
+        events: UnboundedSender<WorldEvent>,
+    ) -> Self {
+        let pane = workspace.shown().pane();
+        Self {
+            workspace,
+            screen,
+            child,
+            bridge,
+            layer,
+            mirror,
+            output_pending,
+            ledger,
+            events,
+            host_modes: HostModes::default(),
+            pane: (pane.width, pane.height),
+            dirty: true,
+            last_draw: clock.start,
+            cursor: None,
+            resize_due: None,
+            flush_due: None,
+            kill_due: None,
+            clock,
+            output_closed: false,
+        }
+    }
+
+    /// Runs until the child exits (or the event source ends); returns how it exited.
+    pub async fn run(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
+        let far = Duration::from_secs(3600);
+        loop {
+            let now = Instant::now();
+            let next = self.next_deadline(now).unwrap_or(now + far);
+            tokio::select! {
+                ev = rx.recv() => match ev {
+                    Some(WorldEvent::Pty(PtyEvent::Exited(exit))) => return Ok(exit),
+                    Some(ev) => self.on_world(ev)?,
+                    None => return Ok(ChildExit { code: 1, signal: None }),
+                },
+                _ = tokio::time::sleep_until(next) => self.on_timers()?,
+            }
+        }
+    }
+
+    fn next_deadline(&self, now: Instant) -> Option<Instant> {
+        let at = self.clock.now(now);
+        let session = self.workspace.next_deadline(at).map(|ms| self.clock.instant(ms));
+        let layer = self.layer.next_deadline().map(|ms| self.clock.instant(ms));
+        [
+            self.draw_due(now),
+            self.resize_due,
+            self.flush_due,
+            self.kill_due,
+            session,
+            layer,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// One event from the world.
+    pub fn on_world(&mut self, ev: WorldEvent) -> Result<()> {
+        let now = Instant::now();
+        match ev {
+            WorldEvent::Stdin(bytes) => {
+                self.input(Input::Stdin(bytes))?;
+                let pending = self.workspace.shown().input_pending();
+                self.flush_due = pending.then_some(now + INPUT_FLUSH);
+            }
+            WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
+                // The terminal went away, or asked us to hang up: pass it on, then insist.
+                self.child.signal(libc::SIGHUP);
+                self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
+            }
+            WorldEvent::Signal(Signal::Term) => {
+                self.child.signal(libc::SIGTERM);
+                self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
+            }
+            WorldEvent::Signal(Signal::Int) => self.child.signal(libc::SIGINT),
+            WorldEvent::Signal(Signal::Usr1) => self.bridge.disconnect("dropped on request (SIGUSR1)"),
+            WorldEvent::Signal(Signal::Winch) => {
+                self.resize_due.get_or_insert(now + RESIZE_COALESCE);
+            }
+            WorldEvent::Pty(PtyEvent::Output) => self.child_output()?,
+            WorldEvent::Pty(PtyEvent::Closed) => self.output_closed = true,
+            WorldEvent::Pty(PtyEvent::Stopped) => self.input(Input::ChildStopped)?,
+            WorldEvent::Pty(PtyEvent::Exited(_)) => {}
+            WorldEvent::Bridge(ev) => self.input(Input::Bridge(ev))?,
+            WorldEvent::Notice(text) => self.input(Input::Notice {
+                text,
+                tone: crate::ui::theme::Tone::Warn,
+            })?,
+            WorldEvent::SettingsLoaded(files) => self.input(Input::SettingsLoaded(files))?,
+            WorldEvent::SettingsSaved { result, files } => {
+                self.input(Input::SettingsSaved { result, files })?
+            }
+        }
+        Ok(())
+    }
+
+    /// Timers: a coalesced resize, a held partial sequence, the kill after the grace, ticks, frames.
+    pub fn on_timers(&mut self) -> Result<()> {
+        let now = Instant::now();
+        if self.resize_due.is_some_and(|d| d <= now) {
+            self.resize_due = None;
+            let (cols, rows) = self.screen.size().context("cannot read the terminal size")?;
+            self.input(Input::Resize { cols, rows })?;
+        }
+        if self.flush_due.is_some_and(|d| d <= now) {
+            self.flush_due = None;
+            self.input(Input::InputIdle)?;
+        }
+        if self.kill_due.is_some_and(|d| d <= now) {
+            self.kill_due = None;
+            self.child.signal(libc::SIGKILL);
+        }
+        self.input(Input::Tick)?;
+        if self.draw_due(now).is_some_and(|d| d <= now) {
+            self.draw(now)?;
+        }
+        Ok(())
+    }
+
+    /// Hands one input to the workspace (the layer sees it first), performs the effects, then lets
+    /// the layer act on what it saw.
+    pub fn input(&mut self, input: Input) -> Result<()> {
+        let at = self.clock.now(Instant::now());
+        self.layer.observe(&input);
+        let effects = self.workspace.handle(input, at);
+        self.perform(effects)?;
+        for input in self.layer.act(at, self.workspace.shown()) {
+            let effects = self.workspace.handle(input, at);
+            self.perform(effects)?;
+        }
+        Ok(())
+    }
+
+    fn perform(&mut self, effects: Vec<Effect>) -> Result<()> {
+        for e in effects {
+            self.layer.observe_effect(&e);
+            match e {
+                Effect::ToChild(bytes) => self.child.write(bytes),
+                Effect::ResizePane { cols, rows } => self.resize_pane(cols, rows)?,
+                Effect::HostModes(want) => {
+                    let bytes = self.host_modes.transition(&want);
+                    self.host_modes = want;
+                    self.screen.write_raw(&bytes)?;
+                }
+                Effect::ToHost(bytes) => self.screen.write_raw(&bytes)?,
+                Effect::Redraw => self.dirty = true,
+                Effect::Bridge { id, command } => {
+                    let name = command.name();
+                    if let Err(error) = self.bridge.send(id, command) {
+                        // The failure to send comes back as the command's reply.
+                        let reply = BridgeEvent::Reply {
+                            id,
+                            command: name,
+                            result: Err(error),
+                        };
+                        let _ = self.events.send(WorldEvent::Bridge(reply));
+                    }
+                }
+                Effect::Notify { text, bell, desktop } => {
+                    let bytes = crate::notify::desktop(&text, bell, desktop);
+                    self.screen.write_raw(&bytes)?;
+                }
+                Effect::Ledger(record) => self.ledger.append(&record),
+                Effect::LoadSettings(paths) => {
+                    let tx = self.events.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let _ = tx.send(WorldEvent::SettingsLoaded(crate::config::read_files(&paths)));
+                    });
+                }
+                Effect::SaveSettings { paths, path, values } => {
+                    // Writing waits on a lock file: off the loop's thread.
+                    let tx = self.events.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let result = crate::config::write::write_values(&path, &values);
+                        let files = crate::config::read_files(&paths);
+                        let _ = tx.send(WorldEvent::SettingsSaved { result, files });
+                    });
+                }
+                Effect::Suspend => self.suspend()?,
+            }
+        }
+        Ok(())
+    }
+
+    /// pi stopped itself (Ctrl+Z): stop with it, as pi alone would have; back from `fg`, every mode
+    /// and every cell is set again, then pi is continued.
+    fn suspend(&mut self) -> Result<()> {
+        self.screen.suspend()?;
+        self.host_modes = HostModes::default();
+        self.cursor = None;
+        let (cols, rows) = self.screen.size().context("cannot read the terminal size")?;
+        self.screen.clear(cols, rows)?;
+        self.input(Input::Resumed { cols, rows })?;
+        self.child_output()?;
+        // Continues a stopped child, and tells pi (whose own SIGTSTP was discarded) to restart its TUI.
+        self.child.signal(libc::SIGCONT);
+        Ok(())
+    }
+
+    fn resize_pane(&mut self, cols: u16, rows: u16) -> Result<()> {
+        if (cols, rows) != self.pane {
+            self.pane = (cols, rows);
+            lock(&self.mirror).resize(rows, cols);
+            self.child.resize(rows, cols)?;
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// The parser has new output: its mode changes and host-bound bytes become an input.
+    pub fn child_output(&mut self) -> Result<()> {
+        self.output_pending.store(false, Ordering::Release);
+        let (host_bytes, modes) = {
+            let mut m = lock(&self.mirror);
+            (m.take_host_output(), m.modes())
+        };
+        self.input(Input::ChildOutput { modes, host_bytes })
+    }
+
+    /// When the next frame may be drawn, if one is needed.
+    fn draw_due(&self, now: Instant) -> Option<Instant> {
+        if !self.dirty {
+            return None;
+        }
+        let earliest = self.last_draw + FRAME;
+        let sync = lock(&self.mirror)
+            .sync_deadline()
+            .map(Instant::from_std)
+            .filter(|d| *d > now);
+        Some(sync.map_or(earliest, |s| s.max(earliest)))
+    }
+
+    pub fn draw(&mut self, now: Instant) -> Result<()> {
+        self.dirty = false;
+        self.last_draw = now;
+        let at = self.clock.now(now);
+        let extra = self.layer.section();
+        let workspace = &self.workspace;
+        let mirror = &self.mirror;
+        let style = self.screen.frame(|f| {
+            // The lock is held only while the frame is built, not while it is written out.
+            let m = lock(mirror);
+            workspace.draw(f, m.screen(), at, extra);
+            m.screen().cursor_style()
+        })?;
+        if self.cursor != Some(style) {
+            self.cursor = Some(style);
+            self.screen.cursor_style(style)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,197 @@
+//! Where the loop's effects land: the host terminal, the child and the bridge. Each is a trait so
+//! that tests put a `TestBackend`, a fake child and a fake bridge in their place.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use crossterm::cursor::SetCursorStyle;
+use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
+use ratatui::{Frame, Terminal};
+
+use crate::bridge::protocol::Command;
+use crate::bridge::server::BridgeHandle;
+use crate::host::TerminalGuard;
+use crate::pty::ChildPty;
+
+/// The host terminal.
+pub trait Screen {
+    /// Bytes for the terminal itself (mode changes, title, bell, notifications).
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<()>;
+    fn size(&self) -> Result<(u16, u16)>;
+    /// Gives the terminal back and stops until continued (job control).
+    fn suspend(&mut self) -> Result<()>;
+    /// After a suspension: the terminal has this size and nothing of ours on it.
+    fn clear(&mut self, cols: u16, rows: u16) -> Result<()>;
+    /// Draws one frame; `build` returns the cursor style the frame wants.
+    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle>;
+    /// Sets the cursor's shape.
+    fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()>;
+}
+
+/// The child process.
+pub trait Child {
+    fn write(&mut self, bytes: Vec<u8>);
+    fn resize(&mut self, rows: u16, cols: u16) -> Result<()>;
+    /// Signals the child's process group.
+    fn signal(&mut self, sig: i32);
+}
+
+/// The bridge inside pi.
+pub trait Bridge {
+    /// Sends `command` under `id`; an error says why it could not be sent.
+    fn send(&mut self, id: u64, command: Command) -> Result<(), String>;
+    fn disconnect(&mut self, reason: &str);
+}
+
+/// The user's terminal, through crossterm.
+pub struct HostScreen {
+    pub terminal: Terminal<CrosstermBackend<std::io::Stdout>>,
+    pub guard: TerminalGuard,
+}
+
+fn cursor_style(s: vt100::CursorStyle) -> SetCursorStyle {
+    use vt100::CursorStyle as C;
+    match s {
+        C::Default => SetCursorStyle::DefaultUserShape,
+        C::BlinkBlock => SetCursorStyle::BlinkingBlock,
+        C::SteadyBlock => SetCursorStyle::SteadyBlock,
+        C::BlinkUnderline => SetCursorStyle::BlinkingUnderScore,
+        C::SteadyUnderline => SetCursorStyle::SteadyUnderScore,
+        C::BlinkVerticalBar => SetCursorStyle::BlinkingBar,
+        C::SteadyVerticalBar => SetCursorStyle::SteadyBar,
+    }
+}
+
+impl Screen for HostScreen {
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let out = self.terminal.backend_mut();
+        out.write_all(bytes)
+            .and_then(|()| Write::flush(out))
+            .context("cannot write to the terminal")
+    }
+
+    fn size(&self) -> Result<(u16, u16)> {
+        crossterm::terminal::size().context("cannot read the terminal size")
+    }
+
+    fn suspend(&mut self) -> Result<()> {
+        self.guard.suspend()
+    }
+
+    fn clear(&mut self, cols: u16, rows: u16) -> Result<()> {
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, cols, rows))
+            .context("cannot redraw after resuming")
+    }
+
+    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle> {
+        // Our own frames are synchronized too, so the host never shows half of one.
+        self.terminal
+            .backend_mut()
+            .write_all(b"\x1b[?2026h")
+            .context("cannot draw")?;
+        let mut style = vt100::CursorStyle::Default;
+        self.terminal.draw(|f| style = build(f)).context("cannot draw")?;
+        let out = self.terminal.backend_mut();
+        out.write_all(b"\x1b[?2026l")
+            .and_then(|()| Write::flush(out))
+            .context("cannot draw")?;
+        Ok(style)
+    }
+
+    fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()> {
+        let out = self.terminal.backend_mut();
+        crossterm::queue!(out, cursor_style(style)).context("cannot set the cursor")?;
+        Write::flush(out).context("cannot set the cursor")
+    }
+}
+
+/// A screen for tests: frames land in a `TestBackend`, raw bytes are kept.
+pub struct TestScreen {
+    pub terminal: Terminal<TestBackend>,
+    pub raw: Vec<u8>,
+    pub suspended: usize,
+}
+
+impl TestScreen {
+    pub fn new(cols: u16, rows: u16) -> Result<Self> {
+        Ok(Self {
+            terminal: Terminal::new(TestBackend::new(cols, rows)).context("a test terminal")?,
+            raw: Vec::new(),
+            suspended: 0,
+        })
+    }
+}
+
+impl Screen for TestScreen {
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
+        self.raw.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn size(&self) -> Result<(u16, u16)> {
+        let size = self
+            .terminal
+            .backend()
+            .size()
+            .context("the test terminal's size")?;
+        Ok((size.width, size.height))
+    }
+
+    fn suspend(&mut self) -> Result<()> {
+        self.suspended += 1;
+        Ok(())
+    }
+
+    fn clear(&mut self, cols: u16, rows: u16) -> Result<()> {
+        self.terminal.backend_mut().resize(cols, rows);
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, cols, rows))
+            .context("resize the test terminal")
+    }
+
+    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle> {
+        let mut style = vt100::CursorStyle::Default;
+        self.terminal
+            .draw(|f| style = build(f))
+            .context("draw into the test terminal")?;
+        Ok(style)
+    }
+
+    fn cursor_style(&mut self, _style: vt100::CursorStyle) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Child for ChildPty {
+    fn write(&mut self, bytes: Vec<u8>) {
+        ChildPty::write(self, bytes);
+    }
+
+    fn resize(&mut self, rows: u16, cols: u16) -> Result<()> {
+        ChildPty::resize(self, rows, cols)
+    }
+
+    fn signal(&mut self, sig: i32) {
+        crate::pty::signal_child(sig);
+    }
+}
+
+/// The bridge server's handle, or none when the child is not pi (or the bridge failed to start).
+impl Bridge for Option<BridgeHandle> {
+    fn send(&mut self, id: u64, command: Command) -> Result<(), String> {
+        match self {
+            Some(b) => b.send_as(id, command).map_err(|e| e.to_string()),
+            None => Err("pokeshell runs without a bridge".to_string()),
+        }
+    }
+
+    fn disconnect(&mut self, reason: &str) {
+        if let Some(b) = self {
+            let _ = b.disconnect(reason);
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! Wires the loop to the world: the bridge server, the terminal, the start-up probe, the child in
+//! its PTY, the stdin reader, signals. Runs until the child exits and returns its exit code.
+
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::time::Instant;
+
+use super::layer::Layer;
+use super::sinks::HostScreen;
+use super::{Clock, Loop, Signal, WorldEvent, lock};
+use crate::bridge::server::{BridgeHandle, BridgeServer};
+use crate::config::Settings;
+use crate::host::{self, TerminalGuard};
+use crate::ledger::LedgerFile;
+use crate::pty::{ChildPty, CommandSpec, PtyEvent};
+use crate::screen::Mirror;
+use crate::session::{Input, Session, SessionOptions};
+use crate::workspace::Workspace;
+
+/// What a dead child left running gets this long to end after SIGTERM.
+const ORPHAN_GRACE: Duration = Duration::from_secs(2);
+
+pub struct RunConfig {
+    pub spec: CommandSpec,
+    /// What runs in the pane, as the side pane shows it.
+    pub label: String,
+    pub settings: Settings,
+    /// Load the bridge extension into the child (it is pi).
+    pub bridge: bool,
+    pub probe_timeout: Duration,
+    /// Where the intervention ledger goes; `None`: the user's state dir.
+    pub ledger_dir: Option<std::path::PathBuf>,
+    /// Print what pi left on its main screen after the terminal is restored.
+    pub final_screen: bool,
+}
+
+/// Writes the extension, starts the bridge server and adds both to the child's command line.
+fn start_bridge(
+    spec: &mut CommandSpec,
+) -> Result<
+    (
+        BridgeHandle,
+        tokio::sync::mpsc::Receiver<crate::bridge::server::BridgeEvent>,
+    ),
+    String,
+> {
+    let path =
+        crate::bridge::asset::install_bridge().map_err(|e| format!("cannot write the extension: {e}"))?;
+    let (handle, events) = BridgeServer::start().map_err(|e| format!("cannot open its socket: {e}"))?;
+    let mut args: Vec<String> = crate::bridge::asset::pi_args(&path)
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    args.append(&mut spec.args);
+    spec.args = args;
+    for (k, v) in handle.env() {
+        spec.env.push((k.to_string(), v.to_string_lossy().into_owned()));
+    }
+    Ok((handle, events))
+}
+
+/// Runs the child inside pokeshell until it exits; returns its exit code. `layer` watches from
+/// above (the demo's director), or is [`super::NoLayer`].
+pub fn run<L: Layer>(cfg: RunConfig, layer: L) -> Result<i32> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(run_async(cfg, layer))
+}
+
+fn spawn_stdin(tx: UnboundedSender<WorldEvent>) {
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            // SAFETY: reading into a local buffer of the given length.
+            let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            if n <= 0 {
+                let _ = tx.send(WorldEvent::StdinClosed);
+                return;
+            }
+            if tx.send(WorldEvent::Stdin(buf[..n as usize].to_vec())).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// Each signal pokeshell handles becomes a [`WorldEvent::Signal`].
+fn spawn_signals(tx: &UnboundedSender<WorldEvent>) -> Result<()> {
+    let kinds = [
+        (SignalKind::window_change(), Signal::Winch, "terminal resizes"),
+        (SignalKind::terminate(), Signal::Term, "SIGTERM"),
+        (SignalKind::hangup(), Signal::Hup, "SIGHUP"),
+        (SignalKind::interrupt(), Signal::Int, "SIGINT"),
+        (SignalKind::user_defined1(), Signal::Usr1, "SIGUSR1"),
+    ];
+    for (kind, sig, what) in kinds {
+        let mut stream = signal(kind).with_context(|| format!("cannot watch {what}"))?;
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while stream.recv().await.is_some() {
+                if tx.send(WorldEvent::Signal(sig)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    Ok(())
+}
+
+async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
+    let (tx, mut rx) = unbounded_channel::<WorldEvent>();
+    let (bridge, bridge_state) = if cfg.bridge {
+        match start_bridge(&mut cfg.spec) {
+            Ok((handle, mut events)) => {
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    while let Some(ev) = events.recv().await {
+                        if tx.send(WorldEvent::Bridge(ev)).is_err() {
+                            return;
+                        }
+                    }
+                });
+                (Some(handle), Some(Ok(())))
+            }
+            Err(e) => (None, Some(Err(e))),
+        }
+    } else {
+        (None, None)
+    };
+    let guard = TerminalGuard::enter()?;
+    let reading = host::probe::probe(cfg.probe_timeout);
+    let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
+    let start = Instant::now();
+    let wall_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let clock = Clock::new(start, wall_ms);
+    let ledger_dir = cfg.ledger_dir.unwrap_or_else(|| {
+        crate::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell"))
+    });
+    let ledger = LedgerFile::new(&ledger_dir);
+    let opts = SessionOptions {
+        label: cfg.label,
+        bridge: bridge_state,
+        ledger_path: Some(ledger.path().to_path_buf()),
+        host_kitty: reading.caps.kitty,
+    };
+    let session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
+    let pane = session.pane();
+    let mirror = Arc::new(Mutex::new(Mirror::new(
+        pane.height,
+        pane.width,
+        reading.caps.clone(),
+    )));
+    let output_pending = Arc::new(AtomicBool::new(false));
+    let pty_tx = tx.clone();
+    crate::reaper::adopt_orphans(crate::pty::live_child_pid);
+    let child = ChildPty::spawn(
+        &cfg.spec,
+        pane.height,
+        pane.width,
+        mirror.clone(),
+        output_pending.clone(),
+        move |e| {
+            let _ = pty_tx.send(WorldEvent::Pty(e));
+        },
+    )?;
+    let pid = child.pid();
+    spawn_stdin(tx.clone());
+    spawn_signals(&tx)?;
+    if cfg.bridge {
+        let program = cfg.spec.program.clone();
+        let version_tx = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let check = crate::bridge::version::probe(&program, Duration::from_secs(10));
+            if let Some(msg) = check.message() {
+                let _ = version_tx.send(WorldEvent::Notice(msg.to_string()));
+            }
+        });
+    }
+
+    let terminal =
+        Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
+    let screen = HostScreen { terminal, guard };
+    let mut lp = Loop::new(
+        Workspace::new(session),
+        screen,
+        child,
+        bridge,
+        layer,
+        mirror,
+        output_pending,
+        ledger,
+        clock,
+        tx.clone(),
+    );
+    lp.input(Input::ChildStarted { pid })?;
+    if !reading.leftover.is_empty() {
+        lp.input(Input::Stdin(reading.leftover))?;
+    }
+    // A test hook: proves the terminal is restored and the child stopped on a panic.
+    let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
+    let exit = if panic_on_output {
+        loop {
+            match rx.recv().await {
+                Some(WorldEvent::Pty(PtyEvent::Output)) => {
+                    panic!("POKESHELL_TEST_PANIC is set: panicking on purpose")
+                }
+                Some(WorldEvent::Pty(PtyEvent::Exited(exit))) => break exit,
+                Some(ev) => lp.on_world(ev)?,
+                None => {
+                    break crate::pty::ChildExit {
+                        code: 1,
+                        signal: None,
+                    };
+                }
+            }
+        }
+    } else {
+        lp.run(&mut rx).await?
+    };
+
+    // Killed by a signal, pi could not stop its tools; they hold the terminal open, too.
+    if exit.signal.is_some() {
+        crate::reaper::end_orphans(ORPHAN_GRACE);
+    }
+    // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
+    let drain_until = Instant::now() + Duration::from_millis(300);
+    while !lp.output_closed {
+        match tokio::time::timeout_at(drain_until, rx.recv()).await {
+            Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => lp.output_closed = true,
+            Ok(Some(_)) => {}
+        }
+    }
+    let farewell = if cfg.final_screen {
+        final_screen(&lock(&lp.mirror))
+    } else {
+        Vec::new()
+    };
+    drop(lp);
+    if !farewell.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&farewell);
+        let _ = out.flush();
+    }
+    Ok(exit.code)
+}
+
+/// What the child left on its main screen (pi's resume hint), to print after the terminal is
+/// restored, as it would have stayed in the user's terminal without pokeshell.
+fn final_screen(m: &Mirror) -> Vec<u8> {
+    let screen = m.screen();
+    if screen.alternate_screen() {
+        return Vec::new();
+    }
+    let (_, cols) = screen.size();
+    let rows: Vec<String> = screen.rows_formatted(0, cols.get()).collect();
+    let plain: Vec<String> = screen.rows(0, cols.get()).collect();
+    let Some(last) = plain.iter().rposition(|r| !r.trim().is_empty()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for row in &rows[..=last] {
+        out.extend_from_slice(row.as_bytes());
+        out.extend_from_slice(b"\x1b[0m\r\n");
+    }
+    out
+}

@@ -1,0 +1,306 @@
+//! One pi session as a pure state machine: what the user sees of it, what their keys do, and how
+//! pokeshell supervises it. [`Session::handle`] takes an [`Input`] (a fact from the world) and the
+//! time, and answers with [`Effect`]s (requests to the world). Nothing in here reads a clock, a file
+//! or the environment, and nothing writes anywhere: the event loop (`event_loop`) does that and
+//! brings the results back as inputs, so the same logic runs in tests without a terminal.
+
+mod child;
+mod draw;
+mod flash;
+mod input;
+mod layout;
+pub mod link;
+mod mouse;
+mod overlay;
+mod pi;
+mod settings;
+pub mod view;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use self::child::ChildState;
+use self::flash::Flash;
+use self::input::KeyInput;
+pub use self::layout::Layout;
+use self::link::Link;
+pub use self::overlay::{Overlay, OverlayKind};
+use self::settings::SettingsView;
+use self::view::PiInfo;
+use crate::bridge::protocol::Command;
+use crate::bridge::server::BridgeEvent;
+use crate::config::{Change, ConfigPaths, KeyId, LoadedFile, SaveError, SettingValue, Settings};
+use crate::host::HostModes;
+use crate::screen::ChildModes;
+use crate::supervisor::{LedgerRecord, Now, Supervisor, View};
+use crate::ui::side::Section;
+use crate::ui::theme::Tone;
+
+/// A fact from the world, for [`Session::handle`].
+#[derive(Debug)]
+pub enum Input {
+    /// Bytes the user typed or pasted in the host terminal.
+    Stdin(Vec<u8>),
+    /// No more input came for a while: a held partial sequence goes out as it is.
+    InputIdle,
+    /// The child drew: its input modes now, and what it wrote for the host terminal itself
+    /// (title, clipboard, bell, notifications).
+    ChildOutput { modes: ChildModes, host_bytes: Vec<u8> },
+    /// The child started with this pid.
+    ChildStarted { pid: i32 },
+    /// The child stopped itself (job control).
+    ChildStopped,
+    /// The child exited with this shell exit code.
+    ChildExited { code: i32 },
+    /// Anything the bridge server reports, replies to commands included.
+    Bridge(BridgeEvent),
+    /// The settings files as just read (after [`Effect::LoadSettings`]).
+    SettingsLoaded(Vec<LoadedFile>),
+    /// The outcome of [`Effect::SaveSettings`], with the files as read right after.
+    SettingsSaved {
+        result: Result<(), SaveError>,
+        files: Vec<LoadedFile>,
+    },
+    /// Settings changed from outside the dialog, through the dialog's own path.
+    ApplySettings(Vec<Change>),
+    /// Text typed into pi on the user's behalf, past pokeshell's keys.
+    TypeIntoChild(Vec<u8>),
+    /// Something the user should read in the footer.
+    Notice { text: String, tone: Tone },
+    /// Time passed.
+    Tick,
+    /// Something drawn from outside the session changed (a layer's side pane section).
+    Redraw,
+    /// The host terminal has this size now.
+    Resize { cols: u16, rows: u16 },
+    /// pokeshell was suspended with pi and is back: the terminal's modes are gone.
+    Resumed { cols: u16, rows: u16 },
+}
+
+/// A request to the world, from [`Session::handle`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Bytes for the child's input.
+    ToChild(Vec<u8>),
+    /// The pane has this size now: resize the PTY and the mirror.
+    ResizePane { cols: u16, rows: u16 },
+    /// Set the host terminal's input modes (keyboard, mouse, focus) to these.
+    HostModes(HostModes),
+    /// Bytes the child meant for the host terminal itself: title, clipboard, bell, notifications.
+    ToHost(Vec<u8>),
+    /// Draw again.
+    Redraw,
+    /// Send a command to the bridge under this id; its reply (or the failure to send it) comes back
+    /// as a [`BridgeEvent::Reply`] with the same id.
+    Bridge { id: u64, command: Command },
+    /// Ring the bell and/or send a desktop notification.
+    Notify { text: String, bell: bool, desktop: bool },
+    /// Append a record to the intervention ledger.
+    Ledger(LedgerRecord),
+    /// Read the settings files again; the result comes back as [`Input::SettingsLoaded`].
+    LoadSettings(ConfigPaths),
+    /// Write these values into the settings file at `path`, then read the files under `paths`
+    /// again; the result comes back as [`Input::SettingsSaved`].
+    SaveSettings {
+        paths: ConfigPaths,
+        path: std::path::PathBuf,
+        values: Vec<(KeyId, SettingValue)>,
+    },
+    /// pi is suspending itself (Ctrl+Z): stop pokeshell with it until `fg`.
+    Suspend,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    /// What runs in the pane, as the side pane shows it.
+    pub label: String,
+    /// The child is pi with the bridge loaded (`false`: a hosted command, or the bridge failed).
+    pub bridge: Option<Result<(), String>>,
+    /// Where interventions are logged, as the status overlay names it.
+    pub ledger_path: Option<std::path::PathBuf>,
+    /// The host terminal speaks the kitty keyboard protocol.
+    pub host_kitty: bool,
+}
+
+/// Everything pokeshell knows and shows about one pi.
+pub struct Session {
+    opts: SessionOptions,
+    settings: SettingsView,
+    keys: KeyInput,
+    layout: Layout,
+    overlay: Option<Overlay>,
+    flash: Flash,
+    child: ChildState,
+    supervisor: Supervisor,
+    pi: PiInfo,
+    link: Link,
+    /// When the session was made, for its uptime.
+    started_ms: u64,
+}
+
+impl Session {
+    pub fn new(opts: SessionOptions, settings: Settings, cols: u16, rows: u16, now: Now) -> Self {
+        let effective = settings.effective();
+        let display = effective.display.clone();
+        let mut session = Self {
+            keys: KeyInput::new(display.prefix_key.parse().unwrap_or_default()),
+            layout: Layout::new(cols, rows, &display),
+            supervisor: Supervisor::new(effective.supervisor()),
+            settings: SettingsView::new(settings),
+            overlay: None,
+            flash: Flash::default(),
+            child: ChildState::new(opts.host_kitty),
+            pi: PiInfo::new(opts.bridge.as_ref()),
+            link: Link::default(),
+            started_ms: now.mono_ms,
+            opts,
+        };
+        let warnings = session.settings.get().warnings().len();
+        if warnings > 0 {
+            let prefix = session.keys.prefix();
+            session.flash.show(
+                format!("{warnings} settings warning(s): {prefix} i shows them"),
+                Tone::Warn,
+                now,
+            );
+        }
+        session
+    }
+
+    /// The one entry point: a fact from the world in, requests to the world out.
+    pub fn handle(&mut self, input: Input, now: Now) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        match input {
+            Input::Stdin(bytes) => {
+                let tokens = self.keys.feed(&bytes);
+                self.on_tokens(tokens, now, &mut fx);
+            }
+            Input::InputIdle => {
+                let tokens = self.keys.flush();
+                self.on_tokens(tokens, now, &mut fx);
+            }
+            Input::ChildOutput { modes, host_bytes } => self.on_child_output(modes, host_bytes, now, &mut fx),
+            Input::ChildStarted { pid } => self.child.pid = Some(pid),
+            Input::ChildStopped => fx.push(Effect::Suspend),
+            Input::ChildExited { code } => self.child.exit = Some(code),
+            Input::Bridge(event) => self.on_bridge(event, now, &mut fx),
+            Input::SettingsLoaded(files) => self.on_settings_loaded(files, now, &mut fx),
+            Input::SettingsSaved { result, files } => self.on_settings_saved(result, files, now, &mut fx),
+            Input::ApplySettings(changes) => self.apply_changes(&changes, now, &mut fx),
+            Input::TypeIntoChild(bytes) => fx.push(Effect::ToChild(bytes)),
+            Input::Notice { text, tone } => {
+                self.flash.show(text, tone, now);
+                fx.push(Effect::Redraw);
+            }
+            Input::Tick => self.on_tick(now, &mut fx),
+            Input::Redraw => fx.push(Effect::Redraw),
+            Input::Resize { cols, rows } => {
+                self.layout.set_size(cols, rows);
+                self.relayout(&mut fx);
+            }
+            Input::Resumed { cols, rows } => {
+                // The shell had the terminal meanwhile: every mode is set again.
+                fx.push(Effect::HostModes(self.child.wanted_host_modes()));
+                self.layout.set_size(cols, rows);
+                self.relayout(&mut fx);
+            }
+        }
+        fx
+    }
+
+    /// New child output: its mode changes follow on the host, and what it meant for the host goes there.
+    fn on_child_output(&mut self, modes: ChildModes, host_bytes: Vec<u8>, now: Now, fx: &mut Vec<Effect>) {
+        let (host_modes, suspend) = self.child.update(modes, now);
+        if let Some(m) = host_modes {
+            self.keys.set_release_events(m.reports_releases());
+            fx.push(Effect::HostModes(m));
+        }
+        if !host_bytes.is_empty() {
+            fx.push(Effect::ToHost(host_bytes));
+        }
+        fx.push(Effect::Redraw);
+        if suspend {
+            fx.push(Effect::Suspend);
+        }
+    }
+
+    /// Time passed: timers that ran out, and the supervisor's.
+    fn on_tick(&mut self, now: Now, fx: &mut Vec<Effect>) {
+        if self.flash.expire(now) {
+            fx.push(Effect::Redraw);
+        }
+        if self.supervisor.next_deadline().is_some_and(|d| d <= now.mono_ms) {
+            let actions = self.supervisor.tick(now);
+            self.perform(actions, now, fx);
+            fx.push(Effect::Redraw);
+        }
+        if self.supervisor.has_live_timers() {
+            fx.push(Effect::Redraw);
+        }
+    }
+
+    /// When the session next needs an [`Input::Tick`] (monotonic ms), if ever.
+    pub fn next_deadline(&self, now: Now) -> Option<u64> {
+        let minute = self
+            .side_visible()
+            .then(|| view::next_uptime_change(self.started_ms, now.mono_ms));
+        let second = self
+            .supervisor
+            .has_live_timers()
+            .then(|| (now.mono_ms / 1000 + 1) * 1000);
+        [
+            self.flash.deadline(),
+            minute,
+            second,
+            self.supervisor.next_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// The pane may have changed size: tell the loop, and redraw.
+    fn relayout(&mut self, fx: &mut Vec<Effect>) {
+        if let Some((cols, rows)) = self.layout.take_pane_change() {
+            fx.push(Effect::ResizePane { cols, rows });
+        }
+        fx.push(Effect::Redraw);
+    }
+
+    pub fn settings(&self) -> &Settings {
+        self.settings.get()
+    }
+
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.supervisor
+    }
+
+    pub fn supervisor_view(&self, now: Now) -> View {
+        self.supervisor.view(now)
+    }
+
+    pub fn areas(&self) -> crate::ui::layout::Areas {
+        self.layout.areas()
+    }
+
+    pub fn pane(&self) -> Rect {
+        self.layout.areas().pane
+    }
+
+    fn side_visible(&self) -> bool {
+        self.layout.areas().side.is_some()
+    }
+
+    pub fn overlay(&self) -> Option<OverlayKind> {
+        self.overlay.as_ref().map(Overlay::kind)
+    }
+
+    /// Draws the whole screen: `screen` in the pane, the side pane (with `extra` on top, if given),
+    /// the footer and any overlay.
+    pub fn draw(&self, frame: &mut Frame, screen: &vt100::Screen, now: Now, extra: Option<Section>) {
+        self.draw_frame(frame, screen, now, extra);
+    }
+}
+
+#[cfg(test)]
+mod tests;

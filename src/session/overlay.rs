@@ -1,0 +1,33 @@
+//! The layers drawn over the panes that take the keyboard while open.
+
+use crate::ui::prompt::LinePrompt;
+use crate::ui::settings_dialog::SettingsDialog;
+use crate::ui::status_overlay::StatusOverlay;
+
+pub enum Overlay {
+    Help,
+    Settings(Box<SettingsDialog>),
+    Status(Box<StatusOverlay>),
+    /// The handoff's optional focus line.
+    Handoff(LinePrompt),
+}
+
+/// Which overlay is open, for tests and the event loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayKind {
+    Help,
+    Settings,
+    Status,
+    Handoff,
+}
+
+impl Overlay {
+    pub fn kind(&self) -> OverlayKind {
+        match self {
+            Overlay::Help => OverlayKind::Help,
+            Overlay::Settings(_) => OverlayKind::Settings,
+            Overlay::Status(_) => OverlayKind::Status,
+            Overlay::Handoff(_) => OverlayKind::Handoff,
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The session's side of the bridge: what pi reports reaches the supervisor and the side pane, and
+//! what the supervisor decides goes out as bridge commands, numbered by [`super::link::Link`].
+
+use serde_json::Value;
+
+use super::link::{self, Purpose, Wired};
+use super::view::BridgeStatus;
+use super::{Effect, Session};
+use crate::bridge::protocol::{Command, PiEvent};
+use crate::bridge::server::BridgeEvent;
+use crate::supervisor::{self as sup, Action, Now};
+use crate::ui::theme::Tone;
+
+impl Session {
+    /// Feeds one supervisor event and turns its actions into effects.
+    pub(super) fn supervise(&mut self, event: sup::Event, now: Now, fx: &mut Vec<Effect>) {
+        let actions = self.supervisor.handle(event, now);
+        self.perform(actions, now, fx);
+        fx.push(Effect::Redraw);
+    }
+
+    pub(super) fn perform(&mut self, actions: Vec<Action>, now: Now, fx: &mut Vec<Effect>) {
+        for action in actions {
+            match link::wire_action(action) {
+                Wired::Command(command, purpose) => self.send(command, purpose, fx),
+                Wired::Notify { level, text, desktop } => {
+                    self.flash.show(text.clone(), link::tone(level), now);
+                    if desktop {
+                        let display = self.settings.get().effective().display;
+                        fx.push(Effect::Notify {
+                            text,
+                            bell: display.bell,
+                            desktop: display.notifications,
+                        });
+                    }
+                }
+                Wired::Log(record) => fx.push(Effect::Ledger(record)),
+            }
+        }
+    }
+
+    pub(super) fn send(&mut self, command: Command, purpose: Purpose, fx: &mut Vec<Effect>) {
+        let id = self.link.open(purpose);
+        fx.push(Effect::Bridge { id, command });
+    }
+
+    fn on_reply(&mut self, purpose: Purpose, result: Result<Value, String>, now: Now, fx: &mut Vec<Effect>) {
+        match purpose {
+            Purpose::Send(send_id) => {
+                let event = sup::Event::SendResult {
+                    send_id,
+                    error: result.err(),
+                };
+                self.supervise(event, now, fx);
+            }
+            Purpose::Compact => {
+                self.supervise(sup::Event::CompactResult { error: result.err() }, now, fx);
+            }
+            Purpose::Quiet => {}
+            Purpose::Other(what) => {
+                if let Err(e) = result {
+                    self.flash.show(format!("{what} failed: {e}"), Tone::Error, now);
+                    fx.push(Effect::Redraw);
+                }
+            }
+        }
+    }
+
+    /// Everything the bridge server reports.
+    pub(super) fn on_bridge(&mut self, event: BridgeEvent, now: Now, fx: &mut Vec<Effect>) {
+        match event {
+            BridgeEvent::Connected { hello, .. } => {
+                self.pi.connected(&hello);
+                self.supervise(sup::Event::BridgeConnected, now, fx);
+            }
+            BridgeEvent::Disconnected { reason, .. } => {
+                self.pi.status = BridgeStatus::Disconnected(reason.clone());
+                self.supervise(sup::Event::BridgeDisconnected { reason }, now, fx);
+            }
+            BridgeEvent::Event { event, .. } => self.on_pi_event(event, now, fx),
+            BridgeEvent::Reply { id, command, result } => {
+                let purpose = self.link.close(id, command);
+                self.on_reply(purpose, result, now, fx);
+            }
+            BridgeEvent::Rejected { reason } => {
+                self.flash
+                    .show(format!("bridge refused a connection: {reason}"), Tone::Warn, now);
+                fx.push(Effect::Redraw);
+            }
+            BridgeEvent::Warning { .. } => {}
+        }
+    }
+
+    fn on_pi_event(&mut self, event: PiEvent, now: Now, fx: &mut Vec<Effect>) {
+        let ev = match event {
+            PiEvent::SessionStart(s) => {
+                self.pi.session = s.session_name.clone().or(s.session_id.clone());
+                if s.model.is_some() {
+                    self.pi.model = s.model.clone();
+                }
+                self.restore_settings(&link::entry_values(&s.custom_entries), now, fx);
+                sup::Event::SessionStart {
+                    reason: format!("{:?}", s.reason).to_lowercase(),
+                    session_id: s.session_id.unwrap_or_default(),
+                    entries: link::custom_entries(&s.custom_entries),
+                }
+            }
+            PiEvent::SessionShutdown(_) => sup::Event::SessionShutdown,
+            PiEvent::SessionTree(t) => {
+                self.restore_settings(&link::entry_values(&t.custom_entries), now, fx);
+                sup::Event::SessionTree
+            }
+            PiEvent::SessionInfoChanged(i) => {
+                if let Some(name) = i.name {
+                    self.pi.session = Some(name);
+                }
+                fx.push(Effect::Redraw);
+                return;
+            }
+            PiEvent::ModelSelect(m) => {
+                self.pi.model = m.model;
+                fx.push(Effect::Redraw);
+                return;
+            }
+            PiEvent::Input(i) => sup::Event::Input {
+                source: link::input_source(i.source),
+            },
+            PiEvent::AgentStart => sup::Event::AgentStart,
+            PiEvent::AgentEnd(e) => sup::Event::AgentEnd {
+                stop_reason: e.stop_reason.map(link::stop_reason),
+                error_message: e.error_message,
+            },
+            PiEvent::AgentSettled(s) => {
+                self.pi.note_context(s.context_usage.as_ref().map(link::usage));
+                sup::Event::AgentSettled {
+                    aborted: s.aborted,
+                    is_idle: s.idle.unwrap_or(true),
+                    context_usage: s.context_usage.as_ref().map(link::usage),
+                    tail: link::tail(&s.tail),
+                }
+            }
+            PiEvent::TurnStart(_) => sup::Event::TurnStart,
+            PiEvent::TurnEnd(t) => {
+                self.supervise(
+                    sup::Event::TurnEnd {
+                        tail: link::tail(&t.tail),
+                    },
+                    now,
+                    fx,
+                );
+                // After whatever the supervisor steers in: the bridge handles commands in order.
+                if let Some(hold_id) = t.hold_id {
+                    self.send(Command::ReleaseTurn { hold_id }, Purpose::Quiet, fx);
+                }
+                return;
+            }
+            PiEvent::ToolExecutionStart(t) => sup::Event::ToolStart {
+                id: t.tool_call_id,
+                name: t.tool_name,
+                args_preview: link::args_preview(&t.args),
+            },
+            PiEvent::ToolExecutionEnd(t) => sup::Event::ToolEnd { id: t.tool_call_id },
+            PiEvent::SessionBeforeCompact(c) => sup::Event::CompactStart {
+                reason: link::compact_reason(c.reason),
+                will_retry: c.will_retry,
+            },
+            PiEvent::SessionCompact(c) => {
+                self.pi.note_compacted();
+                sup::Event::Compact {
+                    reason: link::compact_reason(c.reason),
+                    will_retry: c.will_retry,
+                    tokens_before: c.tokens_before,
+                }
+            }
+            PiEvent::SessionCompactFailed(c) => sup::Event::CompactFailed {
+                reason: link::compact_reason(c.reason),
+                aborted: c.aborted,
+                will_retry: c.will_retry,
+                error_message: c.error_message,
+            },
+            PiEvent::ToolCallRequest(r) => sup::Event::ToolCallRequest {
+                call_id: r.call_id,
+                name: r.tool_name,
+                args: r.args,
+            },
+            PiEvent::Handoff(report) => {
+                let (text, tone) = link::handoff_text(&report);
+                self.flash.show(text, tone, now);
+                fx.push(Effect::Redraw);
+                return;
+            }
+            PiEvent::Log(l) => {
+                if l.level == "error" {
+                    self.flash
+                        .show(format!("bridge: {}", l.message), Tone::Error, now);
+                    fx.push(Effect::Redraw);
+                }
+                return;
+            }
+            PiEvent::BeforeAgentStart(_)
+            | PiEvent::MessageEnd(_)
+            | PiEvent::Snapshot(_)
+            | PiEvent::Unknown => return,
+        };
+        self.supervise(ev, now, fx);
+    }
+}
