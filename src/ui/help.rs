@@ -3,9 +3,9 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::Widget;
 
-use super::overlay::centered;
+use super::overlay::{OverlayFrame, fill};
 use super::theme;
 
 /// The key after the prefix and what it does; docs/keys.md lists the same.
@@ -47,15 +47,7 @@ impl Widget for HelpView<'_> {
             theme::dim(),
         )));
         let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 4;
-        let rect = centered(area, w, lines.len() as u16 + 2);
-        Clear.render(rect, buf);
-        Paragraph::new(lines)
-            .block(
-                Block::new()
-                    .borders(Borders::ALL)
-                    .border_style(theme::border())
-                    .title(Span::styled(" pokeshell keys ", theme::title())),
-            )
-            .render(rect, buf);
+        let inner = OverlayFrame::quiet("pokeshell keys").draw(area, w, lines.len(), buf);
+        fill(inner, &lines, buf);
     }
 }

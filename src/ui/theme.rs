@@ -30,6 +30,17 @@ pub fn key() -> Style {
     Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
 }
 
+/// A heading inside an overlay.
+pub fn heading() -> Style {
+    Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+}
+
+/// Secondary text that must stay legible where the terminal renders dim as invisible: labels and
+/// hints in the dialogs.
+pub fn muted() -> Style {
+    Style::new().fg(Color::DarkGray)
+}
+
 pub fn border() -> Style {
     Style::new().fg(Color::DarkGray)
 }

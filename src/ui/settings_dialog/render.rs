@@ -4,13 +4,13 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Widget};
+use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
 use super::{DialogAction, DialogMessage, RowKind, Section, SettingsDialog};
 use crate::config::Source;
 use crate::config::schema;
-use crate::ui::overlay::{centered, wrap};
+use crate::ui::overlay::{OverlayFrame, fill, wrap};
 
 const MAX_WIDTH: u16 = 72;
 const LABEL_WIDTH: usize = 30;
@@ -52,19 +52,8 @@ impl Widget for &SettingsDialog {
         let text_width = usize::from(width.saturating_sub(4));
         let (list, selected_line) = self.list_lines(text_width);
         let footer = self.footer_lines(text_width);
-        let wanted = 2 + 2 + list.len() + footer.len();
-        let rect = centered(area, width, u16::try_from(wanted).unwrap_or(u16::MAX));
-        Clear.render(rect, buf);
-        let block = Block::bordered()
-            .title(" pokeshell settings ")
-            .border_style(accent());
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        let inner = Rect {
-            x: inner.x + 1,
-            width: inner.width.saturating_sub(2),
-            ..inner
-        };
+        let wanted = 2 + list.len() + footer.len();
+        let inner = OverlayFrame::accent("pokeshell settings").draw(area, width, wanted, buf);
         if inner.height == 0 || inner.width == 0 {
             return;
         }
@@ -91,9 +80,7 @@ impl Widget for &SettingsDialog {
             lines.extend(list.into_iter().skip(start).take(list_room));
         }
         lines.extend(footer);
-        for (i, line) in lines.iter().take(height).enumerate() {
-            buf.set_line(inner.x, inner.y + i as u16, line, inner.width);
-        }
+        fill(inner, &lines, buf);
     }
 }
 
