@@ -1,5 +1,5 @@
 //! What the user's input does: bytes routed to pi or to pokeshell, the overlays' keys, and the
-//! commands after the prefix.
+//! commands after the prefix (declared in `ui::commands`).
 
 use std::time::Instant;
 
@@ -12,6 +12,7 @@ use crate::input::router::Routed;
 use crate::input::tokenizer::Token;
 use crate::screen::ChildModes;
 use crate::supervisor::Event as SupEvent;
+use crate::ui::commands::{self, CommandId, Dispatch};
 use crate::ui::prompt::{LinePrompt, PromptOutcome};
 use crate::ui::settings_dialog::{DialogOutcome, SettingsDialog};
 use crate::ui::status_overlay::StatusOverlay;
@@ -170,52 +171,38 @@ impl App {
     }
 
     fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Instant, effects: &mut Vec<Effect>) {
-        if self.prefix.matches(&key) {
-            effects.push(Effect::ToChild(raw));
-            return;
-        }
-        match key.code {
-            KeyCode::Char('s') => {
+        let context = commands::Context {
+            bridge_connected: self.pi.status == view::BridgeStatus::Connected,
+        };
+        let id = match commands::dispatch(&key, self.prefix, context) {
+            Dispatch::Run(id) => id,
+            Dispatch::Refuse { text, tone } => return self.flash(text, tone, now),
+        };
+        match id {
+            CommandId::SendPrefix => effects.push(Effect::ToChild(raw)),
+            CommandId::ToggleSide => {
                 let visible = self.areas().side.is_some();
                 self.side_mode = self.side_mode.toggled(visible);
                 effects.push(Effect::Relayout);
             }
-            KeyCode::Char('?') => self.overlay = Some(Overlay::Help),
-            KeyCode::Char('c') => {
+            CommandId::Help => self.overlay = Some(Overlay::Help),
+            CommandId::Settings => {
                 self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(&self.settings))))
             }
-            KeyCode::Char('i') => {
+            CommandId::Status => {
                 let live = self.live_lines(now);
                 self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(
                     &self.settings,
                     &live,
                 ))));
             }
-            KeyCode::Esc => {}
-            KeyCode::Char('p') => {
-                if self.pi.status == view::BridgeStatus::Connected {
-                    self.supervise(SupEvent::ManualPoke, now, effects);
-                } else {
-                    self.flash("cannot poke: pi's bridge is not connected", Tone::Error, now);
-                }
-            }
-            KeyCode::Char('h') => {
-                if self.pi.status == view::BridgeStatus::Connected {
-                    self.overlay = Some(Overlay::Handoff(LinePrompt::new(
-                        "Handoff now",
-                        "Optional focus for the handoff document. Enter compacts now · Esc cancels",
-                    )));
-                } else {
-                    self.flash("cannot hand off: pi's bridge is not connected", Tone::Error, now);
-                }
-            }
-            _ => {
-                let prefix = self.prefix;
-                self.flash(
-                    format!("no command on that key; {prefix} ? lists them"),
-                    Tone::Warn,
-                    now,
-                );
+            CommandId::Cancel => {}
+            CommandId::Poke => self.supervise(SupEvent::ManualPoke, now, effects),
+            CommandId::Handoff => {
+                self.overlay = Some(Overlay::Handoff(LinePrompt::new(
+                    "Handoff now",
+                    "Optional focus for the handoff document. Enter compacts now · Esc cancels",
+                )))
             }
         }
     }

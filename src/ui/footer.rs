@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+use super::commands::{COMMANDS, CommandKey};
 use super::theme::{self, Tone};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,8 +20,16 @@ pub struct FooterView {
     pub prefix: String,
 }
 
-/// The keys offered after the prefix, in the order the help lists them.
-pub const ARMED_HINT: &str = "s side · p poke · h handoff · c settings · i status · ? help · Esc cancel";
+/// The keys offered after the prefix, in the order the help lists them: every command but sending the
+/// prefix itself, whose key the hint already starts with.
+pub fn armed_hint() -> String {
+    COMMANDS
+        .iter()
+        .filter(|c| c.key != CommandKey::Prefix)
+        .map(|c| format!("{} {}", c.help_key(), c.name))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
 
 impl Widget for &FooterView {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -40,7 +49,7 @@ impl Widget for &FooterView {
         let right = if self.armed {
             Line::from(vec![
                 Span::styled(format!("{} ", self.prefix), theme::key()),
-                Span::styled(ARMED_HINT, Tone::Accent.style()),
+                Span::styled(armed_hint(), Tone::Accent.style()),
             ])
         } else {
             Line::from(vec![
@@ -63,5 +72,27 @@ impl Widget for &FooterView {
             let x = area.x + area.width - right_w;
             right.render(Rect::new(x, area.y, right_w, 1), buf);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_armed_hint_offers_every_command_but_the_prefix_in_order() {
+        let hint = armed_hint();
+        let mut from = 0;
+        for c in &COMMANDS {
+            let entry = format!("{} {}", c.help_key(), c.name);
+            if c.key == CommandKey::Prefix {
+                assert!(!hint.contains(&entry), "{hint}");
+                continue;
+            }
+            let at = hint[from..].find(&entry).map(|i| i + from);
+            assert!(at.is_some(), "{entry} after byte {from} in {hint}");
+            from = at.unwrap_or_default() + entry.len();
+        }
+        assert_eq!(hint.matches(" · ").count(), COMMANDS.len() - 2);
     }
 }

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::config::{EffectiveSettings, Settings};
+use crate::ui::commands::{CommandId, command};
 use crate::ui::overlay::{OverlayFrame, fill, wrap};
 use crate::ui::theme;
 
@@ -59,9 +60,11 @@ impl StatusOverlay {
             items.push(Item::Heading(format!("Warnings ({})", warnings.len())));
             items.extend(warnings.iter().map(|w| Item::Warning(w.to_string())));
         }
+        let prefix = &e.display.prefix_key;
+        let poke = command(CommandId::Poke).help_key();
+        let settings = command(CommandId::Settings).help_key();
         items.push(Item::Hint(format!(
-            "Poke by hand: {} then p · settings: {} then c · Esc closes",
-            e.display.prefix_key, e.display.prefix_key
+            "Poke by hand: {prefix} then {poke} · settings: {prefix} then {settings} · Esc closes"
         )));
         StatusOverlay { items }
     }
