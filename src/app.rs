@@ -21,7 +21,7 @@ use crate::input::prefix::PrefixKey;
 use crate::input::router::Router;
 use crate::input::tokenizer::Tokenizer;
 use crate::screen::ChildModes;
-use crate::supervisor::{FooterSuffix, LedgerRecord, Now, Supervisor, View};
+use crate::supervisor::{LedgerRecord, Now, Supervisor, View};
 use crate::ui::footer::FooterView;
 use crate::ui::help::HelpView;
 use crate::ui::layout::{self, Areas, SideMode};
@@ -327,29 +327,8 @@ impl App {
     }
 
     fn footer_from(&self, view: &View) -> FooterView {
-        let footer = &view.footer;
-        let suffix = footer.suffix.as_ref().map(|s| {
-            let tone = match s {
-                FooterSuffix::Running { .. } => Tone::Dim,
-                FooterSuffix::Overdue { .. } | FooterSuffix::PostCompact => Tone::Warn,
-                FooterSuffix::Resume => Tone::Accent,
-            };
-            // The suffix is the footer text after the base, exactly as the supervisor words it.
-            let text = footer.text();
-            let base_len = if footer.enabled {
-                "📌 p:on ".len()
-            } else {
-                "📌 p:off ".len()
-            };
-            (text.get(base_len..).unwrap_or_default().to_string(), tone)
-        });
-        FooterView {
-            poke_on: footer.enabled,
-            suffix,
-            message: self.message.as_ref().map(|(t, tone, _)| (t.clone(), *tone)),
-            armed: self.router.is_armed(),
-            prefix: self.prefix.to_string(),
-        }
+        let message = self.message.as_ref().map(|(t, tone, _)| (t.clone(), *tone));
+        FooterView::new(&view.footer, message, self.router.is_armed(), self.prefix)
     }
 
     pub fn draw(&self, frame: &mut Frame, screen: &vt100::Screen, now: Instant) {

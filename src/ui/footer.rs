@@ -7,6 +7,8 @@ use ratatui::widgets::Widget;
 
 use super::commands::{COMMANDS, CommandKey};
 use super::theme::{self, Tone};
+use crate::input::prefix::PrefixKey;
+use crate::supervisor::{Footer, FooterSuffix};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FooterView {
@@ -18,6 +20,29 @@ pub struct FooterView {
     /// The prefix key was pressed and pokeshell waits for the next key.
     pub armed: bool,
     pub prefix: String,
+}
+
+impl FooterView {
+    /// The footer from its parts: the supervisor's indicator and suffix, the app's message, and
+    /// whether the prefix waits for its key.
+    pub fn new(footer: &Footer, message: Option<(String, Tone)>, armed: bool, prefix: PrefixKey) -> Self {
+        FooterView {
+            poke_on: footer.enabled,
+            suffix: footer.suffix.as_ref().map(|s| (s.text(), suffix_tone(s))),
+            message,
+            armed,
+            prefix: prefix.to_string(),
+        }
+    }
+}
+
+/// A running tool is background news; an overdue call and a watched compaction want attention.
+fn suffix_tone(suffix: &FooterSuffix) -> Tone {
+    match suffix {
+        FooterSuffix::Running { .. } => Tone::Dim,
+        FooterSuffix::Overdue { .. } | FooterSuffix::PostCompact => Tone::Warn,
+        FooterSuffix::Resume => Tone::Accent,
+    }
 }
 
 /// The keys offered after the prefix, in the order the help lists them: every command but sending the
@@ -78,6 +103,32 @@ impl Widget for &FooterView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_view_takes_the_suffix_words_from_the_supervisor_and_picks_its_tone() {
+        let footer = Footer {
+            enabled: true,
+            suffix: Some(FooterSuffix::Overdue {
+                tool: "bash".into(),
+                seconds: 45,
+            }),
+        };
+        let view = FooterView::new(&footer, None, true, PrefixKey::default());
+        assert!(view.poke_on && view.armed);
+        assert_eq!(view.suffix, Some(("⚠️ bash 45s".to_string(), Tone::Warn)));
+        assert_eq!(view.prefix, "Ctrl+]");
+        assert_eq!(
+            format!("📌 p:on {}", view.suffix.map(|s| s.0).unwrap_or_default()),
+            footer.text()
+        );
+        let off = Footer {
+            enabled: false,
+            suffix: Some(FooterSuffix::Running { tool: "read".into() }),
+        };
+        let view = FooterView::new(&off, Some(("hi".into(), Tone::Ok)), false, PrefixKey::default());
+        assert_eq!(view.suffix, Some(("⏳ read".to_string(), Tone::Dim)));
+        assert_eq!(view.message, Some(("hi".to_string(), Tone::Ok)));
+    }
 
     #[test]
     fn the_armed_hint_offers_every_command_but_the_prefix_in_order() {
