@@ -2,49 +2,22 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
 use super::{DialogAction, DialogMessage, RowKind, Section, SettingsDialog};
-use crate::config::Source;
 use crate::config::schema;
 use crate::ui::overlay::{OverlayFrame, fill, wrap};
+// The dialog's secondary text is the theme's muted grey, not its dim modifier.
+use crate::ui::theme::{accent, error, highlight, muted as dim, ok as info, source_style, warn as warning};
 
 const MAX_WIDTH: u16 = 72;
 const LABEL_WIDTH: usize = 30;
 const VALUE_WIDTH: usize = 12;
 const SOURCE_WIDTH: usize = 7;
 const MIN_LIST_LINES: usize = 3;
-
-fn accent() -> Style {
-    Style::new().fg(Color::Cyan)
-}
-fn dim() -> Style {
-    Style::new().fg(Color::DarkGray)
-}
-fn highlight() -> Style {
-    Style::new()
-        .fg(Color::Yellow)
-        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-}
-fn error() -> Style {
-    Style::new().fg(Color::Red)
-}
-fn warning() -> Style {
-    Style::new().fg(Color::Yellow)
-}
-
-fn source_style(source: &Source) -> Style {
-    match source {
-        Source::Default => dim(),
-        Source::Global(_) => Style::new().fg(Color::Blue),
-        Source::Project(_) => Style::new().fg(Color::Green),
-        Source::Session => Style::new().fg(Color::Magenta),
-        Source::CommandLine => Style::new().fg(Color::LightRed),
-    }
-}
 
 impl Widget for &SettingsDialog {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -225,7 +198,7 @@ impl SettingsDialog {
             None => {}
         }
         match &self.message {
-            Some(DialogMessage::Info(text)) => push_wrapped(&mut lines, text, Style::new().fg(Color::Green)),
+            Some(DialogMessage::Info(text)) => push_wrapped(&mut lines, text, info()),
             Some(DialogMessage::Error(text)) => push_wrapped(&mut lines, text, error()),
             None => {}
         }
