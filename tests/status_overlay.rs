@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use pokeshell::config::files::{self, ConfigFile, FileFormat};
 use pokeshell::config::{ConfigPaths, Scope, Settings};
 use pokeshell::ui::status_overlay::{LiveLine, StatusOverlay};
+use pokeshell::ui::theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -75,4 +76,33 @@ fn tiny_terminals_do_not_break_the_overlay() {
         let top_left = terminal.backend().buffer()[(0, 0)].symbol().to_string();
         assert!(w < 2 || top_left == "┌", "{w}x{h}: {top_left}");
     }
+}
+
+#[test]
+fn the_status_overlay_draws_in_the_theme_colours() {
+    let s = settings(r#"{"poke": 1}"#);
+    let overlay = StatusOverlay::new(&s, &[LiveLine::new("Tools running", "0")]);
+    let mut terminal = Terminal::new(TestBackend::new(80, 30)).unwrap();
+    terminal.draw(|f| f.render_widget(&overlay, f.area())).unwrap();
+    let buf = terminal.backend().buffer();
+    let find = |text: &str| {
+        (0..buf.area.height).find_map(|y| {
+            let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+            row.find(text).map(|i| (row[..i].chars().count() as u16, y))
+        })
+    };
+    let style = |(x, y): (u16, u16)| buf[(x, y)].style();
+    let corner = find("┌").expect("the frame's corner");
+    assert_eq!(style(corner).fg, theme::accent().fg);
+    let heading = find("Now").expect("the live heading");
+    assert_eq!(style(heading).fg, theme::heading().fg);
+    assert!(
+        style(heading)
+            .add_modifier
+            .contains(theme::heading().add_modifier)
+    );
+    let label = find("Tools running").expect("a live label");
+    assert_eq!(style(label).fg, theme::muted().fg);
+    let warning = find("⚠").expect("the settings warning");
+    assert_eq!(style(warning).fg, theme::warn().fg);
 }

@@ -3,12 +3,11 @@
 use ratatui::Frame;
 
 use super::{Overlay, Session};
-use crate::supervisor::{FooterSuffix, Now, View};
+use crate::supervisor::{Now, View};
 use crate::ui::footer::FooterView;
 use crate::ui::help::HelpView;
 use crate::ui::pane::{self, PaneView};
 use crate::ui::side::Section;
-use crate::ui::theme::Tone;
 
 impl Session {
     pub fn footer_view(&self, now: Now) -> FooterView {
@@ -16,29 +15,12 @@ impl Session {
     }
 
     fn footer_from(&self, view: &View) -> FooterView {
-        let footer = &view.footer;
-        let suffix = footer.suffix.as_ref().map(|s| {
-            let tone = match s {
-                FooterSuffix::Running { .. } => Tone::Dim,
-                FooterSuffix::Overdue { .. } | FooterSuffix::PostCompact => Tone::Warn,
-                FooterSuffix::Resume => Tone::Accent,
-            };
-            // The suffix is the footer text after the base, exactly as the supervisor words it.
-            let text = footer.text();
-            let base_len = if footer.enabled {
-                "📌 p:on ".len()
-            } else {
-                "📌 p:off ".len()
-            };
-            (text.get(base_len..).unwrap_or_default().to_string(), tone)
-        });
-        FooterView {
-            poke_on: footer.enabled,
-            suffix,
-            message: self.flash.current(),
-            armed: self.keys.is_armed(),
-            prefix: self.keys.prefix().to_string(),
-        }
+        FooterView::new(
+            &view.footer,
+            self.flash.current(),
+            self.keys.is_armed(),
+            self.keys.prefix(),
+        )
     }
 
     pub(super) fn draw_frame(

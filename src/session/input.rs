@@ -1,5 +1,5 @@
 //! What the user's input does: bytes routed to pi or to pokeshell, the overlays' keys, and the
-//! commands after the prefix.
+//! commands after the prefix (declared once in `ui::commands`).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
@@ -10,10 +10,10 @@ use crate::input::prefix::PrefixKey;
 use crate::input::router::{Routed, Router};
 use crate::input::tokenizer::{Token, Tokenizer};
 use crate::supervisor::{Event as SupEvent, Now};
+use crate::ui::commands::{self, CommandId, Dispatch};
 use crate::ui::prompt::{LinePrompt, PromptOutcome};
 use crate::ui::settings_dialog::{DialogOutcome, SettingsDialog};
 use crate::ui::status_overlay::StatusOverlay;
-use crate::ui::theme::Tone;
 
 /// The keyboard's path into the session: whole sequences out of the byte stream, then pi's or ours.
 #[derive(Debug)]
@@ -180,55 +180,39 @@ impl Session {
     }
 
     fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Now, fx: &mut Vec<Effect>) {
-        if self.keys.prefix().matches(&key) {
-            fx.push(Effect::ToChild(raw));
-            return;
-        }
-        match key.code {
-            KeyCode::Char('s') => {
+        let context = commands::Context {
+            bridge_connected: self.pi.status == view::BridgeStatus::Connected,
+        };
+        let id = match commands::dispatch(&key, self.keys.prefix(), context) {
+            Dispatch::Run(id) => id,
+            Dispatch::Refuse { text, tone } => return self.flash.show(text, tone, now),
+        };
+        match id {
+            CommandId::SendPrefix => fx.push(Effect::ToChild(raw)),
+            CommandId::ToggleSide => {
                 self.layout.toggle_side();
                 self.relayout(fx);
             }
-            KeyCode::Char('?') => self.overlay = Some(Overlay::Help),
-            KeyCode::Char('c') => {
+            CommandId::Help => self.overlay = Some(Overlay::Help),
+            CommandId::Settings => {
                 self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(
                     self.settings.get(),
                 ))))
             }
-            KeyCode::Char('i') => {
+            CommandId::Status => {
                 let live = self.live_lines(now);
                 self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(
                     self.settings.get(),
                     &live,
                 ))));
             }
-            KeyCode::Esc => {}
-            KeyCode::Char('p') => {
-                if self.pi.status == view::BridgeStatus::Connected {
-                    self.supervise(SupEvent::ManualPoke, now, fx);
-                } else {
-                    self.flash
-                        .show("cannot poke: pi's bridge is not connected", Tone::Error, now);
-                }
-            }
-            KeyCode::Char('h') => {
-                if self.pi.status == view::BridgeStatus::Connected {
-                    self.overlay = Some(Overlay::Handoff(LinePrompt::new(
-                        "Handoff now",
-                        "Optional focus for the handoff document. Enter compacts now · Esc cancels",
-                    )));
-                } else {
-                    self.flash
-                        .show("cannot hand off: pi's bridge is not connected", Tone::Error, now);
-                }
-            }
-            _ => {
-                let prefix = self.keys.prefix();
-                self.flash.show(
-                    format!("no command on that key; {prefix} ? lists them"),
-                    Tone::Warn,
-                    now,
-                );
+            CommandId::Cancel => {}
+            CommandId::Poke => self.supervise(SupEvent::ManualPoke, now, fx),
+            CommandId::Handoff => {
+                self.overlay = Some(Overlay::Handoff(LinePrompt::new(
+                    "Handoff now",
+                    "Optional focus for the handoff document. Enter compacts now · Esc cancels",
+                )))
             }
         }
     }

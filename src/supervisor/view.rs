@@ -57,10 +57,19 @@ impl Footer {
         let base = if self.enabled { "📌 p:on" } else { "📌 p:off" };
         match &self.suffix {
             None => base.to_string(),
-            Some(FooterSuffix::Running { tool }) => format!("{base} ⏳ {tool}"),
-            Some(FooterSuffix::Overdue { tool, seconds }) => format!("{base} ⚠️ {tool} {seconds}s"),
-            Some(FooterSuffix::PostCompact) => format!("{base} 👀 post-compact"),
-            Some(FooterSuffix::Resume) => format!("{base} 📤 resume"),
+            Some(suffix) => format!("{base} {}", suffix.text()),
+        }
+    }
+}
+
+impl FooterSuffix {
+    /// The suffix's own text, as it follows the base in the footer.
+    pub fn text(&self) -> String {
+        match self {
+            FooterSuffix::Running { tool } => format!("⏳ {tool}"),
+            FooterSuffix::Overdue { tool, seconds } => format!("⚠️ {tool} {seconds}s"),
+            FooterSuffix::PostCompact => "👀 post-compact".to_string(),
+            FooterSuffix::Resume => "📤 resume".to_string(),
         }
     }
 }

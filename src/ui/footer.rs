@@ -5,7 +5,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+use super::commands::{COMMANDS, CommandKey};
 use super::theme::{self, Tone};
+use crate::input::prefix::PrefixKey;
+use crate::supervisor::{Footer, FooterSuffix};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FooterView {
@@ -19,8 +22,39 @@ pub struct FooterView {
     pub prefix: String,
 }
 
-/// The keys offered after the prefix, in the order the help lists them.
-pub const ARMED_HINT: &str = "s side · p poke · h handoff · c settings · i status · ? help · Esc cancel";
+impl FooterView {
+    /// The footer from its parts: the supervisor's indicator and suffix, the app's message, and
+    /// whether the prefix waits for its key.
+    pub fn new(footer: &Footer, message: Option<(String, Tone)>, armed: bool, prefix: PrefixKey) -> Self {
+        FooterView {
+            poke_on: footer.enabled,
+            suffix: footer.suffix.as_ref().map(|s| (s.text(), suffix_tone(s))),
+            message,
+            armed,
+            prefix: prefix.to_string(),
+        }
+    }
+}
+
+/// A running tool is background news; an overdue call and a watched compaction want attention.
+fn suffix_tone(suffix: &FooterSuffix) -> Tone {
+    match suffix {
+        FooterSuffix::Running { .. } => Tone::Dim,
+        FooterSuffix::Overdue { .. } | FooterSuffix::PostCompact => Tone::Warn,
+        FooterSuffix::Resume => Tone::Accent,
+    }
+}
+
+/// The keys offered after the prefix, in the order the help lists them: every command but sending the
+/// prefix itself, whose key the hint already starts with.
+pub fn armed_hint() -> String {
+    COMMANDS
+        .iter()
+        .filter(|c| c.key != CommandKey::Prefix)
+        .map(|c| format!("{} {}", c.help_key(), c.name))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
 
 impl Widget for &FooterView {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -40,7 +74,7 @@ impl Widget for &FooterView {
         let right = if self.armed {
             Line::from(vec![
                 Span::styled(format!("{} ", self.prefix), theme::key()),
-                Span::styled(ARMED_HINT, Tone::Accent.style()),
+                Span::styled(armed_hint(), Tone::Accent.style()),
             ])
         } else {
             Line::from(vec![
@@ -63,5 +97,53 @@ impl Widget for &FooterView {
             let x = area.x + area.width - right_w;
             right.render(Rect::new(x, area.y, right_w, 1), buf);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_takes_the_suffix_words_from_the_supervisor_and_picks_its_tone() {
+        let footer = Footer {
+            enabled: true,
+            suffix: Some(FooterSuffix::Overdue {
+                tool: "bash".into(),
+                seconds: 45,
+            }),
+        };
+        let view = FooterView::new(&footer, None, true, PrefixKey::default());
+        assert!(view.poke_on && view.armed);
+        assert_eq!(view.suffix, Some(("⚠️ bash 45s".to_string(), Tone::Warn)));
+        assert_eq!(view.prefix, "Ctrl+]");
+        assert_eq!(
+            format!("📌 p:on {}", view.suffix.map(|s| s.0).unwrap_or_default()),
+            footer.text()
+        );
+        let off = Footer {
+            enabled: false,
+            suffix: Some(FooterSuffix::Running { tool: "read".into() }),
+        };
+        let view = FooterView::new(&off, Some(("hi".into(), Tone::Ok)), false, PrefixKey::default());
+        assert_eq!(view.suffix, Some(("⏳ read".to_string(), Tone::Dim)));
+        assert_eq!(view.message, Some(("hi".to_string(), Tone::Ok)));
+    }
+
+    #[test]
+    fn the_armed_hint_offers_every_command_but_the_prefix_in_order() {
+        let hint = armed_hint();
+        let mut from = 0;
+        for c in &COMMANDS {
+            let entry = format!("{} {}", c.help_key(), c.name);
+            if c.key == CommandKey::Prefix {
+                assert!(!hint.contains(&entry), "{hint}");
+                continue;
+            }
+            let at = hint[from..].find(&entry).map(|i| i + from);
+            assert!(at.is_some(), "{entry} after byte {from} in {hint}");
+            from = at.unwrap_or_default() + entry.len();
+        }
+        assert_eq!(hint.matches(" · ").count(), COMMANDS.len() - 2);
     }
 }

@@ -1,24 +1,25 @@
-//! The help overlay: every key pokeshell adds on top of pi.
+//! The help overlay: every command pokeshell adds on top of pi, as the command list declares them.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::Widget;
 
-use super::overlay::centered;
+use super::commands::COMMANDS;
+use super::overlay::{OverlayFrame, fill};
 use super::theme;
 
-/// The key after the prefix and what it does; docs/keys.md lists the same.
-pub const KEYS: &[(&str, &str)] = &[
-    ("s", "show or hide the side pane"),
-    ("p", "poke: ask the agent to pick up its work"),
-    ("h", "handoff: compact now with a handoff document"),
-    ("c", "settings"),
-    ("i", "status: effective settings and live state"),
-    ("?", "this help"),
-    ("prefix", "send the prefix key itself to pi"),
-    ("Esc", "cancel"),
-];
+/// What the help lists, for checking it: the key after the prefix and what it does, with `prefix`
+/// standing for the prefix key; the command list's keys and summaries, in its order.
+pub const KEYS: &[(&str, &str)] = &{
+    let mut rows = [("", ""); COMMANDS.len()];
+    let mut i = 0;
+    while i < COMMANDS.len() {
+        rows[i] = (COMMANDS[i].help_key(), COMMANDS[i].summary);
+        i += 1;
+    }
+    rows
+};
 
 pub struct HelpView<'a> {
     pub prefix: &'a str,
@@ -34,11 +35,11 @@ impl Widget for HelpView<'_> {
             ]),
             Line::default(),
         ];
-        for (k, what) in KEYS {
-            let k = if *k == "prefix" { self.prefix } else { k };
+        for command in &COMMANDS {
+            let key = command.key_label(self.prefix);
             lines.push(Line::from(vec![
-                Span::styled(format!("  {k:<8}"), theme::key()),
-                Span::raw(*what),
+                Span::styled(format!("  {key:<8}"), theme::key()),
+                Span::raw(command.summary),
             ]));
         }
         lines.push(Line::default());
@@ -47,15 +48,7 @@ impl Widget for HelpView<'_> {
             theme::dim(),
         )));
         let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 4;
-        let rect = centered(area, w, lines.len() as u16 + 2);
-        Clear.render(rect, buf);
-        Paragraph::new(lines)
-            .block(
-                Block::new()
-                    .borders(Borders::ALL)
-                    .border_style(theme::border())
-                    .title(Span::styled(" pokeshell keys ", theme::title())),
-            )
-            .render(rect, buf);
+        let inner = OverlayFrame::quiet("pokeshell keys").draw(area, w, lines.len(), buf);
+        fill(inner, &lines, buf);
     }
 }

@@ -4,10 +4,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
-use super::overlay::centered;
+use super::overlay::{OverlayFrame, fill};
 use super::theme;
 
 /// Longest input accepted; a focus line is a sentence, not a document.
@@ -62,9 +62,8 @@ impl LinePrompt {
 impl Widget for &LinePrompt {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let width = area.width.saturating_sub(8).clamp(20, 72);
-        let rect = centered(area, width, 5);
-        Clear.render(rect, buf);
-        let inner_w = rect.width.saturating_sub(2) as usize;
+        let inner = OverlayFrame::quiet(&self.title).draw(area, width, 3, buf);
+        let inner_w = usize::from(inner.width);
         // Show the end of a long line, where the user is typing.
         let mut shown = self.text.as_str();
         while shown.width() + 2 > inner_w && !shown.is_empty() {
@@ -81,14 +80,7 @@ impl Widget for &LinePrompt {
             Line::default(),
             Line::from(Span::styled(self.hint.clone(), theme::dim())),
         ];
-        Paragraph::new(lines)
-            .block(
-                Block::new()
-                    .borders(Borders::ALL)
-                    .border_style(theme::border())
-                    .title(Span::styled(format!(" {} ", self.title), theme::title())),
-            )
-            .render(rect, buf);
+        fill(inner, &lines, buf);
     }
 }
 

@@ -3,12 +3,13 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Widget};
+use ratatui::widgets::Widget;
 
 use crate::config::{EffectiveSettings, Settings};
-use crate::ui::overlay::{centered, wrap};
+use crate::ui::commands::{CommandId, command};
+use crate::ui::overlay::{OverlayFrame, fill, wrap};
+use crate::ui::theme;
 
 const MAX_WIDTH: u16 = 70;
 const LABEL_WIDTH: usize = 22;
@@ -59,9 +60,11 @@ impl StatusOverlay {
             items.push(Item::Heading(format!("Warnings ({})", warnings.len())));
             items.extend(warnings.iter().map(|w| Item::Warning(w.to_string())));
         }
+        let prefix = &e.display.prefix_key;
+        let poke = command(CommandId::Poke).help_key();
+        let settings = command(CommandId::Settings).help_key();
         items.push(Item::Hint(format!(
-            "Poke by hand: {} then p · settings: {} then c · Esc closes",
-            e.display.prefix_key, e.display.prefix_key
+            "Poke by hand: {prefix} then {poke} · settings: {prefix} then {settings} · Esc closes"
         )));
         StatusOverlay { items }
     }
@@ -79,7 +82,7 @@ impl StatusOverlay {
     }
 
     fn lines(&self, width: usize) -> Vec<Line<'static>> {
-        let dim = Style::new().fg(Color::DarkGray);
+        let dim = theme::muted();
         let mut lines = Vec::new();
         for item in &self.items {
             match item {
@@ -96,12 +99,11 @@ impl StatusOverlay {
                 }
                 Item::Heading(text) => {
                     lines.push(Line::default());
-                    let style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
-                    lines.push(Line::from(Span::styled(text.clone(), style)));
+                    lines.push(Line::from(Span::styled(text.clone(), theme::heading())));
                 }
                 Item::Warning(text) => {
                     for part in wrap(&format!("⚠ {text}"), width) {
-                        lines.push(Line::from(Span::styled(part, Style::new().fg(Color::Yellow))));
+                        lines.push(Line::from(Span::styled(part, theme::warn())));
                     }
                 }
                 Item::Hint(text) => {
@@ -183,20 +185,7 @@ impl Widget for &StatusOverlay {
         let width = area.width.min(MAX_WIDTH);
         let text_width = usize::from(width.saturating_sub(4));
         let lines = self.lines(text_width);
-        let rect = centered(area, width, u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
-        Clear.render(rect, buf);
-        let block = Block::bordered()
-            .title(" pokeshell status ")
-            .border_style(Style::new().fg(Color::Cyan));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        let inner = Rect {
-            x: inner.x + 1,
-            width: inner.width.saturating_sub(2),
-            ..inner
-        };
-        for (i, line) in lines.iter().take(usize::from(inner.height)).enumerate() {
-            buf.set_line(inner.x, inner.y + i as u16, line, inner.width);
-        }
+        let inner = OverlayFrame::accent("pokeshell status").draw(area, width, lines.len(), buf);
+        fill(inner, &lines, buf);
     }
 }

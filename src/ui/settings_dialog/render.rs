@@ -2,15 +2,16 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Widget};
+use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
 use super::{DialogAction, DialogMessage, RowKind, Section, SettingsDialog};
-use crate::config::Source;
 use crate::config::schema;
-use crate::ui::overlay::{centered, wrap};
+use crate::ui::overlay::{OverlayFrame, fill, wrap};
+// The dialog's secondary text is the theme's muted grey, not its dim modifier.
+use crate::ui::theme::{accent, error, highlight, muted as dim, ok as info, source_style, warn as warning};
 
 const MAX_WIDTH: u16 = 72;
 const LABEL_WIDTH: usize = 30;
@@ -18,53 +19,14 @@ const VALUE_WIDTH: usize = 12;
 const SOURCE_WIDTH: usize = 7;
 const MIN_LIST_LINES: usize = 3;
 
-fn accent() -> Style {
-    Style::new().fg(Color::Cyan)
-}
-fn dim() -> Style {
-    Style::new().fg(Color::DarkGray)
-}
-fn highlight() -> Style {
-    Style::new()
-        .fg(Color::Yellow)
-        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-}
-fn error() -> Style {
-    Style::new().fg(Color::Red)
-}
-fn warning() -> Style {
-    Style::new().fg(Color::Yellow)
-}
-
-fn source_style(source: &Source) -> Style {
-    match source {
-        Source::Default => dim(),
-        Source::Global(_) => Style::new().fg(Color::Blue),
-        Source::Project(_) => Style::new().fg(Color::Green),
-        Source::Session => Style::new().fg(Color::Magenta),
-        Source::CommandLine => Style::new().fg(Color::LightRed),
-    }
-}
-
 impl Widget for &SettingsDialog {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let width = area.width.min(MAX_WIDTH);
         let text_width = usize::from(width.saturating_sub(4));
         let (list, selected_line) = self.list_lines(text_width);
         let footer = self.footer_lines(text_width);
-        let wanted = 2 + 2 + list.len() + footer.len();
-        let rect = centered(area, width, u16::try_from(wanted).unwrap_or(u16::MAX));
-        Clear.render(rect, buf);
-        let block = Block::bordered()
-            .title(" pokeshell settings ")
-            .border_style(accent());
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        let inner = Rect {
-            x: inner.x + 1,
-            width: inner.width.saturating_sub(2),
-            ..inner
-        };
+        let wanted = 2 + list.len() + footer.len();
+        let inner = OverlayFrame::accent("pokeshell settings").draw(area, width, wanted, buf);
         if inner.height == 0 || inner.width == 0 {
             return;
         }
@@ -91,9 +53,7 @@ impl Widget for &SettingsDialog {
             lines.extend(list.into_iter().skip(start).take(list_room));
         }
         lines.extend(footer);
-        for (i, line) in lines.iter().take(height).enumerate() {
-            buf.set_line(inner.x, inner.y + i as u16, line, inner.width);
-        }
+        fill(inner, &lines, buf);
     }
 }
 
@@ -238,7 +198,7 @@ impl SettingsDialog {
             None => {}
         }
         match &self.message {
-            Some(DialogMessage::Info(text)) => push_wrapped(&mut lines, text, Style::new().fg(Color::Green)),
+            Some(DialogMessage::Info(text)) => push_wrapped(&mut lines, text, info()),
             Some(DialogMessage::Error(text)) => push_wrapped(&mut lines, text, error()),
             None => {}
         }
