@@ -1,6 +1,6 @@
-//! The bridge extension inside real pi 1.6.0, against a minimal scripted model (kept here until the
-//! shared scripted model server lands). pi runs isolated as pi-integration.md §1.1 says: its own agent
-//! dir, offline, no version check, no telemetry, a work dir without `.pi/`.
+//! The bridge extension inside real pi 1.6.0, against a minimal scripted model of its own. pi runs
+//! isolated as docs/pi-facts.md describes: its own agent dir, offline, no version check, no
+//! telemetry, a work dir without `.pi/`.
 //!
 //! pi is found at `.cache/pi/bin/pi` (scripts/setup-pi.sh installs it) or `$POKESHELL_PI_BIN`.
 
@@ -603,7 +603,7 @@ fn is_handoff_request(body: &Value) -> bool {
     !has_tools(body) && request_text(body).contains("You write handoff documents")
 }
 
-/// seeds-behaviour §4.3 (HO-G2, HO-G4..G7): a compaction pokeshell asks for with the handoff flag is
+/// HO-G2, HO-G4..G7 (docs/protocol.md, Handoff): a compaction pokeshell asks for with the handoff flag is
 /// written by the active model as a handoff document, framed as working memory, saved next to the
 /// session file, and reported.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,4 +1,4 @@
-//! End to end: the bridge inside real pi 1.6.0 talking to pokeshell (issue 3, item 8).
+//! End to end: the bridge inside real pi 1.6.0 talking to pokeshell.
 
 mod support;
 

@@ -1,4 +1,4 @@
-//! End to end: `pokeshell demo` with real pi 1.6.0 (issue 6, item 1).
+//! End to end: `pokeshell demo` with real pi 1.6.0.
 
 mod support;
 

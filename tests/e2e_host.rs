@@ -1,5 +1,5 @@
 //! End to end: the pokeshell binary hosting real pi 1.6.0 against the scripted model, in a real PTY
-//! whose screen is a vt100 parser (issue 2, item 11).
+//! whose screen is a vt100 parser.
 
 mod support;
 

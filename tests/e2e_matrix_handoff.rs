@@ -1,4 +1,4 @@
-//! The stall matrix, handoff (issue 6 item 3, issue 4 item 9 (e)): a settle with the context at or
+//! The stall matrix, handoff: a settle with the context at or
 //! above `handoff.percent` compacts with a handoff document the model writes; the document is saved
 //! next to the session file and becomes the summary the model works from. When the model call for
 //! the document fails, pi's own summary is used. Real pi 1.6.0 inside pokeshell, mock-tiny's 16k window.

@@ -1,4 +1,4 @@
-//! The stall matrix, last row (issue 6 item 3): pi's node process is killed with SIGKILL while a
+//! The stall matrix, last row: pi's node process is killed with SIGKILL while a
 //! tool runs. pokeshell says so, restores the terminal, exits non-zero, and leaves nothing running.
 
 mod support;

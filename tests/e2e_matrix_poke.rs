@@ -1,6 +1,6 @@
-//! The stall matrix, post-compaction rows (issue 6 item 3, issue 4 item 9 (a)): real pi 1.6.0 inside
-//! pokeshell, the scripted model, and for each row what pokeshell shows and what the model received.
-//! Compactions use mock-tiny (16k window, threshold 8000 tokens) as pi-integration.md §3 describes.
+//! The stall matrix, post-compaction rows: real pi 1.6.0 inside pokeshell, the scripted model, and
+//! for each row what pokeshell shows and what the model received.
+//! Compactions use mock-tiny (16k window, threshold 8000 tokens) as docs/pi-facts.md describes.
 
 mod support;
 
@@ -12,8 +12,8 @@ use support::{Step, model_server};
 
 const REJECTED: &str = "request after compaction rejected";
 
-/// pi-integration.md §3.2: the tool call's 9000 tokens make pi compact between turns; the request
-/// after the compaction fails (held back `fail_delay_ms` first, so the wake can be seen).
+/// The stall of docs/pi-facts.md (Compactions): the tool call's 9000 tokens make pi compact between
+/// turns; the request after the compaction fails (held back `fail_delay_ms` first, so the wake can be seen).
 fn start_mid_run_stall(fail_delay_ms: u64, settings: serde_json::Value) -> Matrix {
     start_stall(
         model_server(),

@@ -1,4 +1,4 @@
-//! The stall matrix, stalled-agent recovery (issue 6 item 3, issue 4 item 9 (b) and (c)): a reply
+//! The stall matrix, stalled-agent recovery: a reply
 //! with nothing but reasoning, and one tool call failing the same way again and again. Real pi 1.6.0
 //! inside pokeshell, the scripted model.
 

@@ -1,4 +1,4 @@
-//! The stall matrix, long tool calls (issue 6 item 3): the silent watch past the threshold, the
+//! The stall matrix, long tool calls: the silent watch past the threshold, the
 //! auto-abort, and a tool that outlives its run. Real pi 1.6.0 inside pokeshell, the scripted model.
 
 mod support;

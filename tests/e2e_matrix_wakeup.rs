@@ -1,4 +1,4 @@
-//! The stall matrix, wakeups (issue 6 item 3, issue 4 item 9 (d)): the model schedules its own
+//! The stall matrix, wakeups: the model schedules its own
 //! return through the bridge's `schedule_wakeup` tool; pokeshell keeps the timer, delivers the prompt
 //! busy-gated, cancels on request, and re-arms a pending wakeup after a restart. The 60 s minimum is
 //! lowered with the documented `pokeshell.wakeupMinSeconds` test setting.

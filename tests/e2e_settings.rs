@@ -1,4 +1,4 @@
-//! End to end: pokeshell's settings with real pi 1.6.0 (issue 5, item 7): the files, the dialog, and
+//! End to end: pokeshell's settings with real pi 1.6.0: the files, the dialog, and
 //! the session entry that survives pi's /reload and a pokeshell restart on the same session.
 
 mod support;

@@ -1,5 +1,5 @@
 //! pi 1.6.0's recorded output (tests/fixtures/pi/, see its README) replayed through pokeshell's
-//! mirror, then pokeshell's whole screen drawn by `Session::draw` and snapshotted (issue 2, item 11).
+//! mirror, then pokeshell's whole screen drawn by `Session::draw` and snapshotted.
 //! Each test also checks facts directly, so a wrongly accepted snapshot still fails.
 
 mod support;

@@ -1,5 +1,5 @@
 //! Real pi 1.6.0 against the scripted model: print and JSON modes for every step kind, the
-//! compaction recipe of pi-integration.md §3, and pi's TUI in the PTY harness. Also the harness's
+//! compaction recipe of docs/pi-facts.md (Compactions), and pi's TUI in the PTY harness. Also the harness's
 //! own guarantees (exit codes, isolated environment, nothing left running).
 
 mod support;
@@ -246,7 +246,8 @@ fn json_hang_holds_pi_until_released() {
     assert_eq!(text_of(&msg), "sorry for the wait", "{out}");
 }
 
-/// §1.4 overflow shape: pi recognises it, compacts (reason "overflow") and retries.
+/// The context-overflow error (docs/pi-facts.md): pi recognises it, compacts (reason "overflow") and
+/// retries.
 #[test]
 fn json_overflow_is_recognised_compacted_and_retried() {
     let server = model_server();
@@ -278,8 +279,9 @@ fn json_overflow_is_recognised_compacted_and_retried() {
     );
 }
 
-/// §3.2: a tool call reports tokens past the threshold, pi compacts after the tool batch, and the
-/// next request fails: the run ends with an error right after the compaction.
+/// The stall of docs/pi-facts.md (Compactions): a tool call reports tokens past the threshold, pi
+/// compacts after the tool batch, and the next request fails: the run ends with an error right after
+/// the compaction.
 #[test]
 fn json_midrun_compaction_then_failing_request() {
     let server = model_server();

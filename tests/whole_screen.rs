@@ -1,4 +1,4 @@
-//! Snapshots of pokeshell's whole screen at two terminal sizes (issue 2, item 11): 120×40, where the
+//! Snapshots of pokeshell's whole screen at two terminal sizes: 120×40, where the
 //! side pane shows, and 90×30, where it hides itself; each with a recorded pi frame in the pane, with
 //! the help overlay open, and with the settings dialog open. The plain frames are the replays of the
 //! two resize fixtures (tests/fixtures_replay.rs: `resize_120x40`, `resize_90x30`).

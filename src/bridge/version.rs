@@ -1,5 +1,5 @@
 //! Is the installed pi new enough for the bridge? `agent_settled` with `aborted` arrived in pi 1.1;
-//! older versions load the extension but cannot be supervised correctly (pi-integration.md §6.15).
+//! older versions load the extension but cannot be supervised correctly (docs/pi-facts.md, Versions).
 
 use std::ffi::OsStr;
 use std::fmt;

@@ -1,8 +1,8 @@
-//! Real pi for the tests: where it is, and an isolated environment per test (pi-integration.md
-//! §1.1–1.2): a private agent dir whose models.json points at the scripted model, a session dir, a
-//! work dir without `.pi/`, a private HOME, and a child environment built from an allow-list so
-//! that nothing inherited (TMUX, KITTY_WINDOW_ID, TERM_PROGRAM, COLORTERM, SSH_*, PI_* ...) changes
-//! pi's behaviour (§6 item 24).
+//! Real pi for the tests: where it is, and an isolated environment per test (docs/pi-facts.md,
+//! "Running pi in isolation"): a private agent dir whose models.json points at the scripted model, a
+//! session dir, a work dir without `.pi/`, a private HOME, and a child environment built from an
+//! allow-list so that nothing inherited (TMUX, KITTY_WINDOW_ID, TERM_PROGRAM, COLORTERM, SSH_*,
+//! PI_* ...) changes pi's behaviour.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -40,7 +40,8 @@ pub fn pi_path() -> PathBuf {
     path
 }
 
-/// The models.json of §1.2 (OpenAI-compatible provider `mock`), pointing at `base_url`.
+/// The models.json of the scripted model (OpenAI-compatible provider `mock`, docs/pi-facts.md),
+/// pointing at `base_url`.
 pub fn models_json(base_url: &str) -> Value {
     let zero_cost = json!({ "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0 });
     json!({
@@ -65,7 +66,7 @@ pub fn models_json(base_url: &str) -> Value {
 }
 
 /// The settings.json the tests start from: fast retries, no start-up chatter, short exit output,
-/// and the small compaction window of §3.1 for `mock/mock-tiny`.
+/// and the small compaction window for `mock/mock-tiny` (docs/pi-facts.md, Compactions).
 pub fn default_settings() -> Value {
     json!({
         "defaultProvider": "mock",
@@ -371,7 +372,7 @@ impl std::fmt::Display for RunOutput {
 }
 
 /// Waits for pi's first frame in `pty`: the footer naming a mock model. Typing before it would go
-/// through the terminal's line discipline (pi-integration.md §6 item 20).
+/// through the terminal's line discipline (docs/pi-facts.md, pi in a terminal).
 #[track_caller]
 pub fn wait_for_tui(pty: &Pty, timeout: Duration) {
     pty.wait_until("pi's footer with the mock model", timeout, |screen| {

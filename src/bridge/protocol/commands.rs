@@ -102,7 +102,7 @@ pub struct CompactRequest {
     /// Passed to pi as the compaction's custom instructions; for a handoff it is the focus line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_instructions: Option<String>,
-    /// Let the bridge write the summary as a handoff document (seeds-behaviour §4.3).
+    /// Let the bridge write the summary as a handoff document (HO-G2..G7; docs/protocol.md, Handoff).
     #[serde(default)]
     pub handoff: bool,
     /// Save the handoff document as `handoff-<timestamp>.md` next to the session file.

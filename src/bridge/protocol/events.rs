@@ -1,4 +1,4 @@
-//! Events the bridge forwards from pi (pi-integration.md §2, seeds-behaviour.md §6).
+//! Events the bridge forwards from pi (docs/protocol.md; what pi means by them: docs/pi-facts.md).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! The OpenAI chat-completions stream: turns a scripted reply into the SSE events pi accepts
-//! (shapes from pi-integration.md §1.4) and the pauses, holds and cuts between them.
+//! (the shapes in docs/pi-facts.md) and the pauses, holds and cuts between them.
 
 use std::time::Duration;
 
