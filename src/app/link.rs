@@ -337,7 +337,6 @@ impl App {
                 }
                 self.restore_settings(&s.custom_entries, now, effects);
                 sup::Event::SessionStart {
-                    reason: format!("{:?}", s.reason).to_lowercase(),
                     session_id: s.session_id.unwrap_or_default(),
                     entries: custom_entries(&s.custom_entries),
                 }
