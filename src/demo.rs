@@ -4,10 +4,12 @@
 //! - [`tour`]: the scenario file with chapters (the built-in tour is one);
 //! - [`director`]: plays the chapters (pure: cues in, acts out);
 //! - [`env`]: the throw-away agent dir, work dir and session dir pi runs in;
+//! - [`pi_files`]: pi's `settings.json` and `models.json` for the scripted model (demo and tests);
 //! - [`launch`]: the command itself: pi found or installed, the model started, pokeshell run.
 
 pub mod director;
 pub mod env;
 pub mod launch;
 pub mod model;
+pub mod pi_files;
 pub mod tour;
