@@ -1,14 +1,15 @@
-//! The bridge extension inside real pi 1.6.0, against a minimal scripted model (kept here until the
-//! shared scripted model server lands). pi runs isolated as pi-integration.md §1.1 says: its own agent
-//! dir, offline, no version check, no telemetry, a work dir without `.pi/`.
+//! The bridge extension inside real pi 1.6.0, against the project's scripted model server. pi runs
+//! in the tests' isolated environment (tests/support/pi.rs): its own agent dir, HOME, session and
+//! work dirs, offline, no version check, no telemetry, nothing inherited but an allow-list.
 //!
-//! pi is found at `.cache/pi/bin/pi` (scripts/setup-pi.sh installs it) or `$POKESHELL_PI_BIN`.
+//! Every test scripts the model's answers in the order pi asks for them and checks afterwards what
+//! each request was ([`asked`]), so an answer can never go to a request it was not written for.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+mod support;
+
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command as Process, Output, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pokeshell::bridge::asset::install_bridge_in;
@@ -18,200 +19,91 @@ use pokeshell::bridge::protocol::{
 };
 use pokeshell::bridge::server::ServerOptions;
 use pokeshell::bridge::{BridgeEvent, BridgeHandle, BridgeServer, Hello};
+use pokeshell::demo::model::{RecordedRequest, RequestKind};
 use serde_json::{Value, json};
+use support::pi::PiEnv;
+use support::{ModelServer, Step, model_server};
 use tokio::sync::mpsc::Receiver;
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
 // ------------------------------------------------------------------------------------------ the model
 
-enum Reply {
-    Text(String),
-    ToolCall { name: &'static str, args: Value },
-    HttpError(u16, &'static str),
-}
-
-/// A scripted OpenAI-compatible model: every POST gets the reply `script` picks for its body.
-struct Model {
-    port: u16,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
-
-impl Model {
-    fn start(script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static) -> Model {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = requests.clone();
-        let script = Arc::new(script);
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (seen, script) = (seen.clone(), script.clone());
-                std::thread::spawn(move || serve(stream, &seen, &*script));
-            }
-        });
-        Model { port, requests }
-    }
-
-    fn requests(&self) -> Vec<Value> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-fn serve(mut stream: TcpStream, seen: &Mutex<Vec<Value>>, script: &dyn Fn(&Value, usize) -> Reply) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let index = {
-        let mut seen = seen.lock().unwrap();
-        seen.push(body.clone());
-        seen.len() - 1
-    };
-    let response = match script(&body, index) {
-        Reply::HttpError(status, message) => {
-            let body = json!({"error": {"message": message, "type": "invalid_request_error"}}).to_string();
-            format!(
-                "HTTP/1.1 {status} Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-        }
-        reply => {
-            let chunk = |delta: Value, finish: Value| {
-                let c = json!({"id": "mock", "object": "chat.completion.chunk", "created": 0, "model": "mock-model",
-                               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-                format!("data: {c}\n\n")
-            };
-            let mut sse = String::new();
-            match reply {
-                Reply::Text(text) => {
-                    sse += &chunk(json!({"role": "assistant", "content": text}), Value::Null);
-                    sse += &chunk(json!({}), json!("stop"));
-                }
-                Reply::ToolCall { name, args } => {
-                    let call = json!({"index": 0, "id": format!("call_{index}"), "type": "function",
-                                      "function": {"name": name, "arguments": args.to_string()}});
-                    sse += &chunk(
-                        json!({"role": "assistant", "content": null, "tool_calls": [call]}),
-                        Value::Null,
-                    );
-                    sse += &chunk(json!({}), json!("tool_calls"));
-                }
-                Reply::HttpError(..) => unreachable!(),
-            }
-            let usage = json!({"id": "mock", "object": "chat.completion.chunk", "created": 0, "model": "mock-model",
-                               "choices": [], "usage": {"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520}});
-            sse += &format!("data: {usage}\n\ndata: [DONE]\n\n");
-            format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{sse}"
-            )
-        }
-    };
-    let _ = stream.write_all(response.as_bytes());
-    let _ = stream.flush();
+/// The scripted model answering `steps` in order. A request beyond the script gets an error pi does
+/// not retry, so an unexpected request shows as a failed run, not as a quietly reused answer.
+fn scripted(steps: impl IntoIterator<Item = Step>) -> ModelServer {
+    let server = model_server();
+    server.push_all(steps);
+    server.set_default(Step::error(400, "the test scripted no answer for this request"));
+    server
 }
 
 fn has_tools(body: &Value) -> bool {
     body["tools"].as_array().is_some_and(|t| !t.is_empty())
 }
 
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+/// Every text the request carries, system prompt included.
+fn request_text(request: &RecordedRequest) -> String {
+    request.body["messages"].to_string()
 }
 
-/// Every text the request carries, system prompt included.
-fn request_text(body: &Value) -> String {
-    body["messages"].to_string()
+fn is_handoff_request(request: &RecordedRequest) -> bool {
+    !has_tools(&request.body) && request_text(request).contains("You write handoff documents")
+}
+
+/// What each model request was, in order: `user: TEXT` when a prompt ends it, `tool result` after a
+/// tool ran, `handoff` for the bridge's handoff call, `summary` for pi's own compaction summary.
+fn asked(server: &ModelServer) -> Vec<String> {
+    server
+        .model_requests()
+        .iter()
+        .map(|r| {
+            if r.kind == RequestKind::Summary {
+                return "summary".to_owned();
+            }
+            if is_handoff_request(r) {
+                return "handoff".to_owned();
+            }
+            let last = r.messages().last().cloned().unwrap_or_default();
+            match last["role"].as_str() {
+                Some("user") => format!("user: {}", r.last_user_text().unwrap_or_default()),
+                Some("tool") => "tool result".to_owned(),
+                other => format!("{other:?}"),
+            }
+        })
+        .collect()
 }
 
 // ------------------------------------------------------------------------------------------ pi
 
+/// The tests' pi environment with the bridge installed next to it. `keepRecentTokens: 1` leaves
+/// something for a compaction to summarize after only a couple of short prompts.
 struct Pi {
-    agent: tempfile::TempDir,
-    work: tempfile::TempDir,
-    sessions: tempfile::TempDir,
+    env: PiEnv,
     bridge: PathBuf,
     _bridge_dir: tempfile::TempDir,
 }
 
-fn pi_bin() -> PathBuf {
-    let path = std::env::var_os("POKESHELL_PI_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".cache/pi/bin/pi"));
-    assert!(
-        path.exists(),
-        "pi not found at {}: run scripts/setup-pi.sh",
-        path.display()
-    );
-    path
-}
-
 impl Pi {
-    fn new(model: &Model) -> Pi {
-        let agent = tempfile::tempdir().unwrap();
-        let models = json!({"providers": {"mock": {
-            "baseUrl": format!("http://127.0.0.1:{}/v1", model.port), "api": "openai-completions",
-            "apiKey": "dummy-not-a-key",
-            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "mock-model", "contextWindow": 128000, "maxTokens": 4096}]}}});
-        std::fs::write(agent.path().join("models.json"), models.to_string()).unwrap();
-        let settings = json!({"defaultProvider": "mock", "defaultModel": "mock-model", "defaultThinkingLevel": "off",
-            "retry": {"enabled": true, "maxRetries": 1, "baseDelayMs": 200}, "enableInstallTelemetry": false,
-            "cacheWarming": "off", "quietStartup": true,
-            "compaction": {"enabled": true, "keepRecentTokens": 1}});
-        std::fs::write(agent.path().join("settings.json"), settings.to_string()).unwrap();
+    fn new(server: &ModelServer) -> Pi {
+        let env = PiEnv::builder(&server.base_url())
+            .settings(json!({"compaction": {"keepRecentTokens": 1}}))
+            .build();
         let bridge_dir = tempfile::tempdir().unwrap();
         let bridge = install_bridge_in(&bridge_dir.path().join("rt")).unwrap();
         Pi {
-            agent,
-            work: tempfile::tempdir().unwrap(),
-            sessions: tempfile::tempdir().unwrap(),
+            env,
             bridge,
             _bridge_dir: bridge_dir,
         }
     }
 
+    /// pi with the bridge loaded; `bridge_env` (the socket and token) connects it to pokeshell.
     fn command(&self, bridge_env: Option<&[(&str, std::ffi::OsString)]>, args: &[&str]) -> Process {
-        let mut cmd = Process::new(pi_bin());
-        cmd.current_dir(self.work.path())
-            .env("PI_CODING_AGENT_DIR", self.agent.path())
-            .env("PI_OFFLINE", "1")
-            .env("PI_SKIP_VERSION_CHECK", "1")
-            .env("PI_TELEMETRY", "0")
-            .env_remove("POKESHELL_SOCKET")
-            .env_remove("POKESHELL_TOKEN")
-            .arg("-e")
-            .arg(&self.bridge)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let bridge = self.bridge.to_string_lossy().into_owned();
+        let mut all = vec!["-e", bridge.as_str()];
+        all.extend_from_slice(args);
+        let mut cmd = self.env.command(&all);
         for (k, v) in bridge_env.unwrap_or(&[]) {
             cmd.env(k, v);
         }
@@ -314,16 +206,13 @@ async fn connected(events: &mut Receiver<BridgeEvent>) -> Hello {
 /// tool_reply, a send_message steered into the same run, the settle with its tail, and `pi -p` exiting.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn print_mode_events_wakeup_tool_and_send_message() {
-    let model = Model::start(|body, _| {
-        if request_text(body).contains("wakeup w1 set") {
-            Reply::Text("All done.".into())
-        } else {
-            Reply::ToolCall {
-                name: "schedule_wakeup",
-                args: json!({"delay_seconds": 120, "prompt": "check the build", "reason": "ci is slow"}),
-            }
-        }
-    });
+    let model = scripted([
+        Step::tool(
+            "schedule_wakeup",
+            json!({"delay_seconds": 120, "prompt": "check the build", "reason": "ci is slow"}),
+        ),
+        Step::text("All done."),
+    ]);
     let pi = Pi::new(&model);
     let (handle, mut events, _dir) = start_server();
     let env = handle.env();
@@ -469,14 +358,19 @@ async fn print_mode_events_wakeup_tool_and_send_message() {
     assert_no_extension_error(&output.stderr);
 
     // What the model saw: both tools with their schemas; then the tool result and the steered note.
-    let requests = model.requests();
+    let requests = model.model_requests();
+    assert_eq!(
+        asked(&model),
+        ["user: start the build", "user: steered note from pokeshell"],
+        "{requests:#?}"
+    );
     let first = &requests[0];
-    let names = tool_names(first);
+    let names = first.tool_names();
     assert!(
         names.contains(&"schedule_wakeup".to_owned()) && names.contains(&"cancel_wakeup".to_owned()),
         "{names:?}"
     );
-    let schedule = first["tools"]
+    let schedule = first.body["tools"]
         .as_array()
         .unwrap()
         .iter()
@@ -493,7 +387,7 @@ async fn print_mode_events_wakeup_tool_and_send_message() {
 /// Without POKESHELL_SOCKET/POKESHELL_TOKEN the extension registers nothing and prints nothing.
 #[test]
 fn without_the_environment_the_bridge_does_nothing() {
-    let model = Model::start(|_, _| Reply::Text("Plain answer.".into()));
+    let model = scripted([Step::text("Plain answer.")]);
     let pi = Pi::new(&model);
     let output = wait_exit(
         pi.command(None, &["--no-session", "-p", "hello"])
@@ -505,8 +399,9 @@ fn without_the_environment_the_bridge_does_nothing() {
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "Plain answer.");
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     let requests = model.requests();
-    assert_eq!(requests.len(), 1);
-    let names = tool_names(&requests[0]);
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    assert_eq!(asked(&model), ["user: hello"]);
+    let names = requests[0].tool_names();
     assert!(!names.is_empty(), "the built-in tools should be there");
     assert!(!names.iter().any(|n| n.contains("wakeup")), "{names:?}");
 }
@@ -515,16 +410,7 @@ fn without_the_environment_the_bridge_does_nothing() {
 /// (the socket and the reconnect timer are unref'ed).
 #[test]
 fn a_forwarded_tool_without_pokeshell_reports_not_connected_and_pi_exits() {
-    let model = Model::start(|body, _| {
-        if body["messages"].to_string().contains("not connected") {
-            Reply::Text("Understood.".into())
-        } else {
-            Reply::ToolCall {
-                name: "cancel_wakeup",
-                args: json!({}),
-            }
-        }
-    });
+    let model = scripted([Step::tool("cancel_wakeup", json!({})), Step::text("Understood.")]);
     let pi = Pi::new(&model);
     let dir = tempfile::tempdir().unwrap();
     let env = [
@@ -544,7 +430,8 @@ fn a_forwarded_tool_without_pokeshell_reports_not_connected_and_pi_exits() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("Understood."));
     assert_no_extension_error(&output.stderr);
     let requests = model.requests();
-    assert_eq!(requests.len(), 2);
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert_eq!(asked(&model), ["user: cancel", "tool result"]);
     assert!(request_text(&requests[1]).contains("pokeshell is not connected, so cancel_wakeup did nothing."));
 }
 
@@ -557,8 +444,7 @@ struct Rpc {
 
 impl Rpc {
     fn start(pi: &Pi, env: &[(&str, std::ffi::OsString)]) -> Rpc {
-        let sessions = pi.sessions.path().to_str().unwrap().to_owned();
-        let mut cmd = pi.command(Some(env), &["--mode", "rpc", "--session-dir", &sessions]);
+        let mut cmd = pi.command(Some(env), &["--mode", "rpc"]);
         cmd.stdin(Stdio::piped()).stderr(Stdio::null());
         let mut child = cmd.spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -599,24 +485,13 @@ async fn prompt_and_settle(rpc: &mut Rpc, events: &mut Receiver<BridgeEvent>, te
 
 const HANDOFF_DOC: &str = "## Goal\nFinish the parser.\n\n## Next Steps\n1. Run the parser tests.";
 
-fn is_handoff_request(body: &Value) -> bool {
-    !has_tools(body) && request_text(body).contains("You write handoff documents")
-}
-
-/// seeds-behaviour §4.3 (HO-G2, HO-G4..G7): a compaction pokeshell asks for with the handoff flag is
+/// A compaction pokeshell asks for with the handoff flag is
 /// written by the active model as a handoff document, framed as working memory, saved next to the
 /// session file, and reported.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn handoff_compaction_writes_and_saves_the_document() {
-    let model = Model::start(|body, _| {
-        if is_handoff_request(body) {
-            Reply::Text(HANDOFF_DOC.into())
-        } else if !has_tools(body) {
-            Reply::Text("Default summary.".into())
-        } else {
-            Reply::Text("Answer with some words about the parser work.".into())
-        }
-    });
+    let answer = || Step::text("Answer with some words about the parser work.");
+    let model = scripted([answer(), answer(), Step::text(HANDOFF_DOC), answer()]);
     let pi = Pi::new(&model);
     let (handle, mut events, _dir) = start_server();
     let mut rpc = Rpc::start(&pi, &handle.env());
@@ -673,21 +548,30 @@ async fn handoff_compaction_writes_and_saves_the_document() {
     assert!(std::fs::read_to_string(&path).unwrap().starts_with(HANDOFF_DOC));
 
     // The model was asked with our instructions, the conversation and the focus line.
-    let asked = model
-        .requests()
+    let handoff = model
+        .model_requests()
         .into_iter()
         .find(is_handoff_request)
         .expect("a handoff request");
-    let asked = request_text(&asked);
+    let handoff = request_text(&handoff);
     assert!(
-        asked.contains("<conversation>") && asked.contains("first: write the parser"),
-        "{asked}"
+        handoff.contains("<conversation>") && handoff.contains("first: write the parser"),
+        "{handoff}"
     );
-    assert!(asked.contains("Additional focus: the parser edge cases"));
+    assert!(handoff.contains("Additional focus: the parser edge cases"));
 
     // The next request carries the framed document as the summary.
     prompt_and_settle(&mut rpc, &mut events, "third: go on").await;
-    let last = request_text(model.requests().last().unwrap());
+    assert_eq!(
+        asked(&model),
+        [
+            "user: first: write the parser",
+            "user: second: test the parser",
+            "handoff",
+            "user: third: go on"
+        ]
+    );
+    let last = request_text(model.model_requests().last().unwrap());
     assert!(
         last.contains("<handoff>") && last.contains("Finish the parser."),
         "{last}"
@@ -695,19 +579,18 @@ async fn handoff_compaction_writes_and_saves_the_document() {
     assert!(last.contains("own working memory"));
 }
 
-/// HO-G3: when the model call for the document fails, the bridge returns nothing and pi writes its
+/// When the model call for the document fails, the bridge returns nothing and pi writes its
 /// default summary; the fallback and its reason are reported.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn handoff_falls_back_to_the_default_summary_when_the_model_fails() {
-    let model = Model::start(|body, _| {
-        if is_handoff_request(body) {
-            Reply::HttpError(400, "mock: no handoff today")
-        } else if !has_tools(body) {
-            Reply::Text("Default summary.".into())
-        } else {
-            Reply::Text("Some answer.".into())
-        }
-    });
+    let model = scripted([
+        Step::text("Some answer."),
+        Step::text("Some answer."),
+        Step::error(400, "mock: no handoff today"),
+    ]);
+    // pi's own compaction: the history, then the prefix of the turn it splits.
+    model.push_summary(Step::text("Default summary."));
+    model.push_summary(Step::text("Default summary of the turn's start."));
     let pi = Pi::new(&model);
     let (handle, mut events, _dir) = start_server();
     let mut rpc = Rpc::start(&pi, &handle.env());
@@ -752,7 +635,11 @@ async fn handoff_falls_back_to_the_default_summary_when_the_model_fails() {
         result.expect("the default compaction succeeded")["handoff"]["outcome"],
         "fallback"
     );
-    let saved: Vec<_> = std::fs::read_dir(pi.sessions.path())
+    assert_eq!(
+        asked(&model),
+        ["user: one", "user: two", "handoff", "summary", "summary"]
+    );
+    let saved: Vec<_> = std::fs::read_dir(pi.env.session_dir())
         .unwrap()
         .flatten()
         .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
@@ -783,7 +670,7 @@ async fn call(
 /// connects and announces the session, and session_start carries pokeshell's own persisted entries.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runtime_replacement_reconnects_and_restores_own_entries() {
-    let model = Model::start(|_, _| Reply::Text("ok".into()));
+    let model = scripted([Step::text("ok")]);
     let pi = Pi::new(&model);
     let (handle, mut events, _dir) = start_server();
     let mut rpc = Rpc::start(&pi, &handle.env());
@@ -891,44 +778,27 @@ async fn runtime_replacement_reconnects_and_restores_own_entries() {
     assert_eq!(restored, vec![("pokeshell-wakeup", wakeup)]);
 }
 
-/// HO-G6: the file lists in a handoff summary are cumulative. The second handoff no longer sees the
+/// The file lists in a handoff summary are cumulative. The second handoff no longer sees the
 /// first step's write in the messages it summarizes; the file still appears because the bridge merges
 /// the previous compaction's lists.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn handoff_file_lists_accumulate_across_compactions() {
-    let model = Model::start(|body, _| {
-        let last = body["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .cloned()
-            .unwrap_or_default();
-        if is_handoff_request(body) {
-            Reply::Text(HANDOFF_DOC.into())
-        } else if !has_tools(body) {
-            Reply::Text("Default summary.".into())
-        } else if last["role"] == "tool" {
-            Reply::Text("Step finished.".into())
-        } else if last.to_string().contains("step-one") {
-            Reply::ToolCall {
-                name: "write",
-                args: json!({"path": "notes.txt", "content": "first notes\n"}),
-            }
-        } else if last.to_string().contains("step-two") {
-            Reply::ToolCall {
-                name: "read",
-                args: json!({"path": "spec.md"}),
-            }
-        } else if last.to_string().contains("step-three") {
-            Reply::ToolCall {
-                name: "write",
-                args: json!({"path": "other.txt", "content": "more\n"}),
-            }
-        } else {
-            Reply::Text("ok".into())
-        }
-    });
+    let handoff = || Step::text(HANDOFF_DOC);
+    let model = scripted([
+        Step::tool("write", json!({"path": "notes.txt", "content": "first notes\n"})),
+        Step::text("Step finished."),
+        Step::tool("read", json!({"path": "spec.md"})),
+        Step::text("Step finished."),
+        Step::text("ok"),
+        handoff(),
+        Step::tool("write", json!({"path": "other.txt", "content": "more\n"})),
+        Step::text("Step finished."),
+        Step::text("ok"),
+        handoff(),
+        Step::text("ok"),
+    ]);
     let pi = Pi::new(&model);
-    std::fs::write(pi.work.path().join("spec.md"), "# spec\n").unwrap();
+    std::fs::write(pi.env.work_dir().join("spec.md"), "# spec\n").unwrap();
     let (handle, mut events, _dir) = start_server();
     let mut rpc = Rpc::start(&pi, &handle.env());
     connected(&mut events).await;
@@ -957,7 +827,23 @@ async fn handoff_file_lists_accumulate_across_compactions() {
     assert_eq!(second["handoff"]["modifiedFiles"], json!(2), "{second}");
 
     prompt_and_settle(&mut rpc, &mut events, "after").await;
-    let text = request_text(model.requests().last().unwrap()).replace("\\n", "\n");
+    assert_eq!(
+        asked(&model),
+        [
+            "user: step-one",
+            "tool result",
+            "user: step-two",
+            "tool result",
+            "user: filler",
+            "handoff",
+            "user: step-three",
+            "tool result",
+            "user: filler again",
+            "handoff",
+            "user: after"
+        ]
+    );
+    let text = request_text(model.model_requests().last().unwrap()).replace("\\n", "\n");
     let modified = text
         .split("<modified-files>")
         .nth(1)
