@@ -4,6 +4,7 @@
 //! - [`tour`]: the scenario file with chapters (the built-in tour is one);
 //! - [`director`]: plays the chapters (pure: cues in, acts out);
 //! - [`env`]: the throw-away agent dir, work dir and session dir pi runs in;
+//! - [`pi_files`]: pi's `settings.json` and `models.json` for the scripted model (demo and tests);
 //! - [`layer`]: the director as a layer above the session, watching its inputs and effects;
 //! - [`launch`]: the command itself: pi found or installed, the model started, pokeshell run.
 
@@ -12,4 +13,5 @@ pub mod env;
 pub mod launch;
 pub mod layer;
 pub mod model;
+pub mod pi_files;
 pub mod tour;

@@ -1,3 +1,4 @@
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -84,8 +85,7 @@ fn main() -> ExitCode {
             }
         },
     };
-    // SAFETY: isatty only inspects the descriptors.
-    let terminal = unsafe { libc::isatty(0) == 1 && libc::isatty(1) == 1 };
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if !terminal {
         eprintln!(
             "pokeshell: it needs a terminal: run it in a terminal window, with stdin and stdout not redirected"

@@ -75,8 +75,7 @@ struct Child {
 /// pokeshell's children as /proc lists them.
 #[cfg(target_os = "linux")]
 fn children() -> Vec<Child> {
-    // SAFETY: getpid has no preconditions.
-    let me = unsafe { libc::getpid() };
+    let me = std::process::id();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -88,7 +87,7 @@ fn children() -> Vec<Child> {
             let rest = &stat[stat.rfind(')')? + 2..];
             let mut fields = rest.split_whitespace();
             let state = fields.next()?;
-            let ppid: i32 = fields.next()?.parse().ok()?;
+            let ppid: u32 = fields.next()?.parse().ok()?;
             let _pgrp = fields.next()?;
             let session: i32 = fields.next()?.parse().ok()?;
             (ppid == me).then_some(Child {

@@ -111,11 +111,9 @@ impl Supervisor {
         match event {
             Event::BridgeConnected => self.on_bridge_connected(),
             Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
-            Event::SessionStart {
-                reason: _,
-                session_id,
-                entries,
-            } => self.on_session_start(session_id, &entries, now, &mut out),
+            Event::SessionStart { session_id, entries } => {
+                self.on_session_start(session_id, &entries, now, &mut out)
+            }
             Event::SessionShutdown => self.on_session_shutdown(now, &mut out),
             Event::SessionTree => self.on_session_tree(now, &mut out),
             Event::AgentStart => self.on_agent_start(now, &mut out),

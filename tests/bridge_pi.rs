@@ -1,329 +1,33 @@
-//! The bridge extension inside real pi 1.6.0, against a minimal scripted model of its own. pi runs
-//! isolated as docs/pi-facts.md describes: its own agent dir, offline, no version check, no
-//! telemetry, a work dir without `.pi/`.
+//! The bridge extension inside real pi 1.6.0 in print and json mode, against the project's scripted
+//! model server. pi runs in the tests' isolated environment (tests/support/pi.rs): its own agent
+//! dir, HOME, session and work dirs, offline, no version check, no telemetry, nothing inherited but
+//! an allow-list. rpc mode is in `bridge_pi_rpc.rs`.
 //!
-//! pi is found at `.cache/pi/bin/pi` (scripts/setup-pi.sh installs it) or `$POKESHELL_PI_BIN`.
+//! Every test scripts the model's answers in the order pi asks for them and checks afterwards what
+//! each request was (`asked`), so an answer can never go to a request it was not written for.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command as Process, Output, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+mod support;
 
-use pokeshell::bridge::asset::install_bridge_in;
+use pokeshell::bridge::BridgeEvent;
 use pokeshell::bridge::protocol::{
-    Block, Command, CompactReason, CompactRequest, DeliverAs, HandoffOutcome, InputSource, NotifyLevel,
-    PiEvent, Role, SendMessage, SessionReason, StopReason, TailEntry, ToolReply,
+    Block, Command, DeliverAs, InputSource, PiEvent, Role, SendMessage, SessionReason, StopReason, TailEntry,
+    ToolReply,
 };
-use pokeshell::bridge::server::ServerOptions;
-use pokeshell::bridge::{BridgeEvent, BridgeHandle, BridgeServer, Hello};
-use serde_json::{Value, json};
-use tokio::sync::mpsc::Receiver;
-
-const DEADLINE: Duration = Duration::from_secs(60);
-
-// ------------------------------------------------------------------------------------------ the model
-
-enum Reply {
-    Text(String),
-    ToolCall { name: &'static str, args: Value },
-    HttpError(u16, &'static str),
-}
-
-/// A scripted OpenAI-compatible model: every POST gets the reply `script` picks for its body.
-struct Model {
-    port: u16,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
-
-impl Model {
-    fn start(script: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static) -> Model {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = requests.clone();
-        let script = Arc::new(script);
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let (seen, script) = (seen.clone(), script.clone());
-                std::thread::spawn(move || serve(stream, &seen, &*script));
-            }
-        });
-        Model { port, requests }
-    }
-
-    fn requests(&self) -> Vec<Value> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-fn serve(mut stream: TcpStream, seen: &Mutex<Vec<Value>>, script: &dyn Fn(&Value, usize) -> Reply) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let index = {
-        let mut seen = seen.lock().unwrap();
-        seen.push(body.clone());
-        seen.len() - 1
-    };
-    let response = match script(&body, index) {
-        Reply::HttpError(status, message) => {
-            let body = json!({"error": {"message": message, "type": "invalid_request_error"}}).to_string();
-            format!(
-                "HTTP/1.1 {status} Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-        }
-        reply => {
-            let chunk = |delta: Value, finish: Value| {
-                let c = json!({"id": "mock", "object": "chat.completion.chunk", "created": 0, "model": "mock-model",
-                               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
-                format!("data: {c}\n\n")
-            };
-            let mut sse = String::new();
-            match reply {
-                Reply::Text(text) => {
-                    sse += &chunk(json!({"role": "assistant", "content": text}), Value::Null);
-                    sse += &chunk(json!({}), json!("stop"));
-                }
-                Reply::ToolCall { name, args } => {
-                    let call = json!({"index": 0, "id": format!("call_{index}"), "type": "function",
-                                      "function": {"name": name, "arguments": args.to_string()}});
-                    sse += &chunk(
-                        json!({"role": "assistant", "content": null, "tool_calls": [call]}),
-                        Value::Null,
-                    );
-                    sse += &chunk(json!({}), json!("tool_calls"));
-                }
-                Reply::HttpError(..) => unreachable!(),
-            }
-            let usage = json!({"id": "mock", "object": "chat.completion.chunk", "created": 0, "model": "mock-model",
-                               "choices": [], "usage": {"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520}});
-            sse += &format!("data: {usage}\n\ndata: [DONE]\n\n");
-            format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{sse}"
-            )
-        }
-    };
-    let _ = stream.write_all(response.as_bytes());
-    let _ = stream.flush();
-}
-
-fn has_tools(body: &Value) -> bool {
-    body["tools"].as_array().is_some_and(|t| !t.is_empty())
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Every text the request carries, system prompt included.
-fn request_text(body: &Value) -> String {
-    body["messages"].to_string()
-}
-
-// ------------------------------------------------------------------------------------------ pi
-
-struct Pi {
-    agent: tempfile::TempDir,
-    work: tempfile::TempDir,
-    sessions: tempfile::TempDir,
-    bridge: PathBuf,
-    _bridge_dir: tempfile::TempDir,
-}
-
-fn pi_bin() -> PathBuf {
-    let path = std::env::var_os("POKESHELL_PI_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".cache/pi/bin/pi"));
-    assert!(
-        path.exists(),
-        "pi not found at {}: run scripts/setup-pi.sh",
-        path.display()
-    );
-    path
-}
-
-impl Pi {
-    fn new(model: &Model) -> Pi {
-        let agent = tempfile::tempdir().unwrap();
-        let models = json!({"providers": {"mock": {
-            "baseUrl": format!("http://127.0.0.1:{}/v1", model.port), "api": "openai-completions",
-            "apiKey": "dummy-not-a-key",
-            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-            "models": [{"id": "mock-model", "contextWindow": 128000, "maxTokens": 4096}]}}});
-        std::fs::write(agent.path().join("models.json"), models.to_string()).unwrap();
-        let settings = json!({"defaultProvider": "mock", "defaultModel": "mock-model", "defaultThinkingLevel": "off",
-            "retry": {"enabled": true, "maxRetries": 1, "baseDelayMs": 200}, "enableInstallTelemetry": false,
-            "cacheWarming": "off", "quietStartup": true,
-            "compaction": {"enabled": true, "keepRecentTokens": 1}});
-        std::fs::write(agent.path().join("settings.json"), settings.to_string()).unwrap();
-        let bridge_dir = tempfile::tempdir().unwrap();
-        let bridge = install_bridge_in(&bridge_dir.path().join("rt")).unwrap();
-        Pi {
-            agent,
-            work: tempfile::tempdir().unwrap(),
-            sessions: tempfile::tempdir().unwrap(),
-            bridge,
-            _bridge_dir: bridge_dir,
-        }
-    }
-
-    fn command(&self, bridge_env: Option<&[(&str, std::ffi::OsString)]>, args: &[&str]) -> Process {
-        let mut cmd = Process::new(pi_bin());
-        cmd.current_dir(self.work.path())
-            .env("PI_CODING_AGENT_DIR", self.agent.path())
-            .env("PI_OFFLINE", "1")
-            .env("PI_SKIP_VERSION_CHECK", "1")
-            .env("PI_TELEMETRY", "0")
-            .env_remove("POKESHELL_SOCKET")
-            .env_remove("POKESHELL_TOKEN")
-            .arg("-e")
-            .arg(&self.bridge)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in bridge_env.unwrap_or(&[]) {
-            cmd.env(k, v);
-        }
-        cmd
-    }
-}
-
-/// Waits for the child's exit within the deadline, killing it (and failing) otherwise.
-fn wait_exit(child: Child, deadline: Duration) -> Output {
-    let pid = child.id() as libc::pid_t;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(deadline) {
-        Ok(output) => output.unwrap(),
-        Err(_) => {
-            // SAFETY: our own child, still running.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("pi did not exit within {deadline:?}");
-        }
-    }
-}
-
-fn start_server() -> (BridgeHandle, Receiver<BridgeEvent>, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let options = ServerOptions {
-        parent_dir: Some(dir.path().to_owned()),
-        ..ServerOptions::default()
-    };
-    let (handle, events) = BridgeServer::start_with(options).unwrap();
-    (handle, events, dir)
-}
-
-/// Skips events until `pick` accepts one; the skipped ones are returned for order checks.
-async fn until<T>(
-    events: &mut Receiver<BridgeEvent>,
-    what: &str,
-    mut pick: impl FnMut(&BridgeEvent) -> Option<T>,
-) -> (T, Vec<BridgeEvent>) {
-    let mut skipped = Vec::new();
-    loop {
-        let event = tokio::time::timeout(DEADLINE, events.recv())
-            .await
-            .unwrap_or_else(|_| panic!("no {what} in time; saw {:#?}", names(&skipped)))
-            .expect("channel closed");
-        if let Some(found) = pick(&event) {
-            return (found, skipped);
-        }
-        skipped.push(event);
-    }
-}
-
-fn pi_event(e: &BridgeEvent) -> Option<&PiEvent> {
-    match e {
-        BridgeEvent::Event { event, .. } => Some(event),
-        _ => None,
-    }
-}
-
-fn name(e: &BridgeEvent) -> String {
-    match e {
-        BridgeEvent::Event { event, .. } => serde_json::to_value(event).unwrap()["type"]
-            .as_str()
-            .unwrap_or("?")
-            .to_owned(),
-        other => format!("{other:?}")
-            .split([' ', '{', '('])
-            .next()
-            .unwrap_or("?")
-            .to_owned(),
-    }
-}
-
-fn names(events: &[BridgeEvent]) -> Vec<String> {
-    events.iter().map(name).collect()
-}
-
-fn assert_no_extension_error(stderr: &[u8]) {
-    let stderr = String::from_utf8_lossy(stderr);
-    assert!(
-        !stderr.contains("Extension") && !stderr.contains("    at "),
-        "pi printed an extension error:\n{stderr}"
-    );
-}
-
-async fn connected(events: &mut Receiver<BridgeEvent>) -> Hello {
-    let (hello, skipped) = until(events, "Connected", |e| match e {
-        BridgeEvent::Connected { hello, .. } => Some(hello.clone()),
-        _ => None,
-    })
-    .await;
-    assert!(skipped.is_empty(), "events before Connected: {skipped:?}");
-    hello
-}
-
-// ------------------------------------------------------------------------------------------ tests
+use serde_json::json;
+use support::Step;
+use support::bridge::*;
 
 /// Print mode from start to exit: hello, the event order, a forwarded schedule_wakeup answered with a
 /// tool_reply, a send_message steered into the same run, the settle with its tail, and `pi -p` exiting.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn print_mode_events_wakeup_tool_and_send_message() {
-    let model = Model::start(|body, _| {
-        if request_text(body).contains("wakeup w1 set") {
-            Reply::Text("All done.".into())
-        } else {
-            Reply::ToolCall {
-                name: "schedule_wakeup",
-                args: json!({"delay_seconds": 120, "prompt": "check the build", "reason": "ci is slow"}),
-            }
-        }
-    });
+    let model = scripted([
+        Step::tool(
+            "schedule_wakeup",
+            json!({"delay_seconds": 120, "prompt": "check the build", "reason": "ci is slow"}),
+        ),
+        Step::text("All done."),
+    ]);
     let pi = Pi::new(&model);
     let (handle, mut events, _dir) = start_server();
     let env = handle.env();
@@ -469,14 +173,19 @@ async fn print_mode_events_wakeup_tool_and_send_message() {
     assert_no_extension_error(&output.stderr);
 
     // What the model saw: both tools with their schemas; then the tool result and the steered note.
-    let requests = model.requests();
+    let requests = model.model_requests();
+    assert_eq!(
+        asked(&model),
+        ["user: start the build", "user: steered note from pokeshell"],
+        "{requests:#?}"
+    );
     let first = &requests[0];
-    let names = tool_names(first);
+    let names = first.tool_names();
     assert!(
         names.contains(&"schedule_wakeup".to_owned()) && names.contains(&"cancel_wakeup".to_owned()),
         "{names:?}"
     );
-    let schedule = first["tools"]
+    let schedule = first.body["tools"]
         .as_array()
         .unwrap()
         .iter()
@@ -493,7 +202,7 @@ async fn print_mode_events_wakeup_tool_and_send_message() {
 /// Without POKESHELL_SOCKET/POKESHELL_TOKEN the extension registers nothing and prints nothing.
 #[test]
 fn without_the_environment_the_bridge_does_nothing() {
-    let model = Model::start(|_, _| Reply::Text("Plain answer.".into()));
+    let model = scripted([Step::text("Plain answer.")]);
     let pi = Pi::new(&model);
     let output = wait_exit(
         pi.command(None, &["--no-session", "-p", "hello"])
@@ -505,8 +214,9 @@ fn without_the_environment_the_bridge_does_nothing() {
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "Plain answer.");
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     let requests = model.requests();
-    assert_eq!(requests.len(), 1);
-    let names = tool_names(&requests[0]);
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    assert_eq!(asked(&model), ["user: hello"]);
+    let names = requests[0].tool_names();
     assert!(!names.is_empty(), "the built-in tools should be there");
     assert!(!names.iter().any(|n| n.contains("wakeup")), "{names:?}");
 }
@@ -515,16 +225,7 @@ fn without_the_environment_the_bridge_does_nothing() {
 /// (the socket and the reconnect timer are unref'ed).
 #[test]
 fn a_forwarded_tool_without_pokeshell_reports_not_connected_and_pi_exits() {
-    let model = Model::start(|body, _| {
-        if body["messages"].to_string().contains("not connected") {
-            Reply::Text("Understood.".into())
-        } else {
-            Reply::ToolCall {
-                name: "cancel_wakeup",
-                args: json!({}),
-            }
-        }
-    });
+    let model = scripted([Step::tool("cancel_wakeup", json!({})), Step::text("Understood.")]);
     let pi = Pi::new(&model);
     let dir = tempfile::tempdir().unwrap();
     let env = [
@@ -544,432 +245,7 @@ fn a_forwarded_tool_without_pokeshell_reports_not_connected_and_pi_exits() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("Understood."));
     assert_no_extension_error(&output.stderr);
     let requests = model.requests();
-    assert_eq!(requests.len(), 2);
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert_eq!(asked(&model), ["user: cancel", "tool result"]);
     assert!(request_text(&requests[1]).contains("pokeshell is not connected, so cancel_wakeup did nothing."));
-}
-
-// ------------------------------------------------------------------------------------------ rpc mode
-
-struct Rpc {
-    child: Option<Child>,
-    stdin: Option<ChildStdin>,
-}
-
-impl Rpc {
-    fn start(pi: &Pi, env: &[(&str, std::ffi::OsString)]) -> Rpc {
-        let sessions = pi.sessions.path().to_str().unwrap().to_owned();
-        let mut cmd = pi.command(Some(env), &["--mode", "rpc", "--session-dir", &sessions]);
-        cmd.stdin(Stdio::piped()).stderr(Stdio::null());
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        // pi honours stdout backpressure: keep reading it.
-        let mut stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-        Rpc {
-            child: Some(child),
-            stdin: Some(stdin),
-        }
-    }
-
-    fn send(&mut self, command: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{command}").unwrap();
-        stdin.flush().unwrap();
-    }
-}
-
-impl Drop for Rpc {
-    fn drop(&mut self) {
-        // Closing stdin is pi's orderly shutdown in rpc mode.
-        drop(self.stdin.take());
-        if let Some(child) = self.child.take() {
-            let output = wait_exit(child, DEADLINE);
-            assert!(output.status.success() || std::thread::panicking(), "{output:?}");
-        }
-    }
-}
-
-async fn prompt_and_settle(rpc: &mut Rpc, events: &mut Receiver<BridgeEvent>, text: &str) {
-    rpc.send(json!({"type": "prompt", "message": text}));
-    until(events, "agent_settled", |e| {
-        matches!(pi_event(e), Some(PiEvent::AgentSettled(_))).then_some(())
-    })
-    .await;
-}
-
-const HANDOFF_DOC: &str = "## Goal\nFinish the parser.\n\n## Next Steps\n1. Run the parser tests.";
-
-fn is_handoff_request(body: &Value) -> bool {
-    !has_tools(body) && request_text(body).contains("You write handoff documents")
-}
-
-/// HO-G2, HO-G4..G7 (docs/protocol.md, Handoff): a compaction pokeshell asks for with the handoff flag is
-/// written by the active model as a handoff document, framed as working memory, saved next to the
-/// session file, and reported.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn handoff_compaction_writes_and_saves_the_document() {
-    let model = Model::start(|body, _| {
-        if is_handoff_request(body) {
-            Reply::Text(HANDOFF_DOC.into())
-        } else if !has_tools(body) {
-            Reply::Text("Default summary.".into())
-        } else {
-            Reply::Text("Answer with some words about the parser work.".into())
-        }
-    });
-    let pi = Pi::new(&model);
-    let (handle, mut events, _dir) = start_server();
-    let mut rpc = Rpc::start(&pi, &handle.env());
-    let hello = connected(&mut events).await;
-    assert_eq!(hello.mode.as_deref(), Some("rpc"));
-    prompt_and_settle(&mut rpc, &mut events, "first: write the parser").await;
-    prompt_and_settle(&mut rpc, &mut events, "second: test the parser").await;
-
-    let id = handle
-        .send(Command::Compact(CompactRequest {
-            custom_instructions: Some("the parser edge cases".into()),
-            handoff: true,
-            save: true,
-        }))
-        .unwrap();
-    let (before, _) = until(&mut events, "session_before_compact", |e| match pi_event(e) {
-        Some(PiEvent::SessionBeforeCompact(b)) => Some(b.clone()),
-        _ => None,
-    })
-    .await;
-    assert_eq!((before.reason, before.handoff), (CompactReason::Manual, true));
-    let (report, _) = until(&mut events, "handoff", |e| match pi_event(e) {
-        Some(PiEvent::Handoff(h)) => Some(h.clone()),
-        _ => None,
-    })
-    .await;
-    assert_eq!(report.outcome, HandoffOutcome::Written, "{report:?}");
-    let path = PathBuf::from(report.path.clone().expect("saved path"));
-    let (compact, _) = until(&mut events, "session_compact", |e| match pi_event(e) {
-        Some(PiEvent::SessionCompact(c)) => Some(c.clone()),
-        _ => None,
-    })
-    .await;
-    assert!(compact.from_extension);
-    let (result, _) = until(&mut events, "compact reply", |e| match e {
-        BridgeEvent::Reply { id: i, result, .. } if *i == id => Some(result.clone()),
-        _ => None,
-    })
-    .await;
-    let result = result.expect("compaction succeeded");
-    assert_eq!(result["handoff"]["outcome"], "written");
-
-    // Saved next to the session file, named handoff-<timestamp>.md.
-    let session_dir = Path::new(hello.session_file.as_deref().expect("a session file"))
-        .parent()
-        .unwrap()
-        .to_owned();
-    assert_eq!(path.parent().unwrap(), session_dir);
-    let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
-    assert!(
-        file_name.starts_with("handoff-") && file_name.ends_with(".md"),
-        "{file_name}"
-    );
-    assert!(std::fs::read_to_string(&path).unwrap().starts_with(HANDOFF_DOC));
-
-    // The model was asked with our instructions, the conversation and the focus line.
-    let asked = model
-        .requests()
-        .into_iter()
-        .find(is_handoff_request)
-        .expect("a handoff request");
-    let asked = request_text(&asked);
-    assert!(
-        asked.contains("<conversation>") && asked.contains("first: write the parser"),
-        "{asked}"
-    );
-    assert!(asked.contains("Additional focus: the parser edge cases"));
-
-    // The next request carries the framed document as the summary.
-    prompt_and_settle(&mut rpc, &mut events, "third: go on").await;
-    let last = request_text(model.requests().last().unwrap());
-    assert!(
-        last.contains("<handoff>") && last.contains("Finish the parser."),
-        "{last}"
-    );
-    assert!(last.contains("own working memory"));
-}
-
-/// HO-G3: when the model call for the document fails, the bridge returns nothing and pi writes its
-/// default summary; the fallback and its reason are reported.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn handoff_falls_back_to_the_default_summary_when_the_model_fails() {
-    let model = Model::start(|body, _| {
-        if is_handoff_request(body) {
-            Reply::HttpError(400, "mock: no handoff today")
-        } else if !has_tools(body) {
-            Reply::Text("Default summary.".into())
-        } else {
-            Reply::Text("Some answer.".into())
-        }
-    });
-    let pi = Pi::new(&model);
-    let (handle, mut events, _dir) = start_server();
-    let mut rpc = Rpc::start(&pi, &handle.env());
-    connected(&mut events).await;
-    prompt_and_settle(&mut rpc, &mut events, "one").await;
-    prompt_and_settle(&mut rpc, &mut events, "two").await;
-
-    let id = handle
-        .send(Command::Compact(CompactRequest {
-            custom_instructions: None,
-            handoff: true,
-            save: true,
-        }))
-        .unwrap();
-    let (report, _) = until(&mut events, "handoff", |e| match pi_event(e) {
-        Some(PiEvent::Handoff(h)) => Some(h.clone()),
-        _ => None,
-    })
-    .await;
-    assert_eq!(report.outcome, HandoffOutcome::Fallback);
-    assert!(
-        report
-            .reason
-            .as_deref()
-            .unwrap_or("")
-            .contains("no handoff today"),
-        "{report:?}"
-    );
-    assert_eq!(report.path, None);
-    let (compact, _) = until(&mut events, "session_compact", |e| match pi_event(e) {
-        Some(PiEvent::SessionCompact(c)) => Some(c.clone()),
-        _ => None,
-    })
-    .await;
-    assert!(!compact.from_extension);
-    let (result, _) = until(&mut events, "compact reply", |e| match e {
-        BridgeEvent::Reply { id: i, result, .. } if *i == id => Some(result.clone()),
-        _ => None,
-    })
-    .await;
-    assert_eq!(
-        result.expect("the default compaction succeeded")["handoff"]["outcome"],
-        "fallback"
-    );
-    let saved: Vec<_> = std::fs::read_dir(pi.sessions.path())
-        .unwrap()
-        .flatten()
-        .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("handoff-"))
-        .collect();
-    assert!(
-        saved.is_empty(),
-        "no document should be saved on fallback: {saved:?}"
-    );
-}
-
-/// A command and the reply it gets, within the deadline.
-async fn call(
-    handle: &BridgeHandle,
-    events: &mut Receiver<BridgeEvent>,
-    command: Command,
-) -> Result<Value, String> {
-    let id = handle.send(command).unwrap();
-    until(events, "reply", |e| match e {
-        BridgeEvent::Reply { id: i, result, .. } if *i == id => Some(result.clone()),
-        _ => None,
-    })
-    .await
-    .0
-}
-
-/// pi replaces the extension runtime on /new and on a resume: the old connection closes, a new instance
-/// connects and announces the session, and session_start carries pokeshell's own persisted entries.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn runtime_replacement_reconnects_and_restores_own_entries() {
-    let model = Model::start(|_, _| Reply::Text("ok".into()));
-    let pi = Pi::new(&model);
-    let (handle, mut events, _dir) = start_server();
-    let mut rpc = Rpc::start(&pi, &handle.env());
-    let first = connected(&mut events).await;
-    prompt_and_settle(&mut rpc, &mut events, "make the session file exist").await;
-
-    let wakeup = json!({"id": "w1", "fireAtMs": 1234});
-    let own = Command::AppendEntry {
-        custom_type: "pokeshell-wakeup".into(),
-        data: wakeup.clone(),
-    };
-    call(&handle, &mut events, own).await.unwrap();
-    let other = Command::AppendEntry {
-        custom_type: "other-extension".into(),
-        data: json!(1),
-    };
-    call(&handle, &mut events, other).await.unwrap();
-    let listed = Command::GetEntries {
-        custom_type_prefix: Some("pokeshell".into()),
-        scope: pokeshell::bridge::protocol::EntryScope::Branch,
-        limit: None,
-    };
-    let listed = call(&handle, &mut events, listed).await.unwrap();
-    assert_eq!(listed["entries"].as_array().unwrap().len(), 1, "{listed}");
-    assert_eq!(listed["entries"][0]["data"], wakeup);
-
-    rpc.send(json!({"type": "new_session"}));
-    let (reason, _) = until(&mut events, "session_shutdown", |e| match pi_event(e) {
-        Some(PiEvent::SessionShutdown(s)) => Some(s.reason),
-        _ => None,
-    })
-    .await;
-    assert_eq!(reason, SessionReason::New);
-    let (second, skipped) = until(&mut events, "Connected", |e| match e {
-        BridgeEvent::Connected { hello, .. } => Some(hello.clone()),
-        _ => None,
-    })
-    .await;
-    assert!(
-        skipped
-            .iter()
-            .any(|e| matches!(e, BridgeEvent::Disconnected { .. })),
-        "{skipped:?}"
-    );
-    assert_ne!(first.instance, second.instance);
-    assert_ne!(first.session_id, second.session_id);
-    let (start, _) = until(&mut events, "session_start", |e| match pi_event(e) {
-        Some(PiEvent::SessionStart(s)) => Some(s.clone()),
-        _ => None,
-    })
-    .await;
-    assert_eq!(start.reason, SessionReason::New);
-    assert!(start.custom_entries.is_empty(), "{:?}", start.custom_entries);
-    let idle = call(&handle, &mut events, Command::IsIdle).await.unwrap();
-    assert_eq!(idle["idle"], json!(true));
-    let usage = call(&handle, &mut events, Command::ContextUsage).await.unwrap();
-    assert_eq!(usage["usage"]["contextWindow"], json!(128000), "{usage}");
-    assert!(call(&handle, &mut events, Command::Abort).await.is_ok());
-    let notify = Command::Notify {
-        message: "hello from pokeshell".into(),
-        level: NotifyLevel::Info,
-    };
-    assert_eq!(
-        call(&handle, &mut events, notify).await.unwrap(),
-        json!({"shown": true})
-    );
-    // Bad commands get error replies; the bridge keeps working.
-    let stray = Command::ToolReply(ToolReply {
-        call_id: "nope".into(),
-        text: "x".into(),
-        is_error: false,
-        details: None,
-    });
-    let error = call(&handle, &mut events, stray).await.unwrap_err();
-    assert!(error.contains("no tool call nope"), "{error}");
-    let empty = Command::AppendEntry {
-        custom_type: String::new(),
-        data: Value::Null,
-    };
-    assert!(
-        call(&handle, &mut events, empty)
-            .await
-            .unwrap_err()
-            .contains("customType")
-    );
-
-    let first_file = first.session_file.clone().expect("a session file");
-    rpc.send(json!({"type": "switch_session", "sessionPath": first_file}));
-    let (start, _) = until(
-        &mut events,
-        "session_start after the resume",
-        |e| match pi_event(e) {
-            Some(PiEvent::SessionStart(s)) => Some(s.clone()),
-            _ => None,
-        },
-    )
-    .await;
-    assert_eq!(start.reason, SessionReason::Resume);
-    assert_eq!(start.session_id, first.session_id);
-    let restored: Vec<_> = start
-        .custom_entries
-        .iter()
-        .map(|e| (e.custom_type.as_str(), e.data.clone()))
-        .collect();
-    assert_eq!(restored, vec![("pokeshell-wakeup", wakeup)]);
-}
-
-/// HO-G6: the file lists in a handoff summary are cumulative. The second handoff no longer sees the
-/// first step's write in the messages it summarizes; the file still appears because the bridge merges
-/// the previous compaction's lists.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn handoff_file_lists_accumulate_across_compactions() {
-    let model = Model::start(|body, _| {
-        let last = body["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .cloned()
-            .unwrap_or_default();
-        if is_handoff_request(body) {
-            Reply::Text(HANDOFF_DOC.into())
-        } else if !has_tools(body) {
-            Reply::Text("Default summary.".into())
-        } else if last["role"] == "tool" {
-            Reply::Text("Step finished.".into())
-        } else if last.to_string().contains("step-one") {
-            Reply::ToolCall {
-                name: "write",
-                args: json!({"path": "notes.txt", "content": "first notes\n"}),
-            }
-        } else if last.to_string().contains("step-two") {
-            Reply::ToolCall {
-                name: "read",
-                args: json!({"path": "spec.md"}),
-            }
-        } else if last.to_string().contains("step-three") {
-            Reply::ToolCall {
-                name: "write",
-                args: json!({"path": "other.txt", "content": "more\n"}),
-            }
-        } else {
-            Reply::Text("ok".into())
-        }
-    });
-    let pi = Pi::new(&model);
-    std::fs::write(pi.work.path().join("spec.md"), "# spec\n").unwrap();
-    let (handle, mut events, _dir) = start_server();
-    let mut rpc = Rpc::start(&pi, &handle.env());
-    connected(&mut events).await;
-    prompt_and_settle(&mut rpc, &mut events, "step-one").await;
-    prompt_and_settle(&mut rpc, &mut events, "step-two").await;
-    prompt_and_settle(&mut rpc, &mut events, "filler").await;
-    let handoff = || {
-        Command::Compact(CompactRequest {
-            custom_instructions: None,
-            handoff: true,
-            save: false,
-        })
-    };
-    let first = call(&handle, &mut events, handoff())
-        .await
-        .expect("first handoff");
-    assert_eq!(first["handoff"]["outcome"], "written", "{first}");
-    assert_eq!(first["handoff"]["path"], Value::Null);
-
-    prompt_and_settle(&mut rpc, &mut events, "step-three").await;
-    prompt_and_settle(&mut rpc, &mut events, "filler again").await;
-    let second = call(&handle, &mut events, handoff())
-        .await
-        .expect("second handoff");
-    assert_eq!(second["handoff"]["outcome"], "written", "{second}");
-    assert_eq!(second["handoff"]["modifiedFiles"], json!(2), "{second}");
-
-    prompt_and_settle(&mut rpc, &mut events, "after").await;
-    let text = request_text(model.requests().last().unwrap()).replace("\\n", "\n");
-    let modified = text
-        .split("<modified-files>")
-        .nth(1)
-        .and_then(|s| s.split("</modified-files>").next());
-    let modified = modified.expect("a modified-files block");
-    assert!(
-        modified.contains("notes.txt") && modified.contains("other.txt"),
-        "{modified}"
-    );
-    let read = text
-        .split("<read-files>")
-        .nth(1)
-        .and_then(|s| s.split("</read-files>").next());
-    assert!(read.expect("a read-files block").contains("spec.md"), "{text}");
 }

@@ -174,14 +174,6 @@ pub mod results {
         #[serde(default)]
         pub truncated: bool,
     }
-
-    /// Reply of `notify`.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct Notified {
-        /// False in print and json mode, where pi has no UI to show it.
-        pub shown: bool,
-    }
 }
 
 /// Parses one line from the bridge.

@@ -8,13 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use super::pi_files::{AgentFiles, DEMO};
 use crate::config::ConfigPaths;
-
-/// The provider and model pi is configured with.
-pub const PROVIDER: &str = "pokeshell-demo";
-pub const MODEL: &str = "scripted";
-/// The model's context window: small, so that compaction is reachable with scripted token counts.
-pub const CONTEXT_WINDOW: u64 = 16_000;
 
 /// A pi extension loaded for the demo: it refuses `rm -rf` and ends the tool batch, which is how a
 /// run in pi 1.6.0 comes to end on a failed tool call (docs/supervision.md, the loop guard).
@@ -32,26 +27,9 @@ pub struct DemoEnv {
     pub guard: PathBuf,
 }
 
-/// pi's settings for the demo: fast retries, a quiet start, a short exit, compaction of the 16k model
-/// at 8000 tokens; and pokeshell's own demo-friendly timers and layout.
-pub fn base_settings() -> Value {
+/// pokeshell's own demo-friendly timers and layout, over the common settings of [`AgentFiles`].
+fn demo_settings() -> Value {
     json!({
-        "defaultProvider": PROVIDER,
-        "defaultModel": MODEL,
-        "defaultThinkingLevel": "off",
-        "retry": { "enabled": true, "maxRetries": 1, "baseDelayMs": 200 },
-        "enableInstallTelemetry": false,
-        "cacheWarming": "off",
-        "quietStartup": true,
-        "collapseChangelog": true,
-        "lastChangelogVersion": "1.6.0",
-        "fullscreenExitOutput": "resume-hint",
-        "compaction": {
-            "enabled": true,
-            "modelOverrides": {
-                format!("{PROVIDER}/{MODEL}"): { "reserveTokens": 8000, "keepRecentTokens": 300 }
-            }
-        },
         "pokeshell": {
             "injectionCooldownSeconds": 1,
             "wakeupMinSeconds": 1,
@@ -61,43 +39,9 @@ pub fn base_settings() -> Value {
     })
 }
 
-/// pi's models.json: one OpenAI-compatible provider at `base_url` with any key.
-pub fn models_json(base_url: &str) -> Value {
-    json!({
-        "providers": {
-            PROVIDER: {
-                "name": "pokeshell's scripted demo model",
-                "baseUrl": base_url,
-                "api": "openai-completions",
-                "apiKey": "no-key-needed",
-                "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
-                "models": [{
-                    "id": MODEL,
-                    "name": "Scripted demo model",
-                    "contextWindow": CONTEXT_WINDOW,
-                    "maxTokens": 2000,
-                    "cost": { "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0 }
-                }]
-            }
-        }
-    })
-}
-
-/// Merges `patch` into `base`: objects key by key, anything else replaced.
-pub fn merge_json(base: &mut Value, patch: &Value) {
-    match (base, patch) {
-        (Value::Object(base), Value::Object(patch)) => {
-            for (key, value) in patch {
-                merge_json(base.entry(key.clone()).or_insert(Value::Null), value);
-            }
-        }
-        (base, patch) => *base = patch.clone(),
-    }
-}
-
 impl DemoEnv {
     /// Creates the directories and pi's two files under a new private temporary directory.
-    /// `settings` (a tour's top-level settings) is merged over [`base_settings`].
+    /// `settings` (a tour's top-level settings) is merged over the demo's own.
     pub fn create(base_url: &str, settings: &Map<String, Value>) -> io::Result<DemoEnv> {
         let root = fresh_private_dir(&std::env::temp_dir())?;
         let env = DemoEnv {
@@ -118,10 +62,10 @@ impl DemoEnv {
         ] {
             std::fs::create_dir(dir).map_err(|e| with_path(e, dir))?;
         }
-        let mut all = base_settings();
-        merge_json(&mut all, &Value::Object(settings.clone()));
-        write_json(&env.agent_dir.join("settings.json"), &all)?;
-        write_json(&env.agent_dir.join("models.json"), &models_json(base_url))?;
+        let mut files = AgentFiles::new(&DEMO, base_url);
+        files.merge_settings(&demo_settings());
+        files.merge_settings(&Value::Object(settings.clone()));
+        files.write(&env.agent_dir)?;
         std::fs::write(&env.guard, GUARD_EXTENSION).map_err(|e| with_path(e, &env.guard))?;
         Ok(env)
     }
@@ -192,11 +136,6 @@ fn fresh_private_dir(parent: &Path) -> io::Result<PathBuf> {
     )))
 }
 
-fn write_json(path: &Path, value: &Value) -> io::Result<()> {
-    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
-    std::fs::write(path, text).map_err(|e| with_path(e, path))
-}
-
 fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
@@ -224,7 +163,7 @@ mod tests {
         let models: Value =
             serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("models.json")).unwrap())
                 .unwrap();
-        assert_eq!(models["providers"][PROVIDER]["baseUrl"], "http://127.0.0.1:9/v1");
+        assert_eq!(models["providers"][DEMO.id]["baseUrl"], "http://127.0.0.1:9/v1");
         let settings: Value =
             serde_json::from_str(&std::fs::read_to_string(env.agent_dir.join("settings.json")).unwrap())
                 .unwrap();

@@ -1,6 +1,7 @@
 //! `pokeshell demo`: finds (or installs) pi, builds the throw-away environment, starts the scripted
 //! model on the loopback interface and runs pi inside pokeshell with the tour's director.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,8 +48,7 @@ pub fn find_pi(flag: Option<&Path>, cache: &Path) -> Result<Option<PathBuf>, NoP
 }
 
 fn is_terminal() -> bool {
-    // SAFETY: isatty only inspects the descriptors.
-    unsafe { libc::isatty(0) == 1 && libc::isatty(1) == 1 }
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
 /// Runs the demo; returns the exit code (pi's own when it ran).

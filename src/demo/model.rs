@@ -30,7 +30,7 @@ pub use directive::parse as parse_directives;
 pub use record::{AnsweredBy, RecordedRequest, RequestKind};
 pub use step::{Reply, Scenario, Step, ToolCall};
 
-/// The model ids `GET /v1/models` lists (the ones the test and demo `models.json` use).
+/// The model ids `GET /v1/models` lists: those of the tests' provider (`pi_files::MOCK`).
 pub const MODEL_IDS: [&str; 3] = ["mock-model", "mock-tiny", "mock-reasoner"];
 
 const DEFAULT_TEXT: &str = "This is the scripted model: nothing was queued for this request. \

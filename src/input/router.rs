@@ -41,10 +41,6 @@ impl Router {
         self.armed
     }
 
-    pub fn disarm(&mut self) {
-        self.armed = false;
-    }
-
     /// Whether the host currently reports key releases (kitty flag 2 mirrored from pi).
     pub fn set_release_events(&mut self, on: bool) {
         self.release_events = on;

@@ -100,7 +100,6 @@ impl Session {
                 }
                 self.restore_settings(&link::entry_values(&s.custom_entries), now, fx);
                 sup::Event::SessionStart {
-                    reason: format!("{:?}", s.reason).to_lowercase(),
                     session_id: s.session_id.unwrap_or_default(),
                     entries: link::custom_entries(&s.custom_entries),
                 }

@@ -52,7 +52,6 @@ pub enum Event {
     },
     /// `session_start`. `entries` are the branch's custom entries, oldest first.
     SessionStart {
-        reason: String,
         session_id: String,
         entries: Vec<CustomEntry>,
     },

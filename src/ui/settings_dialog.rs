@@ -111,10 +111,6 @@ impl SettingsDialog {
         });
     }
 
-    pub fn set_message(&mut self, message: Option<DialogMessage>) {
-        self.message = message;
-    }
-
     pub fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
         if key.kind == KeyEventKind::Release {
             return DialogOutcome::None;

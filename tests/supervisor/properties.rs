@@ -101,7 +101,7 @@ fn event() -> impl Strategy<Value = Event> {
             args: json!({"delay_seconds": delay, "prompt": "wake"}),
         }),
         1 => Just(Event::ToolCallRequest { call_id: "cancel".into(), name: "cancel_wakeup".into(), args: json!({}) }),
-        1 => Just(Event::SessionStart { reason: "new".into(), session_id: "s".into(), entries: vec![] }),
+        1 => Just(Event::SessionStart { session_id: "s".into(), entries: vec![] }),
         1 => Just(Event::SessionTree),
         1 => Just(Event::SessionShutdown),
         1 => Just(Event::BridgeConnected),

@@ -163,7 +163,6 @@ impl Sim {
 
     pub fn session_with(&mut self, id: &str, entries: Vec<CustomEntry>) -> &mut Self {
         self.event(Event::SessionStart {
-            reason: "startup".into(),
             session_id: id.into(),
             entries,
         })

@@ -60,7 +60,7 @@ pub struct MatrixBuilder {
 impl MatrixBuilder {
     /// Merged over [`fast_settings`] into the agent dir's settings.json (pi's and pokeshell's).
     pub fn settings(mut self, patch: Value) -> Self {
-        super::pi::merge_json(&mut self.settings, patch);
+        pokeshell::demo::pi_files::merge_json(&mut self.settings, &patch);
         self
     }
 

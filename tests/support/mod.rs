@@ -2,6 +2,7 @@
 //! would be built as one more, empty, test target.
 #![allow(dead_code)]
 
+pub mod bridge;
 pub mod fixtures;
 pub mod matrix;
 pub mod pi;

@@ -1,8 +1,8 @@
-//! Real pi for the tests: where it is, and an isolated environment per test (docs/pi-facts.md,
-//! "Running pi in isolation"): a private agent dir whose models.json points at the scripted model, a
-//! session dir, a work dir without `.pi/`, a private HOME, and a child environment built from an
-//! allow-list so that nothing inherited (TMUX, KITTY_WINDOW_ID, TERM_PROGRAM, COLORTERM, SSH_*,
-//! PI_* ...) changes pi's behaviour.
+//! Real pi for the tests: where it is, and an isolated environment per test: a private agent dir
+//! whose models.json points at the scripted model (both files written by
+//! `pokeshell::demo::pi_files`, provider `mock`), a session dir, a work dir without `.pi/`, a
+//! private HOME, and a child environment built from an allow-list so that nothing inherited (TMUX,
+//! KITTY_WINDOW_ID, TERM_PROGRAM, COLORTERM, SSH_*, PI_* ...) changes pi's behaviour.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,8 +11,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use pokeshell::demo::model::ModelServer;
+use pokeshell::demo::pi_files::{AgentFiles, MOCK};
 use portable_pty::CommandBuilder;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tempfile::TempDir;
 
 use super::pty::Pty;
@@ -40,67 +41,8 @@ pub fn pi_path() -> PathBuf {
     path
 }
 
-/// The models.json of the scripted model (OpenAI-compatible provider `mock`, docs/pi-facts.md),
-/// pointing at `base_url`.
-pub fn models_json(base_url: &str) -> Value {
-    let zero_cost = json!({ "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0 });
-    json!({
-        "providers": {
-            "mock": {
-                "name": "Mock (OpenAI-compatible)",
-                "baseUrl": base_url,
-                "api": "openai-completions",
-                "apiKey": "dummy-not-a-key",
-                "compat": { "supportsDeveloperRole": false, "supportsReasoningEffort": false },
-                "models": [
-                    { "id": "mock-model", "name": "Mock Model", "contextWindow": 128000, "maxTokens": 4096,
-                      "cost": zero_cost },
-                    { "id": "mock-tiny", "name": "Mock Tiny Context", "contextWindow": 16000, "maxTokens": 2000,
-                      "cost": zero_cost },
-                    { "id": "mock-reasoner", "name": "Mock Reasoner", "reasoning": true, "contextWindow": 128000,
-                      "maxTokens": 4096, "cost": zero_cost }
-                ]
-            }
-        }
-    })
-}
-
-/// The settings.json the tests start from: fast retries, no start-up chatter, short exit output,
-/// and the small compaction window for `mock/mock-tiny` (docs/pi-facts.md, Compactions).
-pub fn default_settings() -> Value {
-    json!({
-        "defaultProvider": "mock",
-        "defaultModel": "mock-model",
-        "defaultThinkingLevel": "off",
-        "retry": { "enabled": true, "maxRetries": 1, "baseDelayMs": 200 },
-        "enableInstallTelemetry": false,
-        "cacheWarming": "off",
-        "quietStartup": true,
-        "collapseChangelog": true,
-        "lastChangelogVersion": "1.6.0",
-        "fullscreenExitOutput": "resume-hint",
-        "compaction": {
-            "enabled": true,
-            "modelOverrides": { "mock/mock-tiny": { "reserveTokens": 8000, "keepRecentTokens": 300 } }
-        }
-    })
-}
-
-/// Merges `patch` into `base`: objects key by key, anything else replaced.
-pub fn merge_json(base: &mut Value, patch: Value) {
-    match (base, patch) {
-        (Value::Object(base), Value::Object(patch)) => {
-            for (key, value) in patch {
-                merge_json(base.entry(key).or_insert(Value::Null), value);
-            }
-        }
-        (base, patch) => *base = patch,
-    }
-}
-
 pub struct PiEnvBuilder {
-    base_url: String,
-    settings: Value,
+    files: AgentFiles,
     args: Vec<String>,
     env: Vec<(String, String)>,
 }
@@ -108,7 +50,7 @@ pub struct PiEnvBuilder {
 impl PiEnvBuilder {
     /// Merged into the default settings (e.g. a `poke` block, or `{"retry":{"maxRetries":0}}`).
     pub fn settings(mut self, patch: Value) -> Self {
-        merge_json(&mut self.settings, patch);
+        self.files.merge_settings(&patch);
         self
     }
 
@@ -139,8 +81,9 @@ impl PiEnvBuilder {
             std::fs::create_dir_all(dir).expect("create pi test dir");
         }
         let [agent_dir, session_dir, work_dir, home_dir] = dirs;
-        write_json(&agent_dir.join("models.json"), &models_json(&self.base_url));
-        write_json(&agent_dir.join("settings.json"), &self.settings);
+        self.files
+            .write(&agent_dir)
+            .expect("write pi's settings.json and models.json");
         PiEnv {
             pi: pi_path(),
             agent_dir,
@@ -152,11 +95,6 @@ impl PiEnvBuilder {
             _root: root,
         }
     }
-}
-
-fn write_json(path: &Path, value: &Value) {
-    let text = serde_json::to_string_pretty(value).expect("serialize json");
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
 }
 
 /// One test's pi environment; the temp dirs go away with it.
@@ -182,8 +120,7 @@ impl PiEnv {
 
     pub fn builder(base_url: &str) -> PiEnvBuilder {
         PiEnvBuilder {
-            base_url: base_url.to_string(),
-            settings: default_settings(),
+            files: AgentFiles::new(&MOCK, base_url),
             args: Vec::new(),
             env: Vec::new(),
         }
@@ -372,7 +309,7 @@ impl std::fmt::Display for RunOutput {
 }
 
 /// Waits for pi's first frame in `pty`: the footer naming a mock model. Typing before it would go
-/// through the terminal's line discipline (docs/pi-facts.md, pi in a terminal).
+/// through the terminal's line discipline, which pi has not switched off yet.
 #[track_caller]
 pub fn wait_for_tui(pty: &Pty, timeout: Duration) {
     pty.wait_until("pi's footer with the mock model", timeout, |screen| {

@@ -1,6 +1,6 @@
 //! End-to-end harness: a command in a real PTY, its output fed into a vt100 screen by a reader
-//! thread. The harness plays a plain terminal that answers no queries (pi copes, docs/pi-facts.md,
-//! pi in a terminal). Every wait is bounded by a deadline; a failed wait panics with the screen. The child's
+//! thread. The harness plays a plain terminal that answers no queries (pi copes without
+//! the answers). Every wait is bounded by a deadline; a failed wait panics with the screen. The child's
 //! whole process group is killed on drop.
 
 use std::io::{Read, Write};
