@@ -7,6 +7,7 @@
 mod child;
 mod draw;
 mod flash;
+mod format;
 mod input;
 mod layout;
 pub mod link;
@@ -14,6 +15,7 @@ mod mouse;
 mod overlay;
 mod pi;
 mod settings;
+mod status;
 pub mod view;
 
 use ratatui::Frame;
@@ -243,7 +245,7 @@ impl Session {
     pub fn next_deadline(&self, now: Now) -> Option<u64> {
         let minute = self
             .side_visible()
-            .then(|| view::next_uptime_change(self.started_ms, now.mono_ms));
+            .then(|| format::next_uptime_change(self.started_ms, now.mono_ms));
         let second = self
             .supervisor
             .has_live_timers()

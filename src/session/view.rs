@@ -5,11 +5,11 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::Session;
+use super::format::{clock, duration, short_session, uptime};
 use crate::bridge::protocol::Hello;
 use crate::supervisor::view::{ToolView, WakeupView};
 use crate::supervisor::{AgentState, ContextUsage, LedgerKind, LedgerRecord, Now, View};
 use crate::ui::side::{Section, SideView};
-use crate::ui::status_overlay::LiveLine;
 use crate::ui::theme::{self, Tone};
 
 /// How many interventions the side pane lists.
@@ -76,57 +76,6 @@ impl PiInfo {
         self.context = None;
         self.compacted = true;
     }
-}
-
-/// Session ids are time-ordered UUIDs: sessions made minutes apart share their first block, so the
-/// short form keeps the first block and the random end.
-pub fn short_session(s: &str) -> String {
-    let is_uuid = s.len() >= 32 && s.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    if is_uuid {
-        format!("{}…{}", &s[..8], &s[s.len() - 6..])
-    } else {
-        s.to_string()
-    }
-}
-
-/// Uptime at minute resolution, so an idle pokeshell redraws at most once a minute.
-pub fn uptime(ms: u64) -> String {
-    let mins = ms / 60_000;
-    match mins {
-        0 => "under a minute".into(),
-        m if m < 60 => format!("{m}m"),
-        m => format!("{}h {:02}m", m / 60, m % 60),
-    }
-}
-
-/// When the uptime shown next changes (mono ms).
-pub fn next_uptime_change(started_ms: u64, now_ms: u64) -> u64 {
-    let elapsed = now_ms.saturating_sub(started_ms);
-    started_ms + (elapsed / 60_000 + 1) * 60_000
-}
-
-/// `42s`, `3m 05s`, `1h 02m`.
-pub fn duration(ms: u64) -> String {
-    let s = ms / 1000;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
-    }
-}
-
-/// Local wall-clock time `HH:MM:SS` of a Unix-epoch millisecond timestamp.
-pub fn clock(wall_ms: u64) -> String {
-    let secs = (wall_ms / 1000) as libc::time_t;
-    // SAFETY: localtime_r writes only into the zeroed local struct it is given.
-    let tm = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            return "--:--:--".into();
-        }
-        tm
-    };
-    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
 }
 
 fn kv(key: &str, value: impl Into<String>) -> Line<'static> {
@@ -219,68 +168,6 @@ fn agent_line(state: AgentState) -> Line<'static> {
 }
 
 impl Session {
-    /// The live state for the status overlay (prefix+i).
-    pub fn live_lines(&self, now: Now) -> Vec<LiveLine> {
-        let view = self.supervisor_view(now);
-        let bridge = match &self.pi.status {
-            BridgeStatus::NotUsed => "not used (the hosted program is not pi)".to_string(),
-            BridgeStatus::Waiting => "waiting for pi".to_string(),
-            BridgeStatus::Connected => "connected".to_string(),
-            BridgeStatus::Disconnected(why) => format!("not connected: {why}"),
-        };
-        let agent = match view.agent {
-            AgentState::Idle => "idle",
-            AgentState::Running => "running",
-            AgentState::Compacting => "compacting",
-            AgentState::Unknown => "unknown",
-        };
-        let tools = if view.tools.is_empty() {
-            "none".to_string()
-        } else {
-            view.tools
-                .iter()
-                .map(|t| format!("{} {}", t.name, duration(t.elapsed_ms)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let wake = match &view.wake {
-            None => "none".to_string(),
-            Some(w) => format!(
-                "{:?}{}",
-                w.phase,
-                if w.failed { " (compaction failed)" } else { "" }
-            )
-            .to_lowercase(),
-        };
-        let c = &view.counters;
-        let mut lines = vec![
-            LiveLine::new("Bridge", bridge),
-            LiveLine::new("Agent", agent),
-            LiveLine::new("Tools running", tools),
-            LiveLine::new("Post-compaction wake", wake),
-            LiveLine::new("Pokes this episode", format!("{} of {}", c.pokes, c.max_pokes)),
-            LiveLine::new(
-                "Empty-reply retries",
-                format!("{} of {}", c.retries, c.max_retries),
-            ),
-            LiveLine::new(
-                "Loop nudges",
-                format!("{} of {}", c.loop_nudges, c.max_loop_nudges),
-            ),
-            LiveLine::new("Pending wakeups", view.wakeups.len().to_string()),
-        ];
-        if let Some(who) = view.stopped_by {
-            lines.push(LiveLine::new(
-                "Stopped",
-                format!("by {}: no automatic poke until you type", who.who()),
-            ));
-        }
-        if let Some(path) = &self.opts.ledger_path {
-            lines.push(LiveLine::new("Intervention log", path.display().to_string()));
-        }
-        lines
-    }
-
     /// The side pane: `extra` (from a layer above the session) first, then the session's own.
     pub(super) fn side_from(&self, view: &View, pane: Rect, now: Now, extra: Option<Section>) -> SideView {
         let mut sections: Vec<Section> = extra.into_iter().collect();
@@ -428,27 +315,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uptime_is_coarse() {
-        assert_eq!(uptime(59_000), "under a minute");
-        assert_eq!(uptime(61_000), "1m");
-        assert_eq!(uptime((3600 + 5 * 60) * 1000), "1h 05m");
-    }
-
-    #[test]
-    fn next_change_is_the_next_whole_minute() {
-        let t0 = 5_000;
-        assert_eq!(next_uptime_change(t0, t0 + 61_000), t0 + 120_000);
-    }
-
-    #[test]
-    fn durations_read_naturally() {
-        assert_eq!(duration(0), "0s");
-        assert_eq!(duration(45_900), "45s");
-        assert_eq!(duration(185_000), "3m 05s");
-        assert_eq!(duration(3_720_000), "1h 02m");
-    }
-
-    #[test]
     fn context_bar_shows_percent_or_unknown() {
         let u = ContextUsage {
             tokens: Some(9000),
@@ -470,10 +336,5 @@ mod tests {
             .map(|s| s.content.as_ref())
             .collect();
         assert_eq!(text, "unknown since the compaction");
-        assert_eq!(
-            short_session("01a2295d-dba3-768d-b465-1b68f3b14104"),
-            "01a2295d…b14104"
-        );
-        assert_eq!(short_session("my session"), "my session");
     }
 }
