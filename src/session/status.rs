@@ -1,0 +1,71 @@
+//! The live lines of the status overlay (prefix+i): what the session and the supervisor know now.
+
+use super::Session;
+use super::format::duration;
+use super::view::BridgeStatus;
+use crate::supervisor::{AgentState, Now};
+use crate::ui::status_overlay::LiveLine;
+
+impl Session {
+    /// The live state for the status overlay (prefix+i).
+    pub fn live_lines(&self, now: Now) -> Vec<LiveLine> {
+        let view = self.supervisor_view(now);
+        let bridge = match &self.pi.status {
+            BridgeStatus::NotUsed => "not used (the hosted program is not pi)".to_string(),
+            BridgeStatus::Waiting => "waiting for pi".to_string(),
+            BridgeStatus::Connected => "connected".to_string(),
+            BridgeStatus::Disconnected(why) => format!("not connected: {why}"),
+        };
+        let agent = match view.agent {
+            AgentState::Idle => "idle",
+            AgentState::Running => "running",
+            AgentState::Compacting => "compacting",
+            AgentState::Unknown => "unknown",
+        };
+        let tools = if view.tools.is_empty() {
+            "none".to_string()
+        } else {
+            view.tools
+                .iter()
+                .map(|t| format!("{} {}", t.name, duration(t.elapsed_ms)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let wake = match &view.wake {
+            None => "none".to_string(),
+            Some(w) => format!(
+                "{:?}{}",
+                w.phase,
+                if w.failed { " (compaction failed)" } else { "" }
+            )
+            .to_lowercase(),
+        };
+        let c = &view.counters;
+        let mut lines = vec![
+            LiveLine::new("Bridge", bridge),
+            LiveLine::new("Agent", agent),
+            LiveLine::new("Tools running", tools),
+            LiveLine::new("Post-compaction wake", wake),
+            LiveLine::new("Pokes this episode", format!("{} of {}", c.pokes, c.max_pokes)),
+            LiveLine::new(
+                "Empty-reply retries",
+                format!("{} of {}", c.retries, c.max_retries),
+            ),
+            LiveLine::new(
+                "Loop nudges",
+                format!("{} of {}", c.loop_nudges, c.max_loop_nudges),
+            ),
+            LiveLine::new("Pending wakeups", view.wakeups.len().to_string()),
+        ];
+        if let Some(who) = view.stopped_by {
+            lines.push(LiveLine::new(
+                "Stopped",
+                format!("by {}: no automatic poke until you type", who.who()),
+            ));
+        }
+        if let Some(path) = &self.opts.ledger_path {
+            lines.push(LiveLine::new("Intervention log", path.display().to_string()));
+        }
+        lines
+    }
+}
