@@ -1,5 +1,5 @@
 //! The bridge socket server against hand-written clients: handshake, bad input of every kind,
-//! replacement of connections, replies, cleanup.
+//! replacement of connections, refusal of other processes while one is live, replies, cleanup.
 
 use std::time::Duration;
 
@@ -440,8 +440,9 @@ async fn a_peer_closing_mid_line_disconnects_cleanly_and_fails_its_commands() {
     assert_eq!(server.handle.send(Command::Abort), Err(SendError::NotConnected));
 }
 
+/// Both clients are this test process: one pi process replacing its extension runtime (/new, /reload).
 #[tokio::test]
-async fn a_second_connection_replaces_the_first() {
+async fn a_second_connection_from_the_same_process_replaces_the_first() {
     let mut server = start();
     let (mut first, first_conn) = server.connect_ok().await;
     let pending = server.handle.send(Command::IsIdle).unwrap();
@@ -586,4 +587,135 @@ fn a_peer_of_another_uid_is_rejected() {
         other => panic!("expected Rejected, got {other:?}"),
     }
     assert!(!server.handle.is_connected());
+}
+
+/// What a forked child saw after its hello: its exit code tells the first line it read.
+const CHILD_WELCOMED: i32 = 0;
+const CHILD_REJECTED: i32 = 2;
+
+/// Forks a child that connects, sends `hello` and leaves with [`CHILD_WELCOMED`], [`CHILD_REJECTED`] or
+/// another code, after the first line it reads. Another process, so the server sees another pid.
+fn hello_from_child(server: &Server, hello: &str) -> libc::pid_t {
+    use std::os::unix::ffi::OsStrExt;
+    let path = server.handle.socket_path().as_os_str().to_owned();
+    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (dst, src) in addr.sun_path.iter_mut().zip(path.as_bytes()) {
+        *dst = *src as libc::c_char;
+    }
+    // SAFETY: the child calls only async-signal-safe functions and leaves with _exit.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        unsafe {
+            let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
+            let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+            if fd < 0 || libc::connect(fd, &addr as *const _ as *const libc::sockaddr, len) != 0 {
+                libc::_exit(11);
+            }
+            libc::write(fd, hello.as_ptr() as *const libc::c_void, hello.len());
+            let mut buf = [0u8; 512];
+            let mut got = 0usize;
+            while got < buf.len() && !buf[..got].contains(&b'\n') {
+                let n = libc::read(fd, buf[got..].as_mut_ptr() as *mut libc::c_void, buf.len() - got);
+                if n <= 0 {
+                    break;
+                }
+                got += n as usize;
+            }
+            let line = &buf[..got];
+            if line.starts_with(b"{\"type\":\"welcome\"") {
+                libc::_exit(CHILD_WELCOMED);
+            }
+            if line.starts_with(b"{\"type\":\"rejected\"") {
+                libc::_exit(CHILD_REJECTED);
+            }
+            libc::_exit(12);
+        }
+    }
+    pid
+}
+
+/// The child's exit code, killing it when it has not ended within the deadline.
+fn child_exit(pid: libc::pid_t) -> i32 {
+    let deadline = std::time::Instant::now() + WAIT;
+    let mut status = 0;
+    loop {
+        // SAFETY: reaping our own child.
+        let done = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if done == pid {
+            return libc::WEXITSTATUS(status);
+        }
+        if std::time::Instant::now() >= deadline {
+            // SAFETY: our own child, still running.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            panic!("the child did not end within {WAIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A leaked token is not enough to take the bridge over: while a connection is live, a hello from
+/// another process is refused and the live connection keeps carrying the commands.
+#[test]
+fn a_hello_from_another_process_is_refused_while_a_bridge_is_live() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _guard = runtime.enter();
+    let mut server = start();
+    let (mut live, _) = runtime.block_on(server.connect_ok());
+    let hello = hello_line(&server.token(), PROTOCOL_VERSION);
+
+    let child = hello_from_child(&server, &hello);
+    assert_eq!(child_exit(child), CHILD_REJECTED, "the child was not refused");
+    let reason = runtime.block_on(server.expect("Rejected", |e| match e {
+        BridgeEvent::Rejected { reason } => Some(reason),
+        _ => None,
+    }));
+    assert!(reason.contains("holds the live bridge connection"), "{reason}");
+
+    assert!(server.handle.is_connected());
+    let id = server.handle.send(Command::IsIdle).unwrap();
+    runtime.block_on(async {
+        let command = live.read_json().await;
+        assert_eq!(command["id"], id, "the live connection still gets the commands");
+        live.write_raw(
+            format!("{{\"type\":\"reply\",\"id\":{id},\"ok\":true,\"result\":{{}}}}\n").as_bytes(),
+        )
+        .await;
+        // `expect` takes the very next event: no Disconnected of the live connection came first.
+        let got = server
+            .expect("the reply", |e| match e {
+                BridgeEvent::Reply {
+                    id, result: Ok(_), ..
+                } => Some(id),
+                _ => None,
+            })
+            .await;
+        assert_eq!(got, id);
+    });
+}
+
+/// A connection pokeshell dropped (SIGUSR1) or one that broke is not live: the next hello, from any
+/// process, is welcomed.
+#[test]
+fn a_hello_from_another_process_is_welcomed_once_the_live_connection_was_dropped() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _guard = runtime.enter();
+    let mut server = start();
+    let (_first, first_conn) = runtime.block_on(server.connect_ok());
+    server.handle.disconnect("dropped on request").unwrap();
+    runtime.block_on(server.expect("Disconnected", |e| match e {
+        BridgeEvent::Disconnected { conn, .. } if conn == first_conn => Some(()),
+        _ => None,
+    }));
+    let hello = hello_from_child(&server, &hello_line(&server.token(), PROTOCOL_VERSION));
+    assert_eq!(child_exit(hello), CHILD_WELCOMED, "the child was not welcomed");
+    let conn = runtime.block_on(server.expect("Connected", |e| match e {
+        BridgeEvent::Connected { conn, .. } => Some(conn),
+        _ => None,
+    }));
+    assert_ne!(conn, first_conn);
 }

@@ -2,8 +2,9 @@
  * pokeshell bridge: a pi extension that forwards pi's lifecycle events to pokeshell over a Unix socket
  * and carries out the commands pokeshell sends back. It decides nothing; pokeshell does.
  *
- * Loaded with `pi -e <path>` by pokeshell, which sets POKESHELL_SOCKET and POKESHELL_TOKEN. Without both
- * variables the extension does nothing at all. Protocol: docs/protocol.md (JSON lines, version 1).
+ * Loaded with `pi -e <path>` by pokeshell, which sets POKESHELL_SOCKET and POKESHELL_TOKEN; the bridge
+ * takes both out of pi's environment at once (secrets.ts). Without both variables the extension does
+ * nothing at all. Protocol: docs/protocol.md (JSON lines, version 1).
  * This entry file wires the modules next to it; pokeshell writes them all into one directory.
  *
  * Rules every module keeps:
@@ -22,17 +23,17 @@ import { sessionInfo, snapshot } from "./context.ts";
 import { forwardEvents } from "./events.ts";
 import { TURN_HOLD_MS } from "./limits.ts";
 import { Link } from "./link.ts";
+import { takeSecrets } from "./secrets.ts";
 import type { Bridge } from "./state.ts";
 import { ForwardedTools, registerWakeupTools } from "./tools.ts";
 import { TurnHolds } from "./turns.ts";
 import { safe } from "./util.ts";
 
 export default function pokeshellBridge(pi: any) {
-	const socketPath = process.env.POKESHELL_SOCKET;
-	const token = process.env.POKESHELL_TOKEN;
-	if (!socketPath || !token) return;
+	const secrets = takeSecrets(process.env, globalThis);
+	if (!secrets) return;
 	try {
-		startBridge(pi, socketPath, token);
+		startBridge(pi, secrets.socketPath, secrets.token);
 	} catch {
 		// Nothing is connected yet to report to, and pi must not see a throw.
 	}

@@ -26,6 +26,7 @@ macro_rules! modules {
 pub const BRIDGE_FILES: &[(&str, &str)] = modules![
     "util.ts",
     "limits.ts",
+    "secrets.ts",
     "framing.ts",
     "outbox.ts",
     "link.ts",

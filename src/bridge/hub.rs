@@ -1,6 +1,10 @@
 //! The one task that owns the server's state: which connection is live, which commands wait for a
 //! reply. Connections and the app talk to it through channels, so events leave in one order and a
 //! replaced connection can never slip an event in after its `Disconnected`.
+//!
+//! Admission: an authenticated connection becomes live when none is, or when it comes from the very
+//! process that holds the live one (pi replacing its extension runtime). Any other process is refused
+//! while a live connection exists, so a leaked token cannot take the bridge over.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,13 +12,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{FromBridge, Hello};
+use super::protocol::{FromBridge, Hello, PROTOCOL_VERSION, ToBridge, encode_to_bridge};
 use super::server::BridgeEvent;
 
 pub enum HubMsg {
-    /// A connection passed the handshake; the welcome is already queued on `writer`.
+    /// A connection passed the handshake; the hub queues the welcome or the refusal on `writer`.
     Authenticated {
         conn: u64,
+        /// The peer's process as the kernel reports it (`SO_PEERCRED`), not as the hello claims.
+        peer_pid: Option<i32>,
         hello: Box<Hello>,
         writer: mpsc::Sender<String>,
         close: oneshot::Sender<()>,
@@ -48,6 +54,7 @@ pub enum HubMsg {
 
 struct Live {
     conn: u64,
+    peer_pid: Option<i32>,
     writer: mpsc::Sender<String>,
     /// Dropping it tells the connection's reader to stop.
     _close: oneshot::Sender<()>,
@@ -87,16 +94,36 @@ impl Hub {
         match msg {
             HubMsg::Authenticated {
                 conn,
+                peer_pid,
                 hello,
                 writer,
                 close,
             } => {
+                if let Some(reason) = self.refusal(peer_pid) {
+                    // Dropping `writer` after the line and `close` ends the connection once it is written.
+                    if let Ok(line) = encode_to_bridge(&ToBridge::Rejected {
+                        reason: reason.clone(),
+                    }) {
+                        let _ = writer.try_send(line);
+                    }
+                    let reason = format!("refused a bridge connection: {reason}");
+                    return self.emit(BridgeEvent::Rejected { reason }).await;
+                }
+                if let Ok(line) = encode_to_bridge(&ToBridge::Welcome {
+                    protocol: PROTOCOL_VERSION,
+                }) {
+                    let _ = writer.try_send(line);
+                }
                 if let Some(old) = self.live.take() {
-                    self.end_live(old.conn, "replaced by a newer bridge connection")
-                        .await;
+                    self.end_live(
+                        old.conn,
+                        "replaced by a newer bridge connection from the same pi process",
+                    )
+                    .await;
                 }
                 self.live = Some(Live {
                     conn,
+                    peer_pid,
                     writer,
                     _close: close,
                 });
@@ -195,6 +222,20 @@ impl Hub {
             let result = Err(format!("the bridge connection ended before replying ({reason})"));
             self.emit(BridgeEvent::Reply { id, command, result }).await;
         }
+    }
+
+    /// Why a newly authenticated connection from `peer_pid` may not become live, if it may not.
+    fn refusal(&self, peer_pid: Option<i32>) -> Option<String> {
+        let live = self.live.as_ref()?;
+        if live.peer_pid.is_some() && live.peer_pid == peer_pid {
+            return None;
+        }
+        let holder = live
+            .peer_pid
+            .map_or_else(|| "another process".to_owned(), |pid| format!("pi process {pid}"));
+        Some(format!(
+            "{holder} holds the live bridge connection; only it may replace that connection"
+        ))
     }
 
     fn live_conn(&self) -> Option<u64> {
