@@ -719,3 +719,45 @@ fn a_hello_from_another_process_is_welcomed_once_the_live_connection_was_dropped
     }));
     assert_ne!(conn, first_conn);
 }
+
+/// Heartbeats reach the app with the count of lines missing from the numbering since the previous one:
+/// lines the bridge never sent, and lines skipped here.
+#[tokio::test]
+async fn heartbeats_carry_the_lines_missing_from_the_numbering() {
+    let mut server = start();
+    let (mut client, conn) = server.connect_ok().await;
+    let beat = |seq: u64, tools: &[&str]| {
+        json!({"type": "heartbeat", "seq": seq, "at": 5, "idle": false, "pendingMessages": false,
+               "runningTools": tools})
+        .to_string()
+            + "\n"
+    };
+    client.send_event(1, json!({"type": "agent_start"})).await;
+    client.write_raw(beat(2, &[]).as_bytes()).await;
+    client
+        .send_event(3, json!({"type": "turn_start", "turnIndex": 0}))
+        .await;
+    // 4 and 5 never come; 6 is garbage and skipped.
+    client.write_raw(b"{\"type\":\"event\",\"seq\":6,\"at\":\n").await;
+    client.write_raw(beat(7, &["call_1"]).as_bytes()).await;
+
+    let mut beats = Vec::new();
+    while beats.len() < 2 {
+        if let BridgeEvent::Heartbeat {
+            conn: c,
+            heartbeat,
+            missed,
+        } = server.next().await
+        {
+            assert_eq!(c, conn);
+            beats.push((heartbeat.seq, missed, heartbeat.running_tools, heartbeat.idle));
+        }
+    }
+    assert_eq!(
+        beats,
+        [
+            (2, 0, vec![], Some(false)),
+            (7, 3, vec!["call_1".to_owned()], Some(false))
+        ]
+    );
+}

@@ -120,6 +120,7 @@ export function forwardEvents(b: Bridge) {
 	});
 
 	on(b, "tool_execution_start", (event) => {
+		b.running.start(String(event.toolCallId ?? ""));
 		emit("tool_execution_start", {
 			toolCallId: String(event.toolCallId ?? ""),
 			toolName: String(event.toolName ?? ""),
@@ -128,6 +129,7 @@ export function forwardEvents(b: Bridge) {
 	});
 
 	on(b, "tool_execution_end", (event) => {
+		b.running.end(String(event.toolCallId ?? ""));
 		emit("tool_execution_end", {
 			toolCallId: String(event.toolCallId ?? ""),
 			toolName: String(event.toolName ?? ""),

@@ -23,3 +23,5 @@ export const RECONNECT_MAX_MS = 5000;
 export const TOOL_REPLY_TIMEOUT_MS = numberFromEnv("POKESHELL_TOOL_TIMEOUT_MS", 30_000);
 export const HANDOFF_MAX_TOKENS = 8192;
 export const TURN_HOLD_MS = 300;
+/** How often a connected bridge sends a `heartbeat`. */
+export const HEARTBEAT_MS = numberFromEnv("POKESHELL_HEARTBEAT_MS", 5000);

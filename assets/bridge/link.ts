@@ -1,7 +1,10 @@
 /**
- * The connection to pokeshell: handshake, reconnection with backoff, the outbox while not connected, and
- * the numbering of what is sent. It knows nothing of pi; the entry file hands it the hello's pi fields
- * and what to do on a welcome, a command and a lost connection.
+ * The connection to pokeshell: handshake, reconnection with backoff, the outbox while not connected, the
+ * heartbeat, and the numbering of what is sent. It knows nothing of pi; the entry file hands it the
+ * hello's pi fields, the heartbeat's, and what to do on a welcome, a command and a lost connection.
+ *
+ * Every line after the hello carries `seq`, one counter per instance, taken when the line is made: a
+ * line dropped later (outbox bound, a socket that stopped draining) leaves a gap pokeshell can see.
  */
 
 import { createConnection } from "node:net";
@@ -40,6 +43,7 @@ export class Link {
 	private rejected = false;
 	private connects = 0;
 	private reconnectTimer: any = null;
+	private heartbeatTimer: any = null;
 	private backoffMs = RECONNECT_MIN_MS;
 	private splitter = new LineSplitter(MAX_LINE_BYTES);
 	private seq = 0;
@@ -60,11 +64,27 @@ export class Link {
 	// ------------------------------------------------------------ outgoing lines
 
 	emit(type: string, fields: Record<string, unknown> = {}) {
-		this.send({ type: "event", seq: ++this.seq, at: Date.now(), event: { type, ...fields } });
+		this.send({ type: "event", at: Date.now(), event: { type, ...fields } });
 	}
 
 	reply(id: number, ok: boolean, result?: unknown, error?: string) {
 		this.send(ok ? { type: "reply", id, ok: true, result: result ?? {} } : { type: "reply", id, ok: false, error });
+	}
+
+	/**
+	 * Sends a `heartbeat` with `fields()` every `everyMs` while connected; a heartbeat is never buffered,
+	 * since a stale one says nothing. The timer is unref'ed and ends with `closeForGood`.
+	 */
+	startHeartbeat(everyMs: number, fields: () => Record<string, unknown>) {
+		if (this.heartbeatTimer || this.shutDown) return;
+		this.heartbeatTimer = setInterval(
+			() =>
+				this.guard("heartbeat", () => {
+					if (this.open) this.send({ type: "heartbeat", at: Date.now(), ...fields() });
+				}),
+			everyMs,
+		);
+		this.heartbeatTimer.unref?.();
 	}
 
 	/** Reports a failure inside the bridge as a `log` event; never throws. */
@@ -86,9 +106,11 @@ export class Link {
 	}
 
 	private send(obj: any) {
-		const line = encodeLine(obj, MAX_LINE_BYTES, (message) => ({
+		const seq = ++this.seq;
+		// A line that cannot go out keeps its number on the log line that replaces it.
+		const line = encodeLine({ type: obj.type, seq, ...obj }, MAX_LINE_BYTES, (message) => ({
 			type: "event",
-			seq: ++this.seq,
+			seq,
 			at: Date.now(),
 			event: { type: "log", level: "error", message },
 		}));
@@ -137,6 +159,8 @@ export class Link {
 		this.shutDown = true;
 		if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
 		this.reconnectTimer = null;
+		if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+		this.heartbeatTimer = null;
 		const s = this.sock;
 		if (!s) return;
 		// end() flushes what is written; an unwelcomed socket has nothing worth flushing

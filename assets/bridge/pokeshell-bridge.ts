@@ -21,7 +21,8 @@ import { randomUUID } from "node:crypto";
 import { runCommand } from "./commands.ts";
 import { sessionInfo, snapshot } from "./context.ts";
 import { forwardEvents } from "./events.ts";
-import { TURN_HOLD_MS } from "./limits.ts";
+import { heartbeatFields, RunningTools } from "./heartbeat.ts";
+import { HEARTBEAT_MS, TURN_HOLD_MS } from "./limits.ts";
 import { Link } from "./link.ts";
 import { takeSecrets } from "./secrets.ts";
 import type { Bridge } from "./state.ts";
@@ -46,6 +47,7 @@ function startBridge(pi: any, socketPath: string, token: string) {
 		link: undefined as unknown as Link,
 		tools: new ForwardedTools(),
 		turns: new TurnHolds(TURN_HOLD_MS),
+		running: new RunningTools(),
 		handoffArm: null,
 	};
 	b.link = new Link(socketPath, token, randomUUID(), {
@@ -65,4 +67,5 @@ function startBridge(pi: any, socketPath: string, token: string) {
 	});
 	forwardEvents(b);
 	registerWakeupTools(b);
+	b.link.startHeartbeat(HEARTBEAT_MS, () => heartbeatFields(b.ctx, b.running));
 }

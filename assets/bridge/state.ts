@@ -1,6 +1,7 @@
 /** The state one extension instance shares between its modules. pi makes a new instance on /new,
  * /resume, /fork and /reload, so nothing here may outlive it. */
 
+import type { RunningTools } from "./heartbeat.ts";
 import type { Link } from "./link.ts";
 import type { ForwardedTools } from "./tools.ts";
 import type { TurnHolds } from "./turns.ts";
@@ -15,5 +16,6 @@ export type Bridge = {
 	link: Link;
 	tools: ForwardedTools;
 	turns: TurnHolds;
+	running: RunningTools;
 	handoffArm: HandoffArm | null;
 };

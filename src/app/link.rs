@@ -323,7 +323,7 @@ impl App {
                 self.flash(format!("bridge refused a connection: {reason}"), Tone::Warn, now);
                 effects.push(Effect::Redraw);
             }
-            BridgeEvent::Warning { .. } => {}
+            BridgeEvent::Warning { .. } | BridgeEvent::Heartbeat { .. } => {}
         }
         effects
     }

@@ -32,6 +32,7 @@ pub const BRIDGE_FILES: &[(&str, &str)] = modules![
     "link.ts",
     "summaries.ts",
     "context.ts",
+    "heartbeat.ts",
     "state.ts",
     "turns.ts",
     "tools.ts",

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{FromBridge, Hello, PROTOCOL_VERSION, ToBridge, encode_to_bridge};
+use super::protocol::{FromBridge, Hello, PROTOCOL_VERSION, SeqGaps, ToBridge, encode_to_bridge};
 use super::server::BridgeEvent;
 
 pub enum HubMsg {
@@ -55,6 +55,8 @@ pub enum HubMsg {
 struct Live {
     conn: u64,
     peer_pid: Option<i32>,
+    /// Lines missing from this connection's numbering since the last heartbeat.
+    gaps: SeqGaps,
     writer: mpsc::Sender<String>,
     /// Dropping it tells the connection's reader to stop.
     _close: oneshot::Sender<()>,
@@ -124,6 +126,7 @@ impl Hub {
                 self.live = Some(Live {
                     conn,
                     peer_pid,
+                    gaps: SeqGaps::default(),
                     writer,
                     _close: close,
                 });
@@ -131,8 +134,11 @@ impl Hub {
                 self.emit(BridgeEvent::Connected { conn, hello: *hello }).await;
             }
             HubMsg::Line { conn, msg } => {
-                if self.live_conn() != Some(conn) {
+                let Some(live) = self.live.as_mut().filter(|l| l.conn == conn) else {
                     return;
+                };
+                if let Some(seq) = line_seq(&msg) {
+                    live.gaps.note(seq);
                 }
                 match msg {
                     FromBridge::Event { seq, at, event } => {
@@ -154,6 +160,15 @@ impl Hub {
                             self.emit(BridgeEvent::Warning { conn, reason }).await;
                         }
                     },
+                    FromBridge::Heartbeat(heartbeat) => {
+                        let missed = live.gaps.take_missed();
+                        self.emit(BridgeEvent::Heartbeat {
+                            conn,
+                            heartbeat,
+                            missed,
+                        })
+                        .await;
+                    }
                     FromBridge::Hello(_) => {
                         let reason = "ignored a second hello on an authenticated connection".to_owned();
                         self.emit(BridgeEvent::Warning { conn, reason }).await;
@@ -245,5 +260,15 @@ impl Hub {
     async fn emit(&self, event: BridgeEvent) {
         // The app dropped its receiver: nobody listens, which is not an error for the server.
         let _ = self.events.send(event).await;
+    }
+}
+
+/// The number a line carries in the bridge's one counter; the hello has none.
+fn line_seq(msg: &FromBridge) -> Option<u64> {
+    match msg {
+        FromBridge::Event { seq, .. } => Some(*seq),
+        FromBridge::Reply(reply) => reply.seq,
+        FromBridge::Heartbeat(heartbeat) => Some(heartbeat.seq),
+        FromBridge::Hello(_) => None,
     }
 }

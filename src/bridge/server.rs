@@ -22,7 +22,7 @@ use super::auth;
 use super::connection::{self, ConnConfig};
 use super::hub::{self, HubMsg};
 use super::protocol::{
-    Command, ENV_SOCKET, ENV_TOKEN, Hello, MAX_LINE_BYTES, PiEvent, ToBridge, encode_to_bridge,
+    Command, ENV_SOCKET, ENV_TOKEN, Heartbeat, Hello, MAX_LINE_BYTES, PiEvent, ToBridge, encode_to_bridge,
 };
 use super::runtime_dir;
 
@@ -40,6 +40,14 @@ pub enum BridgeEvent {
         seq: u64,
         at: u64,
         event: PiEvent,
+    },
+    /// The bridge's periodic sign of life, from the live connection. `missed` counts the lines missing
+    /// from the connection's numbering since the previous heartbeat (lines the bridge dropped while
+    /// its socket did not drain, or lines skipped here as malformed or oversized).
+    Heartbeat {
+        conn: u64,
+        heartbeat: Heartbeat,
+        missed: u64,
     },
     /// The one reply to the command `id` (sent with [`BridgeHandle::send`]). A command that was in
     /// flight when its connection ended gets an `Err` reply.

@@ -78,7 +78,7 @@ test("hello first, buffered lines after the welcome, then commands reach the hoo
 	assert.equal(link.open, true);
 	link.reply(3, true, { idle: true });
 	await fake.until("the reply", () => fake.conns[0].lines.length === 3);
-	assert.deepEqual(fake.conns[0].lines[2], { type: "reply", id: 3, ok: true, result: { idle: true } });
+	assert.deepEqual(fake.conns[0].lines[2], { type: "reply", seq: 2, id: 3, ok: true, result: { idle: true } });
 	link.closeForGood();
 });
 
@@ -108,5 +108,54 @@ test("a rejected bridge never connects again", async (t) => {
 	await new Promise((resolve) => setTimeout(resolve, 700));
 	assert.equal(fake.conns.length, 1, "no second connection after the rejection");
 	assert.equal(link.open, false);
+	link.closeForGood();
+});
+
+test("every line after the hello is numbered by one counter: events, replies and heartbeats", async (t) => {
+	const fake = fakePokeshell(t);
+	const seen = { commands: [] as any[], welcomes: 0, lost: 0 };
+	const link = newLink(fake.path, seen);
+	let beats = 0;
+	link.startHeartbeat(20, () => ({ idle: true, pendingMessages: false, runningTools: [`call-${++beats}`] }));
+	link.emit("session_start");
+	link.connect();
+	await fake.until("the hello", () => fake.conns[0]?.lines.length === 1);
+	await new Promise((resolve) => setTimeout(resolve, 100));
+	assert.equal(fake.conns[0].lines.length, 1, "no heartbeat before the welcome, none buffered");
+	fake.conns[0].sock.write('{"type":"welcome","protocol":1}\n');
+	await fake.until("a heartbeat", () => fake.conns[0].lines.some((l) => l.type === "heartbeat"));
+	link.reply(1, false, undefined, "no");
+	link.emit("agent_start");
+	await fake.until("two more heartbeats", () => fake.conns[0].lines.filter((l) => l.type === "heartbeat").length >= 3);
+	link.closeForGood();
+	const lines = fake.conns[0].lines.slice(1);
+	assert.deepEqual(
+		lines.map((l) => l.seq),
+		lines.map((_, i) => i + 1),
+		"consecutive from 1",
+	);
+	assert.deepEqual(
+		new Set(lines.map((l) => l.type)),
+		new Set(["event", "reply", "heartbeat"]),
+	);
+	const beat = lines.find((l) => l.type === "heartbeat");
+	assert.equal(beat.idle, true);
+	assert.equal(beat.pendingMessages, false);
+	assert.match(beat.runningTools[0], /^call-\d+$/);
+	assert.equal(typeof beat.at, "number");
+});
+
+test("lines dropped from the outbox leave a gap in the numbers and are counted in the hello", async (t) => {
+	const fake = fakePokeshell(t);
+	const seen = { commands: [] as any[], welcomes: 0, lost: 0 };
+	const link = newLink(fake.path, seen);
+	for (let i = 0; i < 1002; i++) link.emit("turn_start", { turnIndex: i });
+	link.connect();
+	await fake.until("the hello", () => fake.conns[0]?.lines.length === 1);
+	assert.equal(fake.conns[0].lines[0].dropped, 2);
+	fake.conns[0].sock.write('{"type":"welcome","protocol":1}\n');
+	await fake.until("the flushed outbox", () => fake.conns[0].lines.length === 1001);
+	assert.equal(fake.conns[0].lines[1].seq, 3, "the first two lines are missing");
+	assert.equal(fake.conns[0].lines[1000].seq, 1002);
 	link.closeForGood();
 });
