@@ -228,7 +228,7 @@ impl Session {
 
     /// Time passed: timers that ran out, and the supervisor's.
     fn on_tick(&mut self, now: Now, fx: &mut Vec<Effect>) {
-        if self.flash.expire(now) {
+        if self.flash.expire(now) || self.pi.silent_for(now).is_some() {
             fx.push(Effect::Redraw);
         }
         if self.supervisor.next_deadline().is_some_and(|d| d <= now.mono_ms) {
@@ -250,10 +250,12 @@ impl Session {
             .supervisor
             .has_live_timers()
             .then(|| (now.mono_ms / 1000 + 1) * 1000);
+        let bridge = self.side_visible().then(|| self.pi.next_change(now)).flatten();
         [
             self.flash.deadline(),
             minute,
             second,
+            bridge,
             self.supervisor.next_deadline(),
         ]
         .into_iter()

@@ -1,165 +1,17 @@
 //! The bridge socket server against hand-written clients: handshake, bad input of every kind,
-//! replacement of connections, replies, cleanup.
+//! replies, heartbeats, cleanup; which connection is live in `admission`.
+
+#[path = "bridge_server/admission.rs"]
+mod admission;
+#[path = "bridge_server/client.rs"]
+mod client;
 
 use std::time::Duration;
 
-use pokeshell::bridge::protocol::{
-    Command, ENV_SOCKET, ENV_TOKEN, MAX_LINE_BYTES, PROTOCOL_VERSION, PiEvent, SendMessage,
-};
-use pokeshell::bridge::server::ServerOptions;
-use pokeshell::bridge::{BridgeEvent, BridgeHandle, BridgeServer, SendError};
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixStream;
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::mpsc::Receiver;
-
-const WAIT: Duration = Duration::from_secs(10);
-
-struct Server {
-    handle: BridgeHandle,
-    events: Receiver<BridgeEvent>,
-    _dir: tempfile::TempDir,
-}
-
-fn start() -> Server {
-    start_with(Duration::from_secs(5))
-}
-
-fn start_with(hello_timeout: Duration) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let options = ServerOptions {
-        parent_dir: Some(dir.path().to_owned()),
-        hello_timeout,
-        ..ServerOptions::default()
-    };
-    let (handle, events) = BridgeServer::start_with(options).unwrap();
-    Server {
-        handle,
-        events,
-        _dir: dir,
-    }
-}
-
-impl Server {
-    fn token(&self) -> String {
-        let env = self.handle.env();
-        let token = env.iter().find(|(k, _)| *k == ENV_TOKEN).unwrap();
-        token.1.to_str().unwrap().to_owned()
-    }
-
-    async fn next(&mut self) -> BridgeEvent {
-        tokio::time::timeout(WAIT, self.events.recv())
-            .await
-            .expect("no bridge event within the deadline")
-            .expect("the event channel closed")
-    }
-
-    /// Skips nothing: the next event must match.
-    async fn expect<T>(&mut self, what: &str, pick: impl FnOnce(BridgeEvent) -> Option<T>) -> T {
-        let event = self.next().await;
-        let shown = format!("{event:?}");
-        pick(event).unwrap_or_else(|| panic!("expected {what}, got {shown}"))
-    }
-
-    async fn connect(&mut self) -> Client {
-        let token = self.token();
-        self.connect_with(hello_line(&token, PROTOCOL_VERSION)).await
-    }
-
-    async fn connect_with(&mut self, hello: String) -> Client {
-        let mut client = Client::open(&self.handle).await;
-        client.write_raw(hello.as_bytes()).await;
-        client
-    }
-
-    /// Connects, checks the welcome and the Connected event; returns the client and its conn id.
-    async fn connect_ok(&mut self) -> (Client, u64) {
-        let mut client = self.connect().await;
-        let welcome = client.read_json().await;
-        assert_eq!(welcome, json!({"type": "welcome", "protocol": PROTOCOL_VERSION}));
-        let conn = self
-            .expect("Connected", |e| match e {
-                BridgeEvent::Connected { conn, hello } => {
-                    assert_eq!(hello.pid, 77);
-                    Some(conn)
-                }
-                _ => None,
-            })
-            .await;
-        (client, conn)
-    }
-}
-
-struct Client {
-    reader: BufReader<OwnedReadHalf>,
-    writer: OwnedWriteHalf,
-}
-
-impl Client {
-    async fn open(handle: &BridgeHandle) -> Client {
-        let stream = UnixStream::connect(handle.socket_path()).await.unwrap();
-        let (r, w) = stream.into_split();
-        Client {
-            reader: BufReader::new(r),
-            writer: w,
-        }
-    }
-
-    async fn write_raw(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).await.unwrap();
-        self.writer.flush().await.unwrap();
-    }
-
-    async fn send_event(&mut self, seq: u64, event: Value) {
-        let line = json!({"type": "event", "seq": seq, "at": 1, "event": event}).to_string() + "\n";
-        self.write_raw(line.as_bytes()).await;
-    }
-
-    /// The next line from the server, or None at end of stream.
-    async fn read_line(&mut self) -> Option<String> {
-        let mut line = String::new();
-        let n = tokio::time::timeout(WAIT, self.reader.read_line(&mut line))
-            .await
-            .expect("no line from the server within the deadline")
-            .unwrap_or(0);
-        (n > 0).then_some(line)
-    }
-
-    async fn read_json(&mut self) -> Value {
-        let line = self.read_line().await.expect("the server closed the connection");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    async fn expect_eof(&mut self) {
-        assert_eq!(
-            self.read_line().await,
-            None,
-            "the server should have closed the connection"
-        );
-    }
-}
-
-fn hello_line(token: &str, protocol: u32) -> String {
-    json!({
-        "type": "hello", "protocol": protocol, "token": token, "piVersion": "1.6.0", "pid": 77,
-        "instance": "test", "reconnect": false, "dropped": 0, "sessionId": "s1", "sessionFile": null,
-        "sessionName": null, "mode": "tui", "model": "mock/mock-model", "cwd": "/w"
-    })
-    .to_string()
-        + "\n"
-}
-
-fn poke() -> Command {
-    Command::SendMessage(SendMessage {
-        custom_type: "pokeshell-poke".into(),
-        content: "[Poke] continue".into(),
-        display: false,
-        trigger_turn: true,
-        deliver_as: None,
-        details: None,
-    })
-}
+use client::{Client, WAIT, hello_line, poke, start, start_with};
+use pokeshell::bridge::protocol::{Command, ENV_SOCKET, MAX_LINE_BYTES, PROTOCOL_VERSION, PiEvent};
+use pokeshell::bridge::{BridgeEvent, SendError};
+use serde_json::json;
 
 #[tokio::test]
 async fn hello_with_the_right_token_connects_and_events_flow() {
@@ -441,62 +293,6 @@ async fn a_peer_closing_mid_line_disconnects_cleanly_and_fails_its_commands() {
 }
 
 #[tokio::test]
-async fn a_second_connection_replaces_the_first() {
-    let mut server = start();
-    let (mut first, first_conn) = server.connect_ok().await;
-    let pending = server.handle.send(Command::IsIdle).unwrap();
-    first.read_json().await;
-
-    let mut second = server.connect().await;
-    assert_eq!(second.read_json().await["type"], "welcome");
-    // The old connection ends before the new one is announced; its command fails.
-    let reason = server
-        .expect("Disconnected of the first", |e| match e {
-            BridgeEvent::Disconnected { conn, reason } if conn == first_conn => Some(reason),
-            _ => None,
-        })
-        .await;
-    assert!(reason.contains("replaced"), "{reason}");
-    let failed = server
-        .expect("Reply", |e| match e {
-            BridgeEvent::Reply {
-                id, result: Err(_), ..
-            } => Some(id),
-            _ => None,
-        })
-        .await;
-    assert_eq!(failed, pending);
-    let second_conn = server
-        .expect("Connected", |e| match e {
-            BridgeEvent::Connected { conn, .. } => Some(conn),
-            _ => None,
-        })
-        .await;
-    assert_ne!(first_conn, second_conn);
-    first.expect_eof().await;
-
-    // Commands go to the new one; a late reply from the old one is not delivered.
-    let id = server.handle.send(Command::Abort).unwrap();
-    assert_eq!(second.read_json().await["id"], id);
-    let _ = first
-        .writer
-        .write_all(format!("{{\"type\":\"reply\",\"id\":{id},\"ok\":true}}\n").as_bytes())
-        .await;
-    second
-        .write_raw(
-            format!("{{\"type\":\"reply\",\"id\":{id},\"ok\":true,\"result\":{{\"from\":2}}}}\n").as_bytes(),
-        )
-        .await;
-    let result = server
-        .expect("Reply", |e| match e {
-            BridgeEvent::Reply { id: i, result, .. } if i == id => Some(result),
-            _ => None,
-        })
-        .await;
-    assert_eq!(result, Ok(json!({"from": 2})));
-}
-
-#[tokio::test]
 async fn a_reply_to_an_unknown_id_is_a_warning() {
     let mut server = start();
     let (mut client, _) = server.connect_ok().await;
@@ -523,67 +319,44 @@ async fn dropping_the_handle_removes_the_socket_dir_and_ends_the_events() {
     assert_eq!(end, None);
 }
 
-/// SO_PEERCRED reports the effective uid at connect time. As root, a child can switch its effective uid
-/// to nobody while keeping filesystem uid 0 (setfsuid), so it still reaches the 0700 socket dir and the
-/// server sees a foreign peer. Not root: the check itself is covered by the unit tests of `auth`.
-#[test]
-fn a_peer_of_another_uid_is_rejected() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("not root: cannot simulate a foreign peer here (auth::check_peer_uid is unit-tested)");
-        return;
-    }
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let _guard = runtime.enter();
+/// Heartbeats reach the app with the count of lines missing from the numbering since the previous one:
+/// lines the bridge never sent, and lines skipped here.
+#[tokio::test]
+async fn heartbeats_carry_the_lines_missing_from_the_numbering() {
     let mut server = start();
-    let path = server.handle.socket_path().as_os_str().to_owned();
-    let token = server.token();
-    let hello = hello_line(&token, PROTOCOL_VERSION);
+    let (mut client, conn) = server.connect_ok().await;
+    let beat = |seq: u64, tools: &[&str]| {
+        json!({"type": "heartbeat", "seq": seq, "at": 5, "idle": false, "pendingMessages": false,
+               "runningTools": tools})
+        .to_string()
+            + "\n"
+    };
+    client.send_event(1, json!({"type": "agent_start"})).await;
+    client.write_raw(beat(2, &[]).as_bytes()).await;
+    client
+        .send_event(3, json!({"type": "turn_start", "turnIndex": 0}))
+        .await;
+    // 4 and 5 never come; 6 is garbage and skipped.
+    client.write_raw(b"{\"type\":\"event\",\"seq\":6,\"at\":\n").await;
+    client.write_raw(beat(7, &["call_1"]).as_bytes()).await;
 
-    // Everything the child needs is prepared before fork: after it, only raw syscalls.
-    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
-    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
-    use std::os::unix::ffi::OsStrExt;
-    for (dst, src) in addr.sun_path.iter_mut().zip(path.as_bytes()) {
-        *dst = *src as libc::c_char;
-    }
-    let nobody: libc::uid_t = 65534;
-    // SAFETY: the child calls only async-signal-safe functions and leaves with _exit.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        unsafe {
-            if libc::setresuid(nobody, nobody, 0) != 0 {
-                libc::_exit(10);
-            }
-            libc::setfsuid(0);
-            let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
-            if fd < 0 {
-                libc::_exit(11);
-            }
-            let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
-            if libc::connect(fd, &addr as *const _ as *const libc::sockaddr, len) != 0 {
-                libc::_exit(12);
-            }
-            libc::write(fd, hello.as_ptr() as *const libc::c_void, hello.len());
-            let mut buf = [0u8; 256];
-            while libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len()) > 0 {}
-            libc::_exit(0);
+    let mut beats = Vec::new();
+    while beats.len() < 2 {
+        if let BridgeEvent::Heartbeat {
+            conn: c,
+            heartbeat,
+            missed,
+        } = server.next().await
+        {
+            assert_eq!(c, conn);
+            beats.push((heartbeat.seq, missed, heartbeat.running_tools, heartbeat.idle));
         }
     }
-    let event = runtime.block_on(async { tokio::time::timeout(WAIT, server.events.recv()).await });
-    let mut status = 0;
-    // SAFETY: reaping our own child; a child still connected (the check failed) is killed first.
-    unsafe {
-        if libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 {
-            libc::kill(pid, libc::SIGKILL);
-            libc::waitpid(pid, &mut status, 0);
-        }
-    }
-    let event = event.unwrap_or_else(|_| panic!("no event; child exit status {}", libc::WEXITSTATUS(status)));
-    match event {
-        Some(BridgeEvent::Rejected { reason }) => assert!(reason.contains("uid 65534"), "{reason}"),
-        other => panic!("expected Rejected, got {other:?}"),
-    }
-    assert!(!server.handle.is_connected());
+    assert_eq!(
+        beats,
+        [
+            (2, 0, vec![], Some(false)),
+            (7, 3, vec!["call_1".to_owned()], Some(false))
+        ]
+    );
 }

@@ -1,4 +1,9 @@
 //! The bridge extension, embedded in the binary and written where pi can load it with `-e <path>`.
+//!
+//! The extension is several TypeScript modules that import each other by relative path, so they are
+//! written side by side into one directory of the private runtime dir. The directory is named after a
+//! fingerprint of the sources: two pokeshell versions running at once never mix each other's modules,
+//! and an unchanged set is found as it is.
 
 use std::fs;
 use std::io::{self, Write};
@@ -7,36 +12,72 @@ use std::path::{Path, PathBuf};
 
 use super::runtime_dir;
 
-/// The TypeScript source of the bridge extension.
-pub const BRIDGE_SOURCE: &str = include_str!("../../assets/bridge/pokeshell-bridge.ts");
-
-/// File name of the extension inside the runtime dir.
+/// File name of the entry module, the one pi is given.
 pub const BRIDGE_FILE_NAME: &str = "pokeshell-bridge.ts";
 
-/// Writes the extension into the private runtime dir and returns its path.
+macro_rules! modules {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../assets/bridge/", $name)))),*]
+    };
+}
+
+/// Every module of the extension: (file name, source). The entry module comes last, so it is written
+/// after everything it imports.
+pub const BRIDGE_FILES: &[(&str, &str)] = modules![
+    "util.ts",
+    "limits.ts",
+    "secrets.ts",
+    "framing.ts",
+    "outbox.ts",
+    "link.ts",
+    "summaries.ts",
+    "context.ts",
+    "heartbeat.ts",
+    "state.ts",
+    "turns.ts",
+    "tools.ts",
+    "command-args.ts",
+    "commands.ts",
+    "handoff-text.ts",
+    "handoff.ts",
+    "events.ts",
+    "pokeshell-bridge.ts",
+];
+
+/// Writes the extension into the private runtime dir and returns the entry module's path.
 pub fn install_bridge() -> io::Result<PathBuf> {
     install_bridge_in(&runtime_dir::private_runtime_dir()?)
 }
 
-/// Writes the extension into `dir` (which must be private) unless an identical copy is already there:
-/// pi caches the transpiled file, and an unchanged file keeps that cache warm.
+/// Writes the extension into a fingerprinted directory inside `dir` (which must be private) and returns
+/// the entry module's path. Files already there with the right content are left alone: pi caches the
+/// transpiled modules, and unchanged files keep that cache warm.
 pub fn install_bridge_in(dir: &Path) -> io::Result<PathBuf> {
     runtime_dir::ensure_private_dir(dir)?;
-    let path = dir.join(BRIDGE_FILE_NAME);
+    let target = dir.join(format!("bridge-{:016x}", fingerprint(BRIDGE_FILES)));
+    runtime_dir::ensure_private_dir(&target)?;
+    for (name, source) in BRIDGE_FILES {
+        write_if_changed(&target, name, source)?;
+    }
+    Ok(target.join(BRIDGE_FILE_NAME))
+}
+
+fn write_if_changed(dir: &Path, name: &str, source: &str) -> io::Result<()> {
+    let path = dir.join(name);
     if let Ok(existing) = fs::read(&path)
-        && existing == BRIDGE_SOURCE.as_bytes()
+        && existing == source.as_bytes()
     {
-        return Ok(path);
+        return Ok(());
     }
     // Write a temporary file and rename it, so a pi starting meanwhile never reads half a file.
-    let tmp = dir.join(format!(".{BRIDGE_FILE_NAME}.{}.tmp", std::process::id()));
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let written = fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
         .open(&tmp)
-        .and_then(|mut f| f.write_all(BRIDGE_SOURCE.as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|mut f| f.write_all(source.as_bytes()).and_then(|()| f.sync_all()))
         .and_then(|()| fs::rename(&tmp, &path));
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
@@ -45,7 +86,19 @@ pub fn install_bridge_in(dir: &Path) -> io::Result<PathBuf> {
             format!("cannot write {}: {e}", path.display()),
         ));
     }
-    Ok(path)
+    Ok(())
+}
+
+/// FNV-1a over names and sources: stable across builds and Rust versions, which a std hasher is not.
+fn fingerprint(files: &[(&str, &str)]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (name, source) in files {
+        for byte in name.bytes().chain([0]).chain(source.bytes()).chain([0]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
 }
 
 /// The arguments that make pi load the extension at `path`.
@@ -59,13 +112,39 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     #[test]
-    fn writes_the_embedded_source_privately() {
+    fn writes_every_module_privately_side_by_side() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("rt");
-        let path = install_bridge_in(&dir).unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), BRIDGE_SOURCE);
-        assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
+        let entry = install_bridge_in(&dir).unwrap();
+        assert_eq!(entry.file_name().unwrap(), BRIDGE_FILE_NAME);
+        let modules = entry.parent().unwrap();
+        assert_eq!(modules.parent().unwrap(), dir);
+        for (name, source) in BRIDGE_FILES {
+            let path = modules.join(name);
+            assert_eq!(fs::read_to_string(&path).unwrap(), *source, "{name}");
+            assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o600, "{name}");
+        }
         assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        assert_eq!(fs::metadata(modules).unwrap().mode() & 0o777, 0o700);
+    }
+
+    /// Every relative import of every module names a module that is embedded, so pi never finds one missing.
+    #[test]
+    fn every_relative_import_is_embedded() {
+        let names: Vec<&str> = BRIDGE_FILES.iter().map(|(name, _)| *name).collect();
+        let mut checked = 0;
+        for (name, source) in BRIDGE_FILES {
+            for imported in source.split("from \"./").skip(1) {
+                let target = imported.split('"').next().unwrap();
+                assert!(
+                    names.contains(&target),
+                    "{name} imports ./{target}, which is not embedded"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} relative imports found");
+        assert_eq!(BRIDGE_FILES.last().unwrap().0, BRIDGE_FILE_NAME);
     }
 
     #[test]
@@ -79,7 +158,7 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
-        install_bridge_in(tmp.path()).unwrap();
+        assert_eq!(install_bridge_in(tmp.path()).unwrap(), path);
         assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), old);
     }
 
@@ -87,14 +166,24 @@ mod tests {
     fn a_changed_file_is_rewritten() {
         let tmp = tempfile::tempdir().unwrap();
         let path = install_bridge_in(tmp.path()).unwrap();
-        fs::write(&path, "stale").unwrap();
+        let util = path.with_file_name("util.ts");
+        fs::write(&util, "stale").unwrap();
         install_bridge_in(tmp.path()).unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), BRIDGE_SOURCE);
-        let leftovers: Vec<_> = fs::read_dir(tmp.path())
+        assert_eq!(fs::read_to_string(&util).unwrap(), BRIDGE_FILES[0].1);
+        let leftovers: Vec<_> = fs::read_dir(path.parent().unwrap())
             .unwrap()
             .filter_map(|e| e.ok())
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn the_fingerprint_follows_names_and_contents() {
+        let base = fingerprint(&[("a.ts", "x"), ("b.ts", "y")]);
+        assert_eq!(base, fingerprint(&[("a.ts", "x"), ("b.ts", "y")]));
+        assert_ne!(base, fingerprint(&[("a.ts", "x"), ("b.ts", "z")]));
+        assert_ne!(base, fingerprint(&[("a.ts", "xb.ts"), ("", "y")]));
+        assert_ne!(base, fingerprint(&[("c.ts", "x"), ("b.ts", "y")]));
     }
 }

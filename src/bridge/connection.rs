@@ -27,17 +27,20 @@ const WRITER_QUEUE: usize = 1024;
 
 pub async fn serve(conn: u64, stream: UnixStream, config: Arc<ConnConfig>, hub: mpsc::Sender<HubMsg>) {
     let peer = match stream.peer_cred() {
-        Ok(cred) => auth::check_peer_uid(cred.uid(), config.our_uid),
+        Ok(cred) => auth::check_peer_uid(cred.uid(), config.our_uid).map(|()| cred.pid()),
         Err(e) => Err(format!("cannot read the peer's credentials: {e}")),
     };
-    if let Err(reason) = peer {
-        let _ = hub
-            .send(HubMsg::Rejected {
-                reason: format!("refused a bridge connection: {reason}"),
-            })
-            .await;
-        return;
-    }
+    let peer_pid = match peer {
+        Ok(pid) => pid,
+        Err(reason) => {
+            let _ = hub
+                .send(HubMsg::Rejected {
+                    reason: format!("refused a bridge connection: {reason}"),
+                })
+                .await;
+            return;
+        }
+    };
     let (mut reader, mut writer) = stream.into_split();
     let mut splitter = LineSplitter::new(MAX_LINE_BYTES);
     let mut lines = Vec::new();
@@ -55,17 +58,13 @@ pub async fn serve(conn: u64, stream: UnixStream, config: Arc<ConnConfig>, hub: 
         }
     };
 
+    // The hub answers with the welcome, or with a refusal when another process holds the live connection.
     let (writer_tx, writer_rx) = mpsc::channel(WRITER_QUEUE);
-    let welcome = ToBridge::Welcome {
-        protocol: PROTOCOL_VERSION,
-    };
-    if let Ok(line) = encode_to_bridge(&welcome) {
-        let _ = writer_tx.try_send(line);
-    }
     tokio::spawn(write_loop(writer, writer_rx));
     let (close_tx, mut close_rx) = oneshot::channel();
     let authenticated = HubMsg::Authenticated {
         conn,
+        peer_pid,
         hello: Box::new(hello),
         writer: writer_tx,
         close: close_tx,

@@ -1,6 +1,10 @@
 //! The one task that owns the server's state: which connection is live, which commands wait for a
 //! reply. Connections and the app talk to it through channels, so events leave in one order and a
 //! replaced connection can never slip an event in after its `Disconnected`.
+//!
+//! Admission: an authenticated connection becomes live when none is, or when it comes from the very
+//! process that holds the live one (pi replacing its extension runtime). Any other process is refused
+//! while a live connection exists, so a leaked token cannot take the bridge over.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,13 +12,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{FromBridge, Hello};
+use super::protocol::{FromBridge, Hello, PROTOCOL_VERSION, SeqGaps, ToBridge, encode_to_bridge};
 use super::server::BridgeEvent;
 
 pub enum HubMsg {
-    /// A connection passed the handshake; the welcome is already queued on `writer`.
+    /// A connection passed the handshake; the hub queues the welcome or the refusal on `writer`.
     Authenticated {
         conn: u64,
+        /// The peer's process as the kernel reports it (`SO_PEERCRED`), not as the hello claims.
+        peer_pid: Option<i32>,
         hello: Box<Hello>,
         writer: mpsc::Sender<String>,
         close: oneshot::Sender<()>,
@@ -48,6 +54,9 @@ pub enum HubMsg {
 
 struct Live {
     conn: u64,
+    peer_pid: Option<i32>,
+    /// Lines missing from this connection's numbering since the last heartbeat.
+    gaps: SeqGaps,
     writer: mpsc::Sender<String>,
     /// Dropping it tells the connection's reader to stop.
     _close: oneshot::Sender<()>,
@@ -87,16 +96,37 @@ impl Hub {
         match msg {
             HubMsg::Authenticated {
                 conn,
+                peer_pid,
                 hello,
                 writer,
                 close,
             } => {
+                if let Some(reason) = self.refusal(peer_pid) {
+                    // Dropping `writer` after the line and `close` ends the connection once it is written.
+                    if let Ok(line) = encode_to_bridge(&ToBridge::Rejected {
+                        reason: reason.clone(),
+                    }) {
+                        let _ = writer.try_send(line);
+                    }
+                    let reason = format!("refused a bridge connection: {reason}");
+                    return self.emit(BridgeEvent::Rejected { reason }).await;
+                }
+                if let Ok(line) = encode_to_bridge(&ToBridge::Welcome {
+                    protocol: PROTOCOL_VERSION,
+                }) {
+                    let _ = writer.try_send(line);
+                }
                 if let Some(old) = self.live.take() {
-                    self.end_live(old.conn, "replaced by a newer bridge connection")
-                        .await;
+                    self.end_live(
+                        old.conn,
+                        "replaced by a newer bridge connection from the same pi process",
+                    )
+                    .await;
                 }
                 self.live = Some(Live {
                     conn,
+                    peer_pid,
+                    gaps: SeqGaps::default(),
                     writer,
                     _close: close,
                 });
@@ -104,8 +134,11 @@ impl Hub {
                 self.emit(BridgeEvent::Connected { conn, hello: *hello }).await;
             }
             HubMsg::Line { conn, msg } => {
-                if self.live_conn() != Some(conn) {
+                let Some(live) = self.live.as_mut().filter(|l| l.conn == conn) else {
                     return;
+                };
+                if let Some(seq) = line_seq(&msg) {
+                    live.gaps.note(seq);
                 }
                 match msg {
                     FromBridge::Event { seq, at, event } => {
@@ -127,6 +160,15 @@ impl Hub {
                             self.emit(BridgeEvent::Warning { conn, reason }).await;
                         }
                     },
+                    FromBridge::Heartbeat(heartbeat) => {
+                        let missed = live.gaps.take_missed();
+                        self.emit(BridgeEvent::Heartbeat {
+                            conn,
+                            heartbeat,
+                            missed,
+                        })
+                        .await;
+                    }
                     FromBridge::Hello(_) => {
                         let reason = "ignored a second hello on an authenticated connection".to_owned();
                         self.emit(BridgeEvent::Warning { conn, reason }).await;
@@ -197,6 +239,20 @@ impl Hub {
         }
     }
 
+    /// Why a newly authenticated connection from `peer_pid` may not become live, if it may not.
+    fn refusal(&self, peer_pid: Option<i32>) -> Option<String> {
+        let live = self.live.as_ref()?;
+        if live.peer_pid.is_some() && live.peer_pid == peer_pid {
+            return None;
+        }
+        let holder = live
+            .peer_pid
+            .map_or_else(|| "another process".to_owned(), |pid| format!("pi process {pid}"));
+        Some(format!(
+            "{holder} holds the live bridge connection; only it may replace that connection"
+        ))
+    }
+
     fn live_conn(&self) -> Option<u64> {
         self.live.as_ref().map(|l| l.conn)
     }
@@ -204,5 +260,15 @@ impl Hub {
     async fn emit(&self, event: BridgeEvent) {
         // The app dropped its receiver: nobody listens, which is not an error for the server.
         let _ = self.events.send(event).await;
+    }
+}
+
+/// The number a line carries in the bridge's one counter; the hello has none.
+fn line_seq(msg: &FromBridge) -> Option<u64> {
+    match msg {
+        FromBridge::Event { seq, .. } => Some(*seq),
+        FromBridge::Reply(reply) => reply.seq,
+        FromBridge::Heartbeat(heartbeat) => Some(heartbeat.seq),
+        FromBridge::Hello(_) => None,
     }
 }

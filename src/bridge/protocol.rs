@@ -7,6 +7,7 @@
 
 mod commands;
 mod events;
+mod heartbeat;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,6 +22,7 @@ pub use events::{
     SessionInfoChanged, SessionReason, SessionShutdown, SessionStart, SessionTree, Snapshot, StopReason,
     TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart,
 };
+pub use heartbeat::{Heartbeat, SeqGaps};
 
 /// The protocol version both sides must speak.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -40,11 +42,14 @@ pub const ENV_TOKEN: &str = "POKESHELL_TOKEN";
 pub enum FromBridge {
     /// First line of every connection.
     Hello(Hello),
-    /// Something happened inside pi. `seq` counts up per extension instance; `at` is pi's wall clock
-    /// in milliseconds since the Unix epoch.
+    /// Something happened inside pi. `seq` numbers every line after the hello, per extension instance
+    /// (events, replies, heartbeats share one counter); `at` is pi's wall clock in milliseconds since
+    /// the Unix epoch.
     Event { seq: u64, at: u64, event: PiEvent },
     /// The answer to one command.
     Reply(Reply),
+    /// The bridge is alive; pi's state at that moment.
+    Heartbeat(Heartbeat),
 }
 
 /// The bridge introduces itself.
@@ -77,6 +82,9 @@ pub struct Hello {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reply {
+    /// The line's number in the bridge's one counter (see [`FromBridge::Event`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
     pub id: u64,
     pub ok: bool,
     #[serde(default, skip_serializing_if = "Value::is_null")]

@@ -2,8 +2,8 @@
 //!
 //! One socket per pokeshell run, in a fresh 0700 directory under the private runtime dir; a random
 //! token per run. pi replaces its extension runtime on /new, /resume, /fork and /reload, so several
-//! connections over time are normal: the newest authenticated one is the live one and replaces any
-//! older one. Nothing a peer sends can crash the server: bad lines are skipped with a
+//! connections over time are normal: a newly authenticated connection replaces the live one when it
+//! comes from the same process, and is refused while another process holds a live one. Nothing a peer sends can crash the server: bad lines are skipped with a
 //! [`BridgeEvent::Warning`], bad peers are refused with a [`BridgeEvent::Rejected`].
 
 use std::ffi::OsString;
@@ -22,16 +22,17 @@ use super::auth;
 use super::connection::{self, ConnConfig};
 use super::hub::{self, HubMsg};
 use super::protocol::{
-    Command, ENV_SOCKET, ENV_TOKEN, Hello, MAX_LINE_BYTES, PiEvent, ToBridge, encode_to_bridge,
+    Command, ENV_SOCKET, ENV_TOKEN, Heartbeat, Hello, MAX_LINE_BYTES, PiEvent, ToBridge, encode_to_bridge,
 };
 use super::runtime_dir;
 
 /// What the app receives from the bridge server, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BridgeEvent {
-    /// A bridge said hello with the right token; it is now the live connection.
+    /// A bridge said hello with the right token and was admitted; it is now the live connection.
     Connected { conn: u64, hello: Hello },
-    /// The live connection ended (pi quit, replaced its runtime, or crashed), or a newer one replaced it.
+    /// The live connection ended (pi quit, replaced its runtime, or crashed), or a newer one from the same
+    /// process replaced it.
     Disconnected { conn: u64, reason: String },
     /// An event from pi through the live connection.
     Event {
@@ -40,6 +41,14 @@ pub enum BridgeEvent {
         at: u64,
         event: PiEvent,
     },
+    /// The bridge's periodic sign of life, from the live connection. `missed` counts the lines missing
+    /// from the connection's numbering since the previous heartbeat (lines the bridge dropped while
+    /// its socket did not drain, or lines skipped here as malformed or oversized).
+    Heartbeat {
+        conn: u64,
+        heartbeat: Heartbeat,
+        missed: u64,
+    },
     /// The one reply to the command `id` (sent with [`BridgeHandle::send`]). A command that was in
     /// flight when its connection ended gets an `Err` reply.
     Reply {
@@ -47,7 +56,8 @@ pub enum BridgeEvent {
         command: &'static str,
         result: Result<Value, String>,
     },
-    /// A peer was refused: another uid, a wrong token, a wrong protocol version, no hello in time.
+    /// A peer was refused: another uid, a wrong token, a wrong protocol version, no hello in time, or
+    /// another process while a bridge is live.
     Rejected { reason: String },
     /// A line was skipped (malformed, oversized, cut off) or something odd happened; for the log.
     Warning { conn: u64, reason: String },

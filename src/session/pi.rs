@@ -68,6 +68,9 @@ impl Session {
 
     /// Everything the bridge server reports.
     pub(super) fn on_bridge(&mut self, event: BridgeEvent, now: Now, fx: &mut Vec<Effect>) {
+        if !matches!(event, BridgeEvent::Rejected { .. } | BridgeEvent::Warning { .. }) {
+            self.pi.heard(now);
+        }
         match event {
             BridgeEvent::Connected { hello, .. } => {
                 self.pi.connected(&hello);
@@ -86,6 +89,17 @@ impl Session {
                 self.flash
                     .show(format!("bridge refused a connection: {reason}"), Tone::Warn, now);
                 fx.push(Effect::Redraw);
+            }
+            BridgeEvent::Heartbeat { missed, .. } => {
+                if missed > 0 {
+                    self.pi.lost_lines += missed;
+                    self.flash.show(
+                        format!("bridge: {missed} line(s) from pi were lost"),
+                        Tone::Warn,
+                        now,
+                    );
+                    fx.push(Effect::Redraw);
+                }
             }
             BridgeEvent::Warning { .. } => {}
         }

@@ -13,7 +13,13 @@ impl Session {
         let bridge = match &self.pi.status {
             BridgeStatus::NotUsed => "not used (the hosted program is not pi)".to_string(),
             BridgeStatus::Waiting => "waiting for pi".to_string(),
-            BridgeStatus::Connected => "connected".to_string(),
+            BridgeStatus::Connected => match self.pi.last_heard_ms {
+                Some(at) => format!(
+                    "connected, last heard {} ago",
+                    duration(now.mono_ms.saturating_sub(at))
+                ),
+                None => "connected".to_string(),
+            },
             BridgeStatus::Disconnected(why) => format!("not connected: {why}"),
         };
         let agent = match view.agent {
@@ -41,6 +47,7 @@ impl Session {
             .to_lowercase(),
         };
         let c = &view.counters;
+        let lost = self.pi.lost_lines;
         let mut lines = vec![
             LiveLine::new("Bridge", bridge),
             LiveLine::new("Agent", agent),
@@ -57,6 +64,9 @@ impl Session {
             ),
             LiveLine::new("Pending wakeups", view.wakeups.len().to_string()),
         ];
+        if lost > 0 {
+            lines.push(LiveLine::new("Bridge lines lost", lost.to_string()));
+        }
         if let Some(who) = view.stopped_by {
             lines.push(LiveLine::new(
                 "Stopped",

@@ -318,3 +318,56 @@ fn status_lines_report_the_bridge_and_the_counters() {
         "{joined}"
     );
 }
+
+fn heartbeat(missed: u64) -> Input {
+    Input::Bridge(crate::bridge::server::BridgeEvent::Heartbeat {
+        conn: 1,
+        heartbeat: crate::bridge::protocol::Heartbeat {
+            seq: 9,
+            at: 0,
+            idle: Some(true),
+            pending_messages: Some(false),
+            running_tools: Vec::new(),
+        },
+        missed,
+    })
+}
+
+fn side_text(a: &Session, now: Now) -> String {
+    let view = a.supervisor_view(now);
+    let side = a.side_from(&view, a.pane(), now, None);
+    format!("{side:?}")
+}
+
+#[test]
+fn a_bridge_that_goes_quiet_is_shown_as_silent_and_a_heartbeat_clears_it() {
+    let mut a = connected();
+    let at = |ms| Now::new(ms, ms);
+    assert!(side_text(&a, at(10_000)).contains("\"connected\""));
+    assert_eq!(
+        a.next_deadline(at(1_000)),
+        Some(15_000),
+        "it goes silent after 15 s"
+    );
+    let text = side_text(&a, at(20_000));
+    assert!(text.contains("connected, silent 20s"), "{text}");
+    a.handle(heartbeat(0), at(21_000));
+    assert!(!side_text(&a, at(22_000)).contains("silent"));
+    let lines = format!("{:?}", a.live_lines(at(23_000)));
+    assert!(lines.contains("last heard 2s ago"), "{lines}");
+}
+
+#[test]
+fn lost_bridge_lines_are_counted_and_said() {
+    let mut a = connected();
+    let e = a.handle(heartbeat(3), t());
+    assert!(e.contains(&Effect::Redraw));
+    let msg = a.footer_view(t()).message.unwrap().0;
+    assert!(msg.contains("3 line(s) from pi were lost"), "{msg}");
+    let lines = format!("{:?}", a.live_lines(t()));
+    assert!(lines.contains("Bridge lines lost"), "{lines}");
+    assert!(
+        a.handle(heartbeat(0), t()).is_empty(),
+        "a plain heartbeat draws nothing"
+    );
+}

@@ -39,7 +39,14 @@ pub struct PiInfo {
     pub context: Option<ContextUsage>,
     /// A compaction ran since pi last reported its context use.
     pub compacted: bool,
+    /// When the bridge last said anything (mono ms): an event, a reply or a heartbeat.
+    pub last_heard_ms: Option<u64>,
+    /// Lines the bridge sent that never arrived, by the gaps in their sequence numbers.
+    pub lost_lines: u64,
 }
+
+/// The bridge sends a heartbeat every 5 s: after three missed ones it counts as silent.
+pub const SILENT_AFTER_MS: u64 = 15_000;
 
 impl PiInfo {
     /// `bridge`: `None` when the child is not pi, else whether the bridge could be set up.
@@ -69,6 +76,31 @@ impl PiInfo {
                 self.compacted = false;
             }
             self.context = Some(u);
+        }
+    }
+
+    pub fn heard(&mut self, now: Now) {
+        self.last_heard_ms = Some(now.mono_ms);
+    }
+
+    /// How long a connected bridge has been silent, once that is long enough to say so.
+    pub fn silent_for(&self, now: Now) -> Option<u64> {
+        if self.status != BridgeStatus::Connected {
+            return None;
+        }
+        let silent = now.mono_ms.saturating_sub(self.last_heard_ms?);
+        (silent >= SILENT_AFTER_MS).then_some(silent)
+    }
+
+    /// When the side pane's word on the bridge changes next: it goes silent, or its silence grows.
+    pub fn next_change(&self, now: Now) -> Option<u64> {
+        if self.status != BridgeStatus::Connected {
+            return None;
+        }
+        let heard = self.last_heard_ms?;
+        match self.silent_for(now) {
+            None => Some(heard + SILENT_AFTER_MS),
+            Some(_) => Some((now.mono_ms / 1000 + 1) * 1000),
         }
     }
 
@@ -171,7 +203,7 @@ impl Session {
     /// The side pane: `extra` (from a layer above the session) first, then the session's own.
     pub(super) fn side_from(&self, view: &View, pane: Rect, now: Now, extra: Option<Section>) -> SideView {
         let mut sections: Vec<Section> = extra.into_iter().collect();
-        sections.push(self.pi_section(view));
+        sections.push(self.pi_section(view, now));
         if !view.tools.is_empty() {
             sections.push(Section {
                 title: "tools".into(),
@@ -212,7 +244,7 @@ impl Session {
         SideView { sections }
     }
 
-    fn pi_section(&self, view: &View) -> Section {
+    fn pi_section(&self, view: &View, now: Now) -> Section {
         let label = |text: &str| Span::styled(format!("{text:<8}"), theme::dim());
         let mut lines = Vec::new();
         if self.pi.status != BridgeStatus::NotUsed {
@@ -227,9 +259,13 @@ impl Session {
                 label("bridge"),
                 Span::styled("not connected yet", theme::dim()),
             ]),
-            BridgeStatus::Connected => {
-                Line::from(vec![label("bridge"), Span::styled("connected", theme::ok())])
-            }
+            BridgeStatus::Connected => match self.pi.silent_for(now) {
+                None => Line::from(vec![label("bridge"), Span::styled("connected", theme::ok())]),
+                Some(ms) => Line::from(vec![
+                    label("bridge"),
+                    Span::styled(format!("connected, silent {}", duration(ms)), theme::warn()),
+                ]),
+            },
             BridgeStatus::Disconnected(why) => Line::from(vec![
                 label("bridge"),
                 Span::styled(format!("not connected: {why}"), theme::warn()),

@@ -267,12 +267,14 @@ fn every_bridge_message_round_trips() {
         round_trip_from_bridge(event(e));
     }
     round_trip_from_bridge(FromBridge::Reply(Reply {
+        seq: Some(12),
         id: 3,
         ok: true,
         result: json!({"idle": true}),
         error: None,
     }));
     round_trip_from_bridge(FromBridge::Reply(Reply {
+        seq: None,
         id: 4,
         ok: false,
         result: Value::Null,
@@ -471,6 +473,7 @@ fn malformed_lines_are_errors_not_panics() {
 #[test]
 fn reply_without_error_text_still_says_something() {
     let r = Reply {
+        seq: None,
         id: 1,
         ok: false,
         result: Value::Null,

@@ -1,0 +1,136 @@
+/**
+ * What pokeshell learns about pi's session, built from the raw objects pi hands out: message summaries
+ * (no text, only what the supervisor's rules need), the settle tail, pokeshell's own custom entries.
+ * Pure: the callers fetch the branch and the usage from pi.
+ */
+
+import {
+	CUSTOM_ENTRIES_MAX,
+	CUSTOM_ENTRY_DATA_MAX_BYTES,
+	ERROR_TEXT_MAX,
+	GET_ENTRIES_DEFAULT,
+	GET_ENTRIES_MAX,
+	GET_ENTRIES_MAX_BYTES,
+	OWN_ENTRY_PREFIX,
+	TAIL_MAX_ENTRIES,
+	TAIL_STRING_MAX,
+} from "./limits.ts";
+import { bound, boundText, numberOrNull, safe } from "./util.ts";
+
+export function summarizeMessage(m: any, id: string | null) {
+	const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+	return {
+		id,
+		role: typeof m.role === "string" ? m.role : "other",
+		stopReason: m.stopReason ?? null,
+		errorMessage: boundText(m.errorMessage, ERROR_TEXT_MAX),
+		content: Array.isArray(content) ? content.map(summarizeBlock) : [],
+		toolCallId: m.toolCallId ?? null,
+		toolName: m.toolName ?? null,
+		isError: typeof m.isError === "boolean" ? m.isError : null,
+		customType: m.customType ?? null,
+	};
+}
+
+export function summarizeBlock(b: any) {
+	switch (b?.type) {
+		case "text":
+			return { type: "text", nonBlank: typeof b.text === "string" && b.text.trim() !== "" };
+		case "thinking":
+			return { type: "thinking", nonBlank: typeof b.thinking === "string" && b.thinking.trim() !== "" };
+		case "toolCall":
+			return {
+				type: "toolCall",
+				id: String(b.id ?? ""),
+				name: String(b.name ?? ""),
+				arguments: bound(b.arguments ?? {}, TAIL_STRING_MAX),
+			};
+		case "image":
+			return { type: "image" };
+		default:
+			return { type: "other", kind: String(b?.type ?? "unknown") };
+	}
+}
+
+/** The loop guard's view of the branch: its last messages, custom messages and compactions, oldest first. */
+export function branchTail(branch: any[]) {
+	const picked: any[] = [];
+	let truncated = false;
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i];
+		const kind = entry?.type;
+		if (kind !== "message" && kind !== "custom_message" && kind !== "compaction") continue;
+		if (picked.length >= TAIL_MAX_ENTRIES) {
+			truncated = true;
+			break;
+		}
+		picked.push(entry);
+	}
+	picked.reverse();
+	const tail = picked.map((entry) => {
+		if (entry.type === "custom_message") {
+			return {
+				kind: "custom_message",
+				id: entry.id ?? null,
+				customType: String(entry.customType ?? ""),
+				display: entry.display === true,
+			};
+		}
+		if (entry.type === "compaction") {
+			return { kind: "compaction", id: entry.id ?? null, tokensBefore: numberOrNull(entry.tokensBefore) };
+		}
+		return { kind: "message", ...summarizeMessage(entry.message ?? {}, entry.id ?? null) };
+	});
+	return { tail, truncated };
+}
+
+export function contextUsage(usage: any) {
+	if (!usage) return null;
+	return {
+		tokens: numberOrNull(usage.tokens),
+		contextWindow: numberOrNull(usage.contextWindow),
+		percent: numberOrNull(usage.percent),
+	};
+}
+
+export function customEntry(e: any) {
+	let data = e.data ?? null;
+	const size = safe(() => JSON.stringify(data)?.length ?? 0) ?? 0;
+	if (size > CUSTOM_ENTRY_DATA_MAX_BYTES) data = { pokeshellTruncated: true, bytes: size };
+	return { id: e.id ?? null, customType: e.customType, data, timestamp: e.timestamp ?? null };
+}
+
+function isCustomOf(e: any, prefix: string): boolean {
+	return e?.type === "custom" && typeof e.customType === "string" && e.customType.startsWith(prefix);
+}
+
+/** pokeshell's own custom entries on `branch`, the newest CUSTOM_ENTRIES_MAX, oldest first. */
+export function ownEntries(branch: any[]) {
+	return branch
+		.filter((e) => isCustomOf(e, OWN_ENTRY_PREFIX))
+		.slice(-CUSTOM_ENTRIES_MAX)
+		.map(customEntry);
+}
+
+/** The `get_entries` answer: the newest matching entries within the count and byte limits, oldest first. */
+export function pickEntries(all: any[], prefixArg: unknown, limitArg: unknown) {
+	const prefix = typeof prefixArg === "string" ? prefixArg : "";
+	const limit = Math.min(
+		Number.isInteger(limitArg) && (limitArg as number) > 0 ? (limitArg as number) : GET_ENTRIES_DEFAULT,
+		GET_ENTRIES_MAX,
+	);
+	const matching = all.filter((e) => isCustomOf(e, prefix));
+	let truncated = matching.length > limit;
+	const picked: any[] = [];
+	let bytes = 0;
+	for (const e of matching.slice(-limit).reverse()) {
+		const entry = customEntry(e);
+		bytes += JSON.stringify(entry).length;
+		if (bytes > GET_ENTRIES_MAX_BYTES) {
+			truncated = true;
+			break;
+		}
+		picked.push(entry);
+	}
+	return { entries: picked.reverse(), truncated };
+}

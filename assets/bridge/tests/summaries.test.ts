@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { branchTail, customEntry, ownEntries, pickEntries, summarizeMessage } from "../summaries.ts";
+
+test("a message summary carries no text, only what the rules need", () => {
+	const summary = summarizeMessage(
+		{
+			role: "assistant",
+			stopReason: "toolUse",
+			content: [
+				{ type: "text", text: "  " },
+				{ type: "thinking", thinking: "hmm" },
+				{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "x".repeat(1500) } },
+				{ type: "image" },
+				{ type: "weird" },
+			],
+		},
+		"e1",
+	);
+	assert.equal(summary.id, "e1");
+	assert.deepEqual(summary.content.slice(0, 2), [
+		{ type: "text", nonBlank: false },
+		{ type: "thinking", nonBlank: true },
+	]);
+	const call: any = summary.content[2];
+	assert.match(call.arguments.command, /^x{1000}…\[1500 chars/);
+	assert.deepEqual(summary.content.slice(3), [{ type: "image" }, { type: "other", kind: "weird" }]);
+	assert.equal(summarizeMessage({ content: "hi" }, null).content[0].nonBlank, true);
+});
+
+test("the tail keeps messages, custom messages and compactions, oldest first", () => {
+	const branch = [
+		{ type: "message", id: "m1", message: { role: "user", content: "go" } },
+		{ type: "custom", id: "x", customType: "pokeshell-settings" },
+		{ type: "compaction", id: "c1", tokensBefore: 9000 },
+		{ type: "custom_message", id: "p1", customType: "pokeshell-poke", display: false },
+	];
+	const { tail, truncated } = branchTail(branch);
+	assert.equal(truncated, false);
+	assert.deepEqual(
+		tail.map((e: any) => [e.kind, e.id]),
+		[
+			["message", "m1"],
+			["compaction", "c1"],
+			["custom_message", "p1"],
+		],
+	);
+});
+
+test("the tail holds at most 200 entries and says when older ones exist", () => {
+	const branch = Array.from({ length: 205 }, (_, i) => ({ type: "message", id: `m${i}`, message: { role: "user" } }));
+	const { tail, truncated } = branchTail(branch);
+	assert.equal(tail.length, 200);
+	assert.equal(truncated, true);
+	assert.equal((tail[0] as any).id, "m5");
+});
+
+test("own entries are pokeshell's custom entries; big data is replaced by its size", () => {
+	const branch = [
+		{ type: "custom", id: "a", customType: "pokeshell-settings", data: { on: true }, timestamp: "t" },
+		{ type: "custom", id: "b", customType: "other-ext", data: {} },
+		{ type: "custom", id: "c", customType: "pokeshell-wakeup", data: "y".repeat(70 * 1024) },
+	];
+	const own = ownEntries(branch);
+	assert.deepEqual(own[0], { id: "a", customType: "pokeshell-settings", data: { on: true }, timestamp: "t" });
+	assert.equal(own.length, 2);
+	assert.deepEqual(own[1].data, { pokeshellTruncated: true, bytes: 70 * 1024 + 2 });
+	assert.equal(customEntry({ customType: "x" }).data, null);
+});
+
+test("get_entries picks the newest matching entries within the limit, oldest first", () => {
+	const all = Array.from({ length: 10 }, (_, i) => ({ type: "custom", id: `e${i}`, customType: i % 2 ? "pokeshell-a" : "b" }));
+	const picked = pickEntries(all, "pokeshell", 3);
+	assert.deepEqual(
+		picked.entries.map((e) => e.id),
+		["e5", "e7", "e9"],
+	);
+	assert.equal(picked.truncated, true);
+	assert.equal(pickEntries(all, undefined, undefined).entries.length, 10);
+	assert.equal(pickEntries(all, "b", 0).truncated, false, "a bad limit falls back to the default");
+});
