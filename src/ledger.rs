@@ -5,11 +5,19 @@
 //! part-way (a full disk) the file is cut back to where the record began. A failure never stops
 //! supervision: the record is counted as lost, [`LedgerFile::status`] says so, and the next record
 //! tries again from scratch (directory, open, write), so writing resumes once the cause is gone.
+//!
+//! Each line also names the pokeshell run that wrote it (`run`: pid and start time). The record's
+//! `session_id` is pi's session, and two runs in the same pi session (`--continue` in the same
+//! directory) share it; `run` tells their records apart.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
 
 use crate::supervisor::LedgerRecord;
 
@@ -22,6 +30,25 @@ pub fn default_dir() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
     Some(state.join("pokeshell"))
+}
+
+/// This process's run: `<pid>-<start in Unix ms>`, the same for every record it writes.
+pub fn run_id() -> &'static str {
+    static RUN: OnceLock<String> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        format!("{}-{ms}", std::process::id())
+    })
+}
+
+/// One line of the file: the record and the run that wrote it.
+#[derive(Serialize)]
+struct Line<'a> {
+    #[serde(flatten)]
+    record: &'a LedgerRecord,
+    run: &'static str,
 }
 
 /// Where the lines go: the file, or in tests a stand-in that can fail on demand.
@@ -120,7 +147,11 @@ impl LedgerFile {
 
     /// Appends one record; a failure is counted and reported, never fatal: supervision goes on.
     pub fn append(&mut self, record: &LedgerRecord) {
-        let result = serde_json::to_string(record)
+        let line = Line {
+            record,
+            run: run_id(),
+        };
+        let result = serde_json::to_string(&line)
             .map_err(|e| format!("cannot encode a ledger record: {e}"))
             .and_then(|line| {
                 self.write_line(&line)
@@ -223,6 +254,8 @@ mod tests {
         assert_eq!(lines[0]["kind"], "action");
         assert_eq!(lines[1]["reason"], "b");
         assert_eq!(lines[1]["session_id"], "s1");
+        assert_eq!(lines[1]["run"], run_id());
+        assert!(run_id().starts_with(&format!("{}-", std::process::id())));
         assert!(l.error().is_none());
     }
 
