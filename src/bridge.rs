@@ -14,7 +14,7 @@ pub mod asset;
 mod auth;
 mod connection;
 mod hub;
-mod lines;
+pub mod lines;
 pub mod protocol;
 mod runtime_dir;
 pub mod server;

@@ -127,11 +127,10 @@ impl BridgeServer {
             }
             None => runtime_dir::private_runtime_dir()?,
         };
-        let dir = runtime_dir::create_unique_dir(&parent, &format!("run-{}", std::process::id()))?;
-        let socket_path = dir.join("bridge.sock");
+        let dir = runtime_dir::RunDir::create(&parent)?;
+        let socket_path = dir.path().join("bridge.sock");
         // sockaddr_un holds 108 bytes including the terminating NUL.
         if socket_path.as_os_str().len() > 107 {
-            let _ = std::fs::remove_dir(&dir);
             return Err(io::Error::other(format!(
                 "socket path too long for a Unix socket ({} bytes): {}; set XDG_RUNTIME_DIR or TMPDIR to a shorter directory",
                 socket_path.as_os_str().len(),
@@ -146,7 +145,6 @@ impl BridgeServer {
         let listener = match listener {
             Ok(l) => l,
             Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
                 return Err(io::Error::new(
                     e.kind(),
                     format!("cannot listen on {}: {e}", socket_path.display()),
@@ -170,7 +168,7 @@ impl BridgeServer {
             next_id: AtomicU64::new(1),
             connected,
             socket_path,
-            dir,
+            _dir: dir,
             token,
             tasks: vec![accept_task, hub_task],
         };
@@ -216,7 +214,8 @@ struct Inner {
     next_id: AtomicU64,
     connected: Arc<AtomicBool>,
     socket_path: PathBuf,
-    dir: PathBuf,
+    /// Removes the socket's directory when the last handle goes.
+    _dir: runtime_dir::RunDir,
     token: String,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -227,7 +226,6 @@ impl Drop for Inner {
             task.abort();
         }
         let _ = std::fs::remove_file(&self.socket_path);
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -2,15 +2,15 @@
 //! missing is skipped silently; a malformed one gives one warning and is ignored as a whole; a bad
 //! value gives a warning naming the file, the key and the value, and the rest of the file applies.
 
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::paths::ConfigPaths;
+use super::read::read_settings_text;
 use super::schema::{self, Block};
 use super::source::Scope;
-use super::value::{Layer, json_integer};
+use super::value::Layer;
 use super::warning::{ConfigWarning, Origin, WarningKind, short_json};
 
 /// pi's own top-level setting read beside `poke.thresholdSeconds` (see docs/configuration.md).
@@ -98,9 +98,9 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Reads and parses one file.
 pub fn load(file: ConfigFile) -> LoadedFile {
-    match std::fs::read_to_string(&file.path) {
-        Ok(text) => parse(file, &text),
-        Err(e) if e.kind() == ErrorKind::NotFound => empty(file, FileState::Missing, Vec::new()),
+    match read_settings_text(&file.path) {
+        Ok(Some(text)) => parse(file, &text),
+        Ok(None) => empty(file, FileState::Missing, Vec::new()),
         Err(e) => {
             let w = ConfigWarning::new(
                 Origin::File(file.path.clone()),
@@ -209,7 +209,7 @@ fn read_tool_timeout(
     warnings: &mut Vec<ConfigWarning>,
 ) -> Option<u64> {
     let raw = root.get(TOOL_TIMEOUT_KEY)?;
-    match json_integer(raw).and_then(|n| u64::try_from(n).ok()) {
+    match whole_milliseconds(raw) {
         Some(0) => None,
         Some(ms) => Some(ms),
         None => {
@@ -224,4 +224,14 @@ fn read_tool_timeout(
             None
         }
     }
+}
+
+/// A whole, non-negative number of milliseconds, as JavaScript's `Number.isInteger` accepts it; a value
+/// beyond `u64` (only reachable written as a float, e.g. `1e30`) means "never" and saturates.
+fn whole_milliseconds(raw: &Value) -> Option<u64> {
+    if let Some(ms) = raw.as_u64() {
+        return Some(ms);
+    }
+    let f = raw.as_f64()?;
+    (f.is_finite() && f.fract() == 0.0 && f >= 0.0).then_some(f as u64)
 }

@@ -11,9 +11,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::files::parse_object;
+use super::ordered::{Member, RawObject};
+use super::read::read_settings_text;
 use super::schema::{self, KeyId};
 use super::value::SettingValue;
 use super::warning::WarningKind;
@@ -85,38 +88,69 @@ pub fn write_values(path: &Path, values: &[(KeyId, SettingValue)]) -> Result<(),
     let _lock = FileLock::acquire(path)?;
     // A symlinked settings file (dotfile managers) stays a symlink: the file it points to is replaced.
     let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let original = match fs::read_to_string(&target) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(io(e)),
-    };
-    let mut root = match &original {
-        Some(text) => parse_object(text).map_err(|kind| refusal(path, kind))?,
-        None => Map::new(),
-    };
-    for (key, value) in values {
-        let spec = schema::spec(*key);
-        let block_name = spec.block.json_name();
-        let block = root
-            .entry(block_name)
-            .or_insert_with(|| Value::Object(Map::new()));
-        let Value::Object(block) = block else {
-            let what = format!("\"{block_name}\"");
-            return Err(SaveError::NotAnObject {
+    let original = read_settings_text(&target).map_err(io)?;
+    let text = match &original {
+        Some(text) => {
+            // The checks (valid JSON, an object, each block an object) on the file as pi reads it.
+            let root = parse_object(text).map_err(|kind| refusal(path, kind))?;
+            let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+            let raw = RawObject::parse(body).map_err(|e| SaveError::Malformed {
                 path: path.to_path_buf(),
-                what,
-            });
-        };
-        block.insert(spec.name.to_string(), value.to_json());
-    }
-    let mut text = serde_json::to_string_pretty(&Value::Object(root)).map_err(|e| SaveError::Io {
-        path: path.to_path_buf(),
-        error: e.to_string(),
-    })?;
+                error: e.to_string(),
+            })?;
+            merged_text(path, &root, raw, values)?
+        }
+        None => merged_text(path, &Map::new(), RawObject::new(), values)?,
+    };
+    let mut text = text;
     if original.as_deref().is_none_or(|t| t.ends_with('\n')) {
         text.push('\n');
     }
     replace_atomically(&target, text.as_bytes()).map_err(io)
+}
+
+/// The file's text with `values` put into their blocks; every other member keeps its written form.
+fn merged_text(
+    path: &Path,
+    root: &Map<String, Value>,
+    mut raw: RawObject,
+    values: &[(KeyId, SettingValue)],
+) -> Result<String, SaveError> {
+    let failed = |e: serde_json::Error| SaveError::Io {
+        path: path.to_path_buf(),
+        error: e.to_string(),
+    };
+    let mut blocks: Vec<(&str, RawObject)> = Vec::new();
+    for (key, value) in values {
+        let spec = schema::spec(*key);
+        let block_name = spec.block.json_name();
+        let index = match blocks.iter().position(|(name, _)| *name == block_name) {
+            Some(i) => i,
+            None => {
+                let block = match (root.get(block_name), raw.get(block_name)) {
+                    (None, _) | (_, None) => RawObject::new(),
+                    (Some(Value::Object(_)), Some(text)) => RawObject::parse(text.get()).map_err(failed)?,
+                    (Some(_), Some(_)) => {
+                        return Err(SaveError::NotAnObject {
+                            path: path.to_path_buf(),
+                            what: format!("\"{block_name}\""),
+                        });
+                    }
+                };
+                blocks.push((block_name, block));
+                blocks.len() - 1
+            }
+        };
+        let text = serde_json::to_string(&value.to_json()).map_err(failed)?;
+        let member = RawValue::from_string(text).map_err(failed)?;
+        if let Some((_, block)) = blocks.get_mut(index) {
+            block.set(spec.name, Member::Raw(member));
+        }
+    }
+    for (name, block) in blocks {
+        raw.set(name, Member::Object(block));
+    }
+    serde_json::to_string_pretty(&raw).map_err(failed)
 }
 
 fn refusal(path: &Path, kind: WarningKind) -> SaveError {

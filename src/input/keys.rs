@@ -168,6 +168,8 @@ pub fn decode(bytes: &[u8]) -> Option<KeyEvent> {
         }
         [0x1b, b'[', ..] => decode_csi(bytes),
         [0x1b, b'O', c] => letter_code(*c).map(|code| event(code, KeyModifiers::NONE, press)),
+        // Alt is held once at most; refusing more also bounds the recursion below.
+        [0x1b, 0x1b, 0x1b, ..] => None,
         [0x1b, rest @ ..] => {
             let mut inner = decode(rest)?;
             inner.modifiers |= KeyModifiers::ALT;

@@ -8,6 +8,11 @@ const ESC: u8 = 0x1b;
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
 
+/// The longest partial sequence held back. Real keys and terminal replies are far shorter; a string
+/// sequence that never ends (or garbage that looks like one) is passed on as it is once it gets this
+/// long, so held bytes, and the cost of scanning them again on every read, stay bounded.
+pub const MAX_PENDING_BYTES: usize = 8 * 1024;
+
 /// One unit of input, carrying its exact bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Token {
@@ -41,6 +46,11 @@ impl Tokenizer {
     /// True while bytes are held back waiting for the rest of a sequence.
     pub fn has_pending(&self) -> bool {
         !self.pending.is_empty()
+    }
+
+    /// How many bytes are held back (at most [`MAX_PENDING_BYTES`]).
+    pub fn pending_bytes(&self) -> usize {
+        self.pending.len()
     }
 
     /// Feeds one read's worth of bytes. A lone ESC at the end of a read is taken as the Escape key at
@@ -90,6 +100,9 @@ impl Tokenizer {
                     if buf.len() - i == 1 && buf[i] == ESC {
                         out.push(Token::Key(vec![ESC]));
                         i += 1;
+                    } else if buf.len() - i > MAX_PENDING_BYTES {
+                        out.push(Token::Key(buf[i..].to_vec()));
+                        return out;
                     } else {
                         self.pending = buf[i..].to_vec();
                         return out;
@@ -159,6 +172,9 @@ fn scan_one(b: &[u8]) -> Scan {
             }
         }
         b']' | b'P' | b'_' | b'^' | b'X' => scan_string(b),
+        // A third ESC: the first is the Escape key on its own (Alt is not held twice), which also
+        // keeps a long run of ESC bytes from recursing once per byte.
+        ESC if b.get(2) == Some(&ESC) => Scan::Complete(1),
         // ESC ESC [ A and friends: Alt held with a special key.
         ESC => match scan_one(&b[1..]) {
             Scan::Complete(n) => Scan::Complete(n + 1),

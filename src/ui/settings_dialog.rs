@@ -5,8 +5,12 @@
 //! (Space only while the filter is empty) flips a toggle or cycles a choice, and opens the inline
 //! editor on a number or the prefix key; in the editor Enter checks the value (a refused value keeps
 //! the editor open with the reason), Esc leaves it. Any other printable key types into the filter,
-//! Backspace edits it, Esc clears it and, when it is empty, closes the dialog (Ctrl+C closes at once).
+//! Backspace edits it, Ctrl+U clears it; Esc and Ctrl+C close the dialog whatever the filter holds.
 //! Ctrl+S saves as project default, Ctrl+G as global default; the two "Save as" rows do the same.
+//!
+//! The filter and the editor hold at most [`MAX_FILTER_CHARS`] characters, and pasted text arrives
+//! whole through [`SettingsDialog::paste`]: the list is filtered once per key press or paste, so no
+//! amount of typed or pasted text makes the dialog slow.
 //!
 //! The dialog keeps a copy of the values it shows. Every change is returned at once as
 //! [`DialogOutcome::Changed`]; the caller applies it to `Settings` and may call [`SettingsDialog::sync`].
@@ -27,6 +31,10 @@ use crate::config::{
 
 pub use editor::Editor;
 pub use rows::{DialogAction, Row, RowKind, Section, Visible};
+
+/// The longest filter (and editor text) the dialog keeps; anything typed or pasted beyond is dropped.
+/// No label or key name comes near this length, so a longer filter could never match anything.
+pub const MAX_FILTER_CHARS: usize = 200;
 
 /// What a key press did, for the caller to act on.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +68,8 @@ pub struct SettingsDialog {
     project_file: PathBuf,
     global_file: PathBuf,
     row_filter: rows::RowFilter,
+    /// How many times the list was filtered, so tests can tell the work stays bounded.
+    refilters: u64,
 }
 
 impl SettingsDialog {
@@ -75,6 +85,7 @@ impl SettingsDialog {
             project_file: PathBuf::new(),
             global_file: PathBuf::new(),
             row_filter: rows::RowFilter::new(),
+            refilters: 0,
         };
         dialog.sync(settings);
         dialog
@@ -131,11 +142,11 @@ impl SettingsDialog {
             KeyCode::End => self.move_to(self.visible.len().saturating_sub(1)),
             KeyCode::Enter => self.activate(),
             KeyCode::Char(' ') if self.filter.is_empty() && !ctrl && !alt => self.activate(),
-            KeyCode::Esc if !self.filter.is_empty() => {
+            KeyCode::Esc => DialogOutcome::Close,
+            KeyCode::Char('u') if ctrl => {
                 self.set_filter(String::new());
                 DialogOutcome::None
             }
-            KeyCode::Esc => DialogOutcome::Close,
             KeyCode::Backspace => {
                 let mut filter = self.filter.clone();
                 filter.pop();
@@ -143,12 +154,41 @@ impl SettingsDialog {
                 DialogOutcome::None
             }
             KeyCode::Char(c) if !ctrl && !alt => {
-                let filter = format!("{}{c}", self.filter);
-                self.set_filter(filter);
+                self.type_text(&c.to_string());
                 DialogOutcome::None
             }
             _ => DialogOutcome::None,
         }
+    }
+
+    /// Takes pasted text whole: into the editor when it is open, else into the filter, filtering the
+    /// list once. Control characters (line breaks, tabs, escapes) are dropped.
+    pub fn paste(&mut self, text: &str) {
+        self.message = None;
+        if let Some(editor) = self.editor.as_mut() {
+            for c in text.chars().filter(|c| !c.is_control()) {
+                if editor.text.chars().count() >= MAX_FILTER_CHARS {
+                    break;
+                }
+                editor.push(c);
+            }
+            return;
+        }
+        self.type_text(text);
+    }
+
+    /// Appends to the filter up to its limit, saying so when text is dropped.
+    fn type_text(&mut self, text: &str) {
+        let room = MAX_FILTER_CHARS.saturating_sub(self.filter.chars().count());
+        let mut typed = text.chars().filter(|c| !c.is_control());
+        let mut filter = self.filter.clone();
+        filter.extend(typed.by_ref().take(room));
+        if typed.next().is_some() {
+            self.message = Some(DialogMessage::Info(format!(
+                "the filter holds at most {MAX_FILTER_CHARS} characters; the rest was dropped"
+            )));
+        }
+        self.set_filter(filter);
     }
 
     fn handle_editor_key(&mut self, key: KeyEvent) -> DialogOutcome {
@@ -168,7 +208,13 @@ impl SettingsDialog {
                     return self.set_value(key, value);
                 }
             }
-            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => editor.push(c),
+            KeyCode::Char(c)
+                if !ctrl
+                    && !key.modifiers.contains(KeyModifiers::ALT)
+                    && editor.text.chars().count() < MAX_FILTER_CHARS =>
+            {
+                editor.push(c)
+            }
             _ => {}
         }
         DialogOutcome::None
@@ -265,6 +311,7 @@ impl SettingsDialog {
     }
 
     fn refilter(&mut self) {
+        self.refilters += 1;
         self.visible = self.row_filter.apply(&self.rows, &self.filter);
         self.selected = self.selected.min(self.visible.len().saturating_sub(1));
     }
@@ -282,6 +329,11 @@ impl SettingsDialog {
 
     pub fn filter(&self) -> &str {
         &self.filter
+    }
+
+    /// How many times the list has been filtered since the dialog opened.
+    pub fn refilter_count(&self) -> u64 {
+        self.refilters
     }
 
     pub fn editor(&self) -> Option<&Editor> {
