@@ -110,6 +110,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     /// Where finished file I/O reports back.
     pub events: UnboundedSender<WorldEvent>,
     host_modes: HostModes,
+    /// The ledger's state as the session last heard it.
+    ledger_status: Option<String>,
     pane: (u16, u16),
     dirty: bool,
     last_draw: Instant,
@@ -147,6 +149,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ledger,
             events,
             host_modes: HostModes::default(),
+            ledger_status: None,
             pane: (pane.width, pane.height),
             dirty: true,
             last_draw: clock.start,
@@ -299,7 +302,14 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     let bytes = crate::notify::desktop(&text, bell, desktop);
                     self.screen.write_raw(&bytes)?;
                 }
-                Effect::Ledger(record) => self.ledger.append(&record),
+                Effect::Ledger(record) => {
+                    self.ledger.append(&record);
+                    let status = self.ledger.status();
+                    if status != self.ledger_status {
+                        self.ledger_status = status.clone();
+                        self.input(Input::LedgerStatus(status))?;
+                    }
+                }
                 Effect::LoadSettings(paths) => {
                     let tx = self.events.clone();
                     tokio::task::spawn_blocking(move || {

@@ -69,6 +69,9 @@ pub enum Input {
     TypeIntoChild(Vec<u8>),
     /// Something the user should read in the footer.
     Notice { text: String, tone: Tone },
+    /// The intervention ledger's state changed: why records are not written (or were not), or
+    /// `None` when all is well.
+    LedgerStatus(Option<String>),
     /// Time passed.
     Tick,
     /// Something drawn from outside the session changed (a layer's side pane section).
@@ -138,6 +141,8 @@ pub struct Session {
     link: Link,
     /// When the session was made, for its uptime.
     started_ms: u64,
+    /// Why the intervention ledger is not (or was not) written, if it is not well.
+    ledger_status: Option<String>,
 }
 
 impl Session {
@@ -155,6 +160,7 @@ impl Session {
             pi: PiInfo::new(opts.bridge.as_ref()),
             link: Link::default(),
             started_ms: now.mono_ms,
+            ledger_status: None,
             opts,
         };
         let warnings = session.settings.get().warnings().len();
@@ -190,6 +196,13 @@ impl Session {
             Input::SettingsSaved { result, files } => self.on_settings_saved(result, files, now, &mut fx),
             Input::ApplySettings(changes) => self.apply_changes(&changes, now, &mut fx),
             Input::TypeIntoChild(bytes) => fx.push(Effect::ToChild(bytes)),
+            Input::LedgerStatus(status) => {
+                if let Some(text) = &status {
+                    self.flash.show(text.clone(), Tone::Error, now);
+                }
+                self.ledger_status = status;
+                fx.push(Effect::Redraw);
+            }
             Input::Notice { text, tone } => {
                 self.flash.show(text, tone, now);
                 fx.push(Effect::Redraw);

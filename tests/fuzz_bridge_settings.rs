@@ -172,9 +172,11 @@ fn from_bridge() -> impl Strategy<Value = FromBridge> {
             any::<u64>(),
             any::<bool>(),
             json_value(2),
-            proptest::option::of(text())
+            proptest::option::of(text()),
+            proptest::option::of(any::<u64>())
         )
-            .prop_map(|(id, ok, result, error)| FromBridge::Reply(Reply {
+            .prop_map(|(id, ok, result, error, seq)| FromBridge::Reply(Reply {
+                seq,
                 id,
                 ok,
                 result,

@@ -137,9 +137,15 @@ impl Session {
     }
 
     fn overlay_input(&mut self, token: &Token, now: Now, fx: &mut Vec<Effect>) {
+        // A paste goes into the settings dialog whole: one filter pass, however long it is.
+        if let (Token::PasteData(d), Some(Overlay::Settings(dialog))) = (token, &mut self.overlay) {
+            dialog.paste(&String::from_utf8_lossy(d));
+            fx.push(Effect::Redraw);
+            return;
+        }
         let keys: Vec<KeyEvent> = match token {
             Token::Key(b) => keys::decode(b).into_iter().collect(),
-            // Pasted text goes into the dialog's filter or editor, one character at a time.
+            // Pasted text goes into the handoff prompt one character at a time.
             Token::PasteData(d) => String::from_utf8_lossy(d)
                 .chars()
                 .filter(|c| !c.is_control())

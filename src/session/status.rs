@@ -76,6 +76,9 @@ impl Session {
         if let Some(path) = &self.opts.ledger_path {
             lines.push(LiveLine::new("Intervention log", path.display().to_string()));
         }
+        if let Some(status) = &self.ledger_status {
+            lines.push(LiveLine::new("Log problem", status.clone()));
+        }
         lines
     }
 }

@@ -371,3 +371,36 @@ fn lost_bridge_lines_are_counted_and_said() {
         "a plain heartbeat draws nothing"
     );
 }
+
+#[test]
+fn a_huge_paste_into_the_settings_dialog_is_taken_whole_and_esc_still_closes_it() {
+    let mut a = app(120, 40);
+    stdin(&mut a, b"\x1dc");
+    let mut paste = b"\x1b[200~".to_vec();
+    paste.extend(std::iter::repeat_n(b'x', 100_000));
+    paste.extend_from_slice(b"\x1b[201~");
+    let e = stdin(&mut a, &paste);
+    assert!(to_child(&e).is_empty(), "the paste stays in the dialog");
+    let redraws = e.iter().filter(|x| **x == Effect::Redraw).count();
+    assert!(
+        redraws <= 2,
+        "one pass for the whole paste, not one per character: {redraws}"
+    );
+    assert_eq!(a.overlay(), Some(OverlayKind::Settings));
+    stdin(&mut a, b"\x1b");
+    assert_eq!(a.overlay(), None);
+}
+
+#[test]
+fn a_ledger_that_cannot_be_written_is_shown_in_the_side_pane_and_the_status() {
+    let mut a = app(120, 40);
+    a.handle(
+        Input::LedgerStatus(Some("ledger not written, 1 records lost: read-only".into())),
+        t(),
+    );
+    assert!(side_text(&a, t()).contains("ledger not written"));
+    let lines = format!("{:?}", a.live_lines(t()));
+    assert!(lines.contains("Log problem"), "{lines}");
+    a.handle(Input::LedgerStatus(None), t());
+    assert!(!side_text(&a, t()).contains("ledger not written"));
+}

@@ -234,6 +234,10 @@ impl Session {
             let skip = view.recent.len().saturating_sub(RECENT);
             view.recent.iter().skip(skip).map(record_line).collect()
         };
+        let mut shown = shown;
+        if let Some(status) = &self.ledger_status {
+            shown.push(toned(status.clone(), Tone::Error));
+        }
         if !shown.is_empty() {
             sections.push(Section {
                 title: "interventions".into(),
