@@ -1,5 +1,5 @@
-//! Scenario tests of the pure supervisor, named after the spec's rule IDs and scenario numbers
-//! (../shared/spec/seeds-behaviour.md). One test crate, one module per area.
+//! Scenario tests of the pure supervisor, named after the rule IDs of docs/supervision.md (and the
+//! original extensions' scenario numbers). One test crate, one module per area.
 
 mod supervisor {
     pub mod sim;

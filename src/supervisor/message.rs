@@ -2,7 +2,8 @@
 //!
 //! The bridge sends the branch's message entries from the last genuine user message (inclusive) to the
 //! leaf. Custom messages (`role: "custom"`, pi's `custom_message` entries) may be included; the
-//! supervisor ignores them, as the original extension never saw them (spec §2.3).
+//! supervisor ignores them, as the original extension never saw them (docs/supervision.md, "A tool call that keeps failing the
+//! same way").
 
 use serde_json::Value;
 

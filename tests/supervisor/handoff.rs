@@ -1,5 +1,6 @@
-//! pi-auto-handoff's trigger: the pure cases of spec §4.5 (1, 2, 3, 8's flag, 10; the others are the
-//! bridge's document generation) and the gating of §4.2 and §5.3 item 4.
+//! pi-auto-handoff's trigger [HO-T1, HO-T2]: the supervisor's side of the handoff (the document itself
+//! is the bridge's job) and its gating (docs/supervision.md, "Handoff when the context fills up" and
+//! "Arbitration").
 
 use pokeshell::supervisor::{CompactReason, Event, LedgerKind, Message, StopReason};
 use serde_json::json;

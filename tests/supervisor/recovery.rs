@@ -1,4 +1,4 @@
-//! pi-stalled-agent-recovery: the 36 cases of spec §2.7. 1–26 test the pure detectors; 27–29 the
+//! pi-stalled-agent-recovery [SAR-*]: the original extension's 36 test cases. 1–26 test the pure detectors; 27–29 the
 //! settings the supervisor accepts; 30–36 the wiring through the supervisor. In the wiring tests the
 //! shared cooldown between automatic messages is 0, to isolate the recovery rules (the cooldown has its
 //! own tests in `arbiter`).

@@ -1,4 +1,4 @@
-//! A small driver that reads like the spec: feed events, move the clock, look at what went out.
+//! A small driver that reads like the rules of docs/supervision.md: feed events, move the clock, look at what went out.
 //! Every `SendMessage` is acknowledged like a working bridge would (or refused, see `refuse_sends`).
 
 use pokeshell::supervisor::{

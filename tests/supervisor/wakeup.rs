@@ -1,4 +1,4 @@
-//! pi-wakeup: the 19 cases of spec §3.3 (1–7 pure, 8–19 wiring), then pokeshell's additions: wakeups
+//! pi-wakeup [WAK-*]: the original extension's 19 test cases (1–7 pure, 8–19 wiring), then pokeshell's additions: wakeups
 //! re-armed from the session's entries, held during a compaction and while supervision is off.
 
 use pokeshell::supervisor::wakeup::schedule::{clamp_delay, delivery_mode};
