@@ -5,10 +5,14 @@ mod supervisor {
     pub mod sim;
 
     mod arbiter;
+    mod empty_reply;
     mod handoff;
+    mod one_message;
     mod poke;
     mod poke_fixes;
     mod properties;
+    mod reconnect;
     mod recovery;
+    mod stop_and_lose;
     mod wakeup;
 }

@@ -375,7 +375,8 @@ impl App {
                 self.note_context(s.context_usage.as_ref());
                 sup::Event::AgentSettled {
                     aborted: s.aborted,
-                    is_idle: s.idle.unwrap_or(true),
+                    // A bridge that cannot tell is read as busy: messages queue, no handoff.
+                    is_idle: s.idle.unwrap_or(false),
                     context_usage: s.context_usage.as_ref().map(usage),
                     tail: tail(&s.tail),
                 }

@@ -50,14 +50,42 @@ impl Resume {
     }
 }
 
+/// A rule that stops insisting at this settle. It only gives up (resets its count, tells the user) if
+/// it wins the settle: a rule that loses changes nothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum GiveUp {
+    /// POKE-W4: the episode's maximum of pokes is reached.
+    Wake,
+    /// SAR-S7: the retries for this empty reply are spent.
+    Retry { reason: EmptyReply },
+}
+
+impl GiveUp {
+    pub(crate) fn rule(&self) -> &'static str {
+        match self {
+            Self::Wake => rule::POKE_WAKE,
+            Self::Retry { .. } => rule::SAR_RETRY_GIVE_UP,
+        }
+    }
+
+    pub(crate) fn describe(&self) -> &'static str {
+        match self {
+            Self::Wake => "the post-compaction wake's give-up",
+            Self::Retry { .. } => "the retry's give-up",
+        }
+    }
+}
+
 /// What a rule made of a settle.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Claim {
     Inject(Resume),
-    /// It acted without a message (gave up, or stays quiet on purpose): nothing else resumes.
+    /// It acted without a message (stays quiet on purpose, or gave up already): nothing else resumes.
     Quiet {
         rule: &'static str,
     },
+    /// It gives up if it wins; nothing else resumes.
+    GiveUp(GiveUp),
 }
 
 impl Claim {
@@ -65,6 +93,7 @@ impl Claim {
         match self {
             Self::Inject(resume) => resume.rule(),
             Self::Quiet { rule } => rule,
+            Self::GiveUp(give_up) => give_up.rule(),
         }
     }
 
@@ -74,7 +103,7 @@ impl Claim {
         match self {
             Self::Inject(Resume::Loop { last, .. }) => *last,
             Self::Quiet { rule } => *rule == rule::SAR_LOOP,
-            Self::Inject(_) => false,
+            Self::Inject(_) | Self::GiveUp(_) => false,
         }
     }
 }
@@ -112,8 +141,10 @@ pub(crate) struct Arbiter {
     deferred: Option<Deferred>,
     /// A rule owned the last settle (sent, deferred, gave up, or stayed quiet on purpose).
     settle_claimed: bool,
-    /// A resume went out since the last settle.
+    /// A message went to the model since the last settle (any kind: resume, nudge, wakeup, manual).
     injected_since_settle: bool,
+    /// A message went to the model since the last turn's end (or settle).
+    injected_since_turn: bool,
     /// Set by an aborted settle; only the user's next input clears it.
     stopped: Option<StopCause>,
     /// pokeshell itself aborted the run (auto-abort, or a handoff compacting a busy agent).
@@ -127,6 +158,7 @@ impl Arbiter {
     pub(crate) fn new_settle(&mut self) -> StopCause {
         self.settle_claimed = false;
         self.injected_since_settle = false;
+        self.injected_since_turn = false;
         self.resume_shown = false;
         self.self_abort.take().unwrap_or(StopCause::User)
     }
@@ -169,12 +201,22 @@ impl Arbiter {
     /// An automatic resume went out; `shown` puts `📤 resume` in the footer.
     pub(crate) fn injected(&mut self, now_mono: u64, shown: bool) {
         self.last_injection_mono = Some(now_mono);
-        self.injected_since_settle = true;
         self.resume_shown = shown;
+    }
+
+    /// Any message to the model went out: one per settle, of any kind (ARB-ONE).
+    pub(crate) fn sent(&mut self) {
+        self.injected_since_settle = true;
+        self.injected_since_turn = true;
     }
 
     pub(crate) fn injected_since_settle(&self) -> bool {
         self.injected_since_settle
+    }
+
+    /// At a turn's end: whether a message went out during that turn; the next turn starts afresh.
+    pub(crate) fn take_injected_since_turn(&mut self) -> bool {
+        std::mem::take(&mut self.injected_since_turn)
     }
 
     pub(crate) fn resume_shown(&self) -> bool {

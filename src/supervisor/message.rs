@@ -174,6 +174,26 @@ impl Message {
     pub fn is_aborted_assistant(&self) -> bool {
         self.is_assistant() && self.stop_reason == Some(StopReason::Aborted)
     }
+
+    /// A failed tool result that pi or its tool wrote because the run was aborted (the user's Esc, or
+    /// pokeshell's auto-abort): its text ends with the abort notice ("Operation aborted", bash's
+    /// "Command aborted", or a bare "aborted").
+    pub fn is_aborted_tool_result(&self) -> bool {
+        if self.role != Role::ToolResult || !self.is_error {
+            return false;
+        }
+        let last_text = self.content.iter().rev().find_map(|block| match block {
+            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+            _ => None,
+        });
+        let last_line = last_text
+            .and_then(|text| text.trim_end().lines().last())
+            .map(str::trim);
+        matches!(
+            last_line,
+            Some("aborted" | "Operation aborted" | "Command aborted")
+        )
+    }
 }
 
 /// Block constructors, for tests and for the bridge mapping.

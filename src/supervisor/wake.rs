@@ -40,7 +40,7 @@ pub(crate) enum WakeVerdict {
     NoWake,
     /// The run after the compaction ended well: the wake clears and the episode is over.
     Healthy,
-    /// The episode's maximum is reached: the wake is dropped.
+    /// The episode's maximum is reached: the wake is to be dropped if its give-up wins the settle.
     GiveUp,
     /// The wake wants to poke.
     Poke,
@@ -96,7 +96,6 @@ impl PostCompact {
             return WakeVerdict::Healthy;
         }
         if self.pokes >= max_pokes {
-            self.wake = None;
             return WakeVerdict::GiveUp;
         }
         WakeVerdict::Poke

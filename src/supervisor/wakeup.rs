@@ -89,14 +89,17 @@ impl Wakeups {
         (restored.skipped, ids)
     }
 
-    /// WAK-T3: removes and returns every wakeup due at `now_mono`.
-    pub(crate) fn take_due(&mut self, now_mono: u64) -> Vec<PendingWakeup> {
-        let (due, later): (Vec<_>, Vec<_>) = self
+    /// WAK-T3: removes and returns the wakeup due first at `now_mono`, if any (one at a time: at most
+    /// one message goes to the agent per settle, ARB-ONE).
+    pub(crate) fn take_due(&mut self, now_mono: u64) -> Option<PendingWakeup> {
+        let index = self
             .pending
-            .drain(..)
-            .partition(|wakeup| wakeup.due_mono <= now_mono);
-        self.pending = later;
-        due
+            .iter()
+            .enumerate()
+            .filter(|(_, wakeup)| wakeup.due_mono <= now_mono)
+            .min_by_key(|(_, wakeup)| wakeup.due_mono)
+            .map(|(index, _)| index)?;
+        Some(self.pending.remove(index))
     }
 
     pub(crate) fn next_due(&self) -> Option<u64> {

@@ -51,6 +51,10 @@ impl Supervisor {
         self.connected = true;
         // A new bridge instance: pi's state is unknown until its next event.
         self.run.lost_track();
+        // POKE-E4: an end reported while no bridge listened is lost; a tool the old instance saw
+        // start would stay forever (a ghost, and a false orphan). Tools started from now on are
+        // watched as usual.
+        self.tools.clear();
     }
 
     pub(in crate::supervisor) fn on_bridge_disconnected(
@@ -88,6 +92,8 @@ impl Supervisor {
             return;
         }
         if end.failed && end.aborted {
+            // ARB-PARK: an aborted compaction is a stop (Esc); what waited for it does not go out.
+            self.cancel_deferred("the compaction was aborted", now, out);
             return;
         }
         let declined = if end.reason == CompactReason::Manual {

@@ -3,7 +3,7 @@
 
 use crate::supervisor::Supervisor;
 use crate::supervisor::action::{Action, DeliverAs, NotifyLevel};
-use crate::supervisor::arbiter::{Claim, Resume};
+use crate::supervisor::arbiter::{Claim, GiveUp, Resume};
 use crate::supervisor::delivery::Sent;
 use crate::supervisor::ledger::{LedgerKind, rule};
 use crate::supervisor::message::{Message, Role, last_visible};
@@ -73,8 +73,18 @@ impl Supervisor {
     /// same failing call may never settle; the loop guard also looks at each turn's end and steers its
     /// nudges in before the next model call. Continuations stay with the settle: inside a run the model
     /// sees each failure anyway. Nudge numbers are shared with the settle, so nothing is said twice.
+    ///
+    /// ARB-ABORT: Esc during a tool ends its batch with an aborted result and a `turn_end` before the
+    /// aborted settle; nothing is steered into a run the user (or pokeshell's auto-abort) is stopping,
+    /// nor after an aborted settle until the user types. ARB-ONE: at most one message per turn, and the
+    /// shared cooldown applies; a nudge held back is not counted, so a later turn may still give it.
     pub(in crate::supervisor) fn on_turn_end(&mut self, tail: &[Message], now: Now, out: &mut Vec<Action>) {
+        let sent_this_turn = self.arbiter.take_injected_since_turn();
         if !self.config.poke.enabled || self.compaction.active() {
+            return;
+        }
+        let aborting = last_visible(tail).is_some_and(Message::is_aborted_tool_result);
+        if aborting || self.arbiter.stopped().is_some() {
             return;
         }
         let Some(found) = detect_tool_loop(tail) else {
@@ -86,8 +96,30 @@ impl Supervisor {
         let last_nudge = self.recovery.last_nudge(session.as_deref(), &found.signature);
         match decide_loop_action(found.count, threshold, max, last_nudge) {
             LoopDecision::Nudge { number } => {
+                let cooldown_ends = self.arbiter.cooldown_ends(self.config.global_cooldown_ms());
+                let held = if !self.connected {
+                    Some("the bridge is not connected".to_string())
+                } else if sent_this_turn {
+                    Some("another message went to the agent during this turn".to_string())
+                } else if now.mono_ms < cooldown_ends {
+                    let wait_s = (cooldown_ends - now.mono_ms).div_ceil(1000);
+                    Some(format!(
+                        "the cooldown between automatic messages has {wait_s}s to run"
+                    ))
+                } else {
+                    None
+                };
+                if let Some(held) = held {
+                    let reason = format!(
+                        "{} failed {} times in a row inside one run: nudge {number} held back ({held})",
+                        found.tool_name, found.count
+                    );
+                    self.record(out, now, rule::SAR_LOOP, LedgerKind::Declined, reason, None);
+                    return;
+                }
                 self.recovery
                     .store_nudge(session.as_deref(), &found.signature, number);
+                self.arbiter.injected(now.mono_ms, false);
                 self.recovery.spoke_in_run(&found.signature, found.count);
                 let last = number == max;
                 let text = texts::loop_message(&found.tool_name, found.count, true, last);
@@ -130,13 +162,9 @@ impl Supervisor {
         self.give_up(out, now, rule::SAR_LOOP, reason, notice);
     }
 
-    /// SAR-S3, SAR-S5..S7: an empty reply (or a bare successful tool result) at the end of the branch.
-    pub(in crate::supervisor) fn evaluate_retry(
-        &mut self,
-        tail: &[Message],
-        now: Now,
-        out: &mut Vec<Action>,
-    ) -> Option<Claim> {
+    /// SAR-S3, SAR-S5..S7: an empty reply (or a bare successful tool result) at the end of the branch. The
+    /// give-up (SAR-S7) is only a claim: it happens if it wins the settle (ARB-LOSE).
+    pub(in crate::supervisor) fn evaluate_retry(&mut self, tail: &[Message]) -> Option<Claim> {
         let last = last_visible(tail)?;
         let empty = evaluate_empty(Some(last));
         if last.is_assistant() && empty.is_none() {
@@ -154,16 +182,7 @@ impl Supervisor {
             return None;
         }
         if self.recovery.retries(self.session_id.as_deref()) >= max {
-            self.recovery.reset_retries(self.session_id.as_deref());
-            let why = format!(
-                "{}; {max} retries were sent already, so pokeshell stops retrying",
-                reason.reason()
-            );
-            let notice = texts::notify_retry_give_up(max);
-            self.give_up(out, now, rule::SAR_RETRY_GIVE_UP, why, notice);
-            return Some(Claim::Quiet {
-                rule: rule::SAR_RETRY_GIVE_UP,
-            });
+            return Some(Claim::GiveUp(GiveUp::Retry { reason }));
         }
         Some(Claim::Inject(Resume::Retry { reason }))
     }

@@ -66,6 +66,11 @@ impl Supervisor {
         if self.deferred_deadline().is_none_or(|due| now.mono_ms < due) {
             return;
         }
+        // ARB-ONE: another message went out since the settle that chose this one.
+        if self.arbiter.injected_since_settle() {
+            self.cancel_deferred("another message went to the agent since it settled", now, out);
+            return;
+        }
         // Switching supervision off and losing the bridge both cancel a parked resume.
         if let Some(deferred) = self.arbiter.unpark() {
             self.commit_and_send(deferred.resume, now, out);
@@ -201,6 +206,7 @@ impl Supervisor {
         sent: Sent,
     ) -> u64 {
         self.run.message_sent();
+        self.arbiter.sent();
         let send_id = self.sends.register(sent);
         out.push(Action::SendMessage {
             send_id,

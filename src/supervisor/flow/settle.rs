@@ -5,7 +5,7 @@
 
 use crate::supervisor::Supervisor;
 use crate::supervisor::action::Action;
-use crate::supervisor::arbiter::{Claim, Resume, StopCause};
+use crate::supervisor::arbiter::{Claim, GiveUp, Resume, StopCause};
 use crate::supervisor::event::ContextUsage;
 use crate::supervisor::ledger::{LedgerKind, rule};
 use crate::supervisor::message::{Message, Role, last_visible};
@@ -43,22 +43,22 @@ impl Supervisor {
         if !wake_handled {
             self.close_episode_unless_orphaned(now);
         }
-        let retry_claim = self.evaluate_retry(&settle.tail, now, out);
+        let retry_claim = self.evaluate_retry(&settle.tail);
 
         let mut claims = [loop_claim, wake_claim, retry_claim].into_iter().flatten();
         if let Some(winner) = claims.next() {
             self.arbiter.claim();
             let winner_rule = winner.rule();
+            // ARB-LOSE: a rule that loses records it and changes nothing.
             for loser in claims {
-                if let Claim::Inject(resume) = loser {
-                    self.record(
-                        out,
-                        now,
-                        resume.rule(),
-                        LedgerKind::Declined,
-                        format!("{} was pre-empted by {winner_rule}", resume.describe()),
-                        None,
-                    );
+                let lost = match &loser {
+                    Claim::Inject(resume) => Some((resume.rule(), resume.describe())),
+                    Claim::GiveUp(give_up) => Some((give_up.rule(), give_up.describe().to_string())),
+                    Claim::Quiet { .. } => None,
+                };
+                if let Some((rule, what)) = lost {
+                    let reason = format!("{what} was pre-empted by {winner_rule}");
+                    self.record(out, now, rule, LedgerKind::Declined, reason, None);
                 }
             }
             if winner.tells_agent_to_stop() && self.post_compact.drop_wake() {
@@ -66,8 +66,10 @@ impl Supervisor {
                     "the post-compaction wake is dropped: the loop guard told the agent to stop".to_string();
                 self.record(out, now, rule::POKE_WAKE, LedgerKind::Declined, reason, None);
             }
-            if let Claim::Inject(resume) = winner {
-                self.dispatch(resume, now, out);
+            match winner {
+                Claim::Inject(resume) => self.dispatch(resume, now, out),
+                Claim::GiveUp(give_up) => self.give_up_settle(give_up, now, out),
+                Claim::Quiet { .. } => {}
             }
             return;
         }
@@ -106,16 +108,28 @@ impl Supervisor {
                 self.record(out, now, rule::POKE_WAKE, LedgerKind::Declined, reason, None);
                 (true, None)
             }
-            WakeVerdict::GiveUp => {
-                self.announce_wake_give_up(now, out);
-                (
-                    true,
-                    Some(Claim::Quiet {
-                        rule: rule::POKE_WAKE,
-                    }),
-                )
-            }
+            WakeVerdict::GiveUp => (true, Some(Claim::GiveUp(GiveUp::Wake))),
             WakeVerdict::Poke => (true, Some(Claim::Inject(Resume::WakePoke))),
+        }
+    }
+
+    /// A give-up that won the settle: the rule resets its count and tells the user.
+    fn give_up_settle(&mut self, give_up: GiveUp, now: Now, out: &mut Vec<Action>) {
+        match give_up {
+            GiveUp::Wake => {
+                self.post_compact.drop_wake();
+                self.announce_wake_give_up(now, out);
+            }
+            GiveUp::Retry { reason } => {
+                let max = self.config.recovery.max_retries;
+                self.recovery.reset_retries(self.session_id.as_deref());
+                let why = format!(
+                    "{}; {max} retries were sent already, so pokeshell stops retrying",
+                    reason.reason()
+                );
+                let notice = texts::notify_retry_give_up(max);
+                self.give_up(out, now, rule::SAR_RETRY_GIVE_UP, why, notice);
+            }
         }
     }
 

@@ -138,19 +138,26 @@ impl Supervisor {
             Some("a compaction is running")
         } else if !self.connected {
             Some("the bridge is not connected")
+        } else if self.arbiter.stopped().is_some() {
+            // WAK-ESC: the user's Esc holds wakeups too, until they type or poke by hand.
+            Some("the agent was stopped: it waits until you type or poke")
+        } else if self.arbiter.injected_since_settle() {
+            // ARB-ONE: one message per settle; this one waits for the agent's next settle.
+            Some("another message went to the agent: it waits for the next settle")
         } else {
             None
         }
     }
 
-    /// WAK-T3: deliver every due wakeup once, removed before it is sent. Returns whether any went out.
+    /// WAK-T3: deliver the first due wakeup once, removed before it is sent. Returns whether one went
+    /// out.
     pub(in crate::supervisor) fn wakeup_tick(&mut self, now: Now, out: &mut Vec<Action>) -> bool {
         if self.wakeups_held().is_some() {
             return false;
         }
         let due = self.wakeups.take_due(now.mono_ms);
-        let fired = !due.is_empty();
-        for wakeup in due {
+        let fired = due.is_some();
+        if let Some(wakeup) = due {
             let text = texts::wakeup_message(&wakeup.prompt, &wakeup.reason);
             let deliver_as = delivery_mode(self.run.idle());
             let sent = Sent::Wakeup {
@@ -175,6 +182,7 @@ impl Supervisor {
         fired
     }
 
+    /// The next due time; `None` while wakeups are held (the event that lifts the hold calls for a tick).
     pub(in crate::supervisor) fn wakeup_deadline(&self) -> Option<u64> {
         if self.wakeups_held().is_some() {
             return None;
