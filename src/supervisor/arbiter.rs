@@ -239,13 +239,21 @@ impl Arbiter {
         self.deferred.take()
     }
 
-    /// A session change or `/tree`: everything but a parked resume is forgotten (the caller cancels
-    /// that one with a ledger record).
+    /// A session change or `/tree`: everything but a parked resume (the caller cancels that one with a
+    /// ledger record) and what was sent since the last settle (ARB-ONE counts until the next settle) is
+    /// forgotten.
     pub(crate) fn reset(&mut self) {
-        let deferred = self.deferred.take();
         *self = Self {
-            deferred,
+            deferred: self.deferred.take(),
+            injected_since_settle: self.injected_since_settle,
+            injected_since_turn: self.injected_since_turn,
             ..Self::default()
         };
+    }
+
+    /// A new session: what went to the old one does not hold back the new one's first message.
+    pub(crate) fn forget_sent(&mut self) {
+        self.injected_since_settle = false;
+        self.injected_since_turn = false;
     }
 }

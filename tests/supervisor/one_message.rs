@@ -123,3 +123,22 @@ fn arb_one_a_parked_resume_does_not_follow_a_wakeup_of_the_same_settle() {
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(sent[0].custom_type, texts::CT_WAKEUP);
 }
+
+#[test]
+fn arb_one_a_manual_poke_after_the_compaction_replaces_the_one_held_during_it() {
+    let mut sim = sim();
+    sim.event(Event::CompactStart {
+        reason: CompactReason::Manual,
+        will_retry: false,
+    });
+    sim.manual_poke();
+    sim.event(Event::Compact {
+        reason: CompactReason::Manual,
+        will_retry: false,
+        tokens_before: None,
+    });
+    // You press prefix+p again before the held poke went out: one poke, not two.
+    sim.manual_poke().run_for(5);
+    assert_eq!(sim.sent().len(), 1, "{:?}", sim.sent());
+    assert!(!sim.view().manual_poke_held);
+}

@@ -1,10 +1,15 @@
-//! Invariants over random event sequences: at most one automatic resume per settle; none after an
-//! aborted settle until the user acts again; counters within their bounds; nothing automatic while
-//! supervision is off; every forwarded tool call answered once; no deadline that spins the shell.
+//! Invariants over random event sequences, counting every message pokeshell sends to the model (resume,
+//! orphan, retry, nudge, in-run nudge, wakeup, manual, handoff's none): at most one of pokeshell's own
+//! per settle, or per turn inside a run (ARB-ONE; a manual poke the user asked for may add one, never
+//! two); none after an aborted settle until the user acts again, and no nudge at a turn the user's Esc
+//! is unwinding (ARB-ABORT, WAK-ESC); none while a compaction runs; no counter moved by a rule that lost
+//! the settle (ARB-LOSE); counters within their bounds; nothing automatic while supervision is off;
+//! every forwarded tool call answered once; no deadline that spins the shell.
 
+use pokeshell::supervisor::view::Counters;
 use pokeshell::supervisor::{
-    Action, Block, CompactReason, ContextUsage, Event, InputSource, Message, Now, StopReason, Supervisor,
-    SupervisorConfig, texts,
+    Action, Block, CompactReason, ContextUsage, Event, InputSource, LedgerKind, Message, Now, StopReason,
+    Supervisor, SupervisorConfig, texts,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -36,8 +41,17 @@ fn compact_reason() -> impl Strategy<Value = CompactReason> {
     ]
 }
 
+/// A failing `bash` call: the assistant's call and its failed result.
+fn failing_call(tail: &mut Vec<Message>, id: &str) {
+    tail.push(Message::assistant(
+        StopReason::ToolUse,
+        vec![Block::tool_call(id, "bash", json!({"command": "make"}))],
+    ));
+    tail.push(Message::tool_result(id, "bash", true));
+}
+
 fn tail() -> impl Strategy<Value = Vec<Message>> {
-    (0..8u8, 1..8u32).prop_map(|(kind, failures)| {
+    (0..10u8, 1..8u32).prop_map(|(kind, failures)| {
         let mut tail = vec![Message::user("go")];
         match kind {
             0 => tail.push(Message::assistant(StopReason::Stop, vec![Block::text("done")])),
@@ -45,12 +59,18 @@ fn tail() -> impl Strategy<Value = Vec<Message>> {
             2 => tail.push(Message::assistant(StopReason::Stop, vec![])),
             3 => {
                 for index in 0..failures {
-                    let id = format!("c{index}");
-                    tail.push(Message::assistant(
-                        StopReason::ToolUse,
-                        vec![Block::tool_call(&id, "bash", json!({"command": "make"}))],
-                    ));
-                    tail.push(Message::tool_result(&id, "bash", true));
+                    failing_call(&mut tail, &format!("c{index}"));
+                }
+            }
+            8 => {
+                // The last identical call is the one the user's Esc killed.
+                for index in 0..failures {
+                    failing_call(&mut tail, &format!("c{index}"));
+                }
+                if let Some(result) = tail.last_mut() {
+                    result
+                        .content
+                        .push(Block::text("partial output\n\nCommand aborted"));
                 }
             }
             4 => {
@@ -74,6 +94,7 @@ fn event() -> impl Strategy<Value = Event> {
         4 => Just(Event::AgentStart),
         4 => stop_reason().prop_map(|stop| Event::AgentEnd { stop_reason: Some(stop), error_message: None }),
         3 => Just(Event::TurnStart),
+        4 => tail().prop_map(|tail| Event::TurnEnd { tail }),
         3 => tool_id.clone().prop_map(|id| Event::ToolStart { id, name: "bash".into(), args_preview: String::new() }),
         2 => tool_id.prop_map(|id| Event::ToolEnd { id }),
         1 => (compact_reason(), any::<bool>()).prop_map(|(reason, will_retry)| Event::CompactStart { reason, will_retry }),
@@ -152,42 +173,69 @@ fn is_manual(text: &str) -> bool {
     text == texts::manual_poke()
 }
 
-/// An automatic resume: a poke that is not the manual one, a retry, or a loop-guard message.
-fn is_auto_resume(action: &Action) -> bool {
-    match action {
-        Action::SendMessage {
-            custom_type, text, ..
-        } => match *custom_type {
-            texts::CT_POKE => !is_manual(text),
-            texts::CT_RETRY | texts::CT_LOOP => true,
-            _ => false,
-        },
-        _ => false,
-    }
+/// The last visible message is a tool result the user's Esc cut short.
+fn esc_unwinding(tail: &[Message]) -> bool {
+    tail.iter()
+        .rev()
+        .find(|message| !message.is_custom())
+        .is_some_and(Message::is_aborted_tool_result)
 }
+
+/// Minutes after which the supervisor stops waiting for a compaction's end.
+const COMPACTION_HOLD_MS: u64 = 10 * 60 * 1000;
 
 struct Checker {
     sup: Supervisor,
     config: SupervisorConfig,
     now: Now,
-    resumes_since_settle: usize,
+    /// Messages of pokeshell's own (everything but the manual poke) since the last settle or turn end.
+    own_in_window: usize,
+    /// The user asked for a poke that has not gone out yet.
+    manual_pending: bool,
     stopped: bool,
+    /// Compaction as the events say: since when it runs (None: not running), and a handoff in flight.
+    compacting_since: Option<u64>,
+    handoff: bool,
     next_send_failed: bool,
 }
 
 impl Checker {
+    fn compacting(&self) -> bool {
+        self.compacting_since
+            .is_some_and(|since| self.now.mono_ms < since + COMPACTION_HOLD_MS)
+    }
+
     fn apply(&mut self, actions: Vec<Action>, cause: Option<&Event>) -> Result<(), TestCaseError> {
         for action in &actions {
-            if is_auto_resume(action) {
-                self.resumes_since_settle += 1;
-                prop_assert!(
-                    self.resumes_since_settle <= 1,
-                    "two automatic resumes within one settle: {action:?}"
-                );
-                prop_assert!(
-                    !self.stopped,
-                    "automatic resume after an aborted settle: {action:?}"
-                );
+            if let Action::SendMessage {
+                custom_type, text, ..
+            } = action
+            {
+                prop_assert!(!self.compacting(), "sent while a compaction runs: {action:?}");
+                if is_manual(text) {
+                    prop_assert!(self.manual_pending, "a manual poke nobody asked for: {action:?}");
+                    self.manual_pending = false;
+                } else {
+                    self.own_in_window += 1;
+                    prop_assert!(
+                        self.own_in_window <= 1,
+                        "two messages of pokeshell's own within one settle or turn: {action:?}"
+                    );
+                    prop_assert!(
+                        !self.stopped,
+                        "a message of pokeshell's own after Esc: {action:?}"
+                    );
+                    if let Some(Event::TurnEnd { tail }) = cause {
+                        prop_assert!(
+                            !(esc_unwinding(tail) && *custom_type == texts::CT_LOOP),
+                            "a loop nudge while Esc unwinds the run"
+                        );
+                    }
+                }
+            }
+            if let Action::Compact { .. } = action {
+                self.compacting_since = Some(self.now.mono_ms);
+                self.handoff = true;
             }
             if !self.config.poke.enabled {
                 match action {
@@ -227,6 +275,41 @@ impl Checker {
         Ok(())
     }
 
+    /// ARB-LOSE: a rule that records it was pre-empted leaves its counters (and the user) alone.
+    fn check_losers(&self, actions: &[Action], before: &Counters) -> Result<(), TestCaseError> {
+        let after = self.sup.view(self.now).counters;
+        for action in actions {
+            let Action::Log(record) = action else { continue };
+            if record.kind != LedgerKind::Declined || !record.reason.contains("pre-empted by") {
+                continue;
+            }
+            match record.rule {
+                "SAR-S8" | "SAR-S7" => {
+                    prop_assert_eq!(after.retries, before.retries, "the retry lost: {:?}", record);
+                    let give_up = texts::notify_retry_give_up(self.config.recovery.max_retries);
+                    prop_assert!(
+                        !actions
+                            .iter()
+                            .any(|a| matches!(a, Action::Notify { text, .. } if *text == give_up)),
+                        "a losing retry gave up"
+                    );
+                }
+                "POKE-W4" => {
+                    prop_assert_eq!(after.pokes, before.pokes, "the wake lost: {:?}", record);
+                    let give_up = texts::notify_poke_limit(self.config.poke.post_compact_max_pokes);
+                    prop_assert!(
+                        !actions
+                            .iter()
+                            .any(|a| matches!(a, Action::Notify { text, .. } if *text == give_up)),
+                        "a losing wake gave up"
+                    );
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn tick(&mut self) -> Result<(), TestCaseError> {
         let actions = self.sup.tick(self.now);
         self.apply(actions, None)?;
@@ -250,29 +333,60 @@ impl Checker {
         Ok(())
     }
 
+    /// What the event tells the checker, before the supervisor sees it.
+    fn observe(&mut self, event: &Event) {
+        match event {
+            Event::AgentSettled { aborted, tail, .. } => {
+                self.own_in_window = 0;
+                let tail_aborted = tail
+                    .iter()
+                    .rev()
+                    .find(|message| !message.is_custom())
+                    .is_some_and(Message::is_aborted_assistant);
+                if (*aborted || tail_aborted) && self.config.poke.enabled {
+                    self.stopped = true;
+                }
+            }
+            Event::TurnEnd { .. } => self.own_in_window = 0,
+            Event::Input { source } if source.is_user() => self.stopped = false,
+            Event::ManualPoke => {
+                self.stopped = false;
+                self.manual_pending = true;
+            }
+            Event::SessionStart { .. } | Event::SessionShutdown => {
+                if matches!(event, Event::SessionStart { .. }) {
+                    self.own_in_window = 0;
+                }
+                self.stopped = false;
+                self.manual_pending = false;
+                self.compacting_since = None;
+                self.handoff = false;
+            }
+            Event::SessionTree => self.stopped = false,
+            Event::CompactStart { .. } => self.compacting_since = Some(self.now.mono_ms),
+            Event::Compact { reason, .. } | Event::CompactFailed { reason, .. } => {
+                self.compacting_since = None;
+                if *reason == CompactReason::Manual {
+                    self.handoff = false;
+                }
+            }
+            Event::CompactResult { .. } if self.handoff => {
+                self.compacting_since = None;
+                self.handoff = false;
+            }
+            _ => {}
+        }
+    }
+
     fn step(&mut self, step: Step) -> Result<(), TestCaseError> {
         match step {
             Step::Event(event) => {
-                match &event {
-                    Event::AgentSettled { aborted, tail, .. } => {
-                        self.resumes_since_settle = 0;
-                        let tail_aborted = tail
-                            .iter()
-                            .rev()
-                            .find(|message| !message.is_custom())
-                            .is_some_and(Message::is_aborted_assistant);
-                        if (*aborted || tail_aborted) && self.config.poke.enabled {
-                            self.stopped = true;
-                        }
-                    }
-                    Event::Input { source } if source.is_user() => self.stopped = false,
-                    Event::ManualPoke
-                    | Event::SessionStart { .. }
-                    | Event::SessionTree
-                    | Event::SessionShutdown => self.stopped = false,
-                    _ => {}
-                }
+                self.observe(&event);
+                let before = self.sup.view(self.now).counters;
                 let actions = self.sup.handle(event.clone(), self.now);
+                if matches!(event, Event::AgentSettled { .. }) {
+                    self.check_losers(&actions, &before)?;
+                }
                 self.apply(actions, Some(&event))
             }
             Step::Advance(ms) => {
@@ -305,8 +419,11 @@ proptest! {
             sup: Supervisor::new(config.clone()),
             config,
             now: Now::new(10_000, 1_700_000_000_000),
-            resumes_since_settle: 0,
+            own_in_window: 0,
+            manual_pending: false,
             stopped: false,
+            compacting_since: None,
+            handoff: false,
             next_send_failed: false,
         };
         for step in steps {

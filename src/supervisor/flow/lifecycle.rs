@@ -23,6 +23,7 @@ impl Supervisor {
         self.reset_post_compact_state("a new session started", now, out);
         self.drop_held_manual_poke("a new session started", now, out);
         self.session_id = Some(session_id);
+        self.arbiter.forget_sent();
         self.run.session_started();
         // Ghost tools of the previous session cannot be orphans of this one.
         self.tools.clear();

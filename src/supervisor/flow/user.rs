@@ -54,6 +54,8 @@ impl Supervisor {
     }
 
     fn send_manual_poke(&mut self, now: Now, out: &mut Vec<Action>) {
+        // ARB-ONE: one poke per request; a poke still held from before goes out as this one.
+        self.held_manual_poke = None;
         let text = texts::manual_poke();
         self.send(
             out,
