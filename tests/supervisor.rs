@@ -3,6 +3,7 @@
 
 mod supervisor {
     pub mod sim;
+    mod sim_output;
 
     mod arbiter;
     mod empty_reply;
@@ -10,9 +11,14 @@ mod supervisor {
     mod one_message;
     mod poke;
     mod poke_fixes;
+    mod poke_rules;
     mod properties;
+    mod random_events;
     mod reconnect;
     mod recovery;
+    mod recovery_detectors;
+    mod recovery_in_run;
     mod stop_and_lose;
     mod wakeup;
+    mod wakeup_restore;
 }
