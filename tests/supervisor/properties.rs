@@ -1,10 +1,11 @@
-//! Invariants over random event sequences, counting every message pokeshell sends to the model (resume,
-//! orphan, retry, nudge, in-run nudge, wakeup, manual, handoff's none): at most one of pokeshell's own
-//! per settle, or per turn inside a run (ARB-ONE; a manual poke the user asked for may add one, never
-//! two); none after an aborted settle until the user acts again, and no nudge at a turn the user's Esc
-//! is unwinding (ARB-ABORT, WAK-ESC); none while a compaction runs; no counter moved by a rule that lost
-//! the settle (ARB-LOSE); counters within their bounds; nothing automatic while supervision is off;
-//! every forwarded tool call answered once; no deadline that spins the shell.
+//! Invariants over random event sequences, counting every message pokeshell sends to the model
+//! (resume, orphan, retry, nudge, in-run nudge, wakeup, manual; the handoff compacts and sends none):
+//! at most one of pokeshell's own per settle, or per turn inside a run (ARB-ONE; a manual poke the user
+//! asked for may add one, never two); none after an aborted settle until the user acts again, and no
+//! nudge at a turn the user's Esc is unwinding (ARB-ABORT, WAK-ESC); none while a compaction runs; no
+//! counter moved by a rule that lost the settle (ARB-LOSE); counters within their bounds; nothing
+//! automatic while supervision is off; every forwarded tool call answered once; no deadline that spins
+//! the shell.
 
 use pokeshell::supervisor::view::Counters;
 use pokeshell::supervisor::{

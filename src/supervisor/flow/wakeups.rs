@@ -140,10 +140,10 @@ impl Supervisor {
             Some("the bridge is not connected")
         } else if self.arbiter.stopped().is_some() {
             // WAK-ESC: the user's Esc holds wakeups too, until they type or poke by hand.
-            Some("the agent was stopped: it waits until you type or poke")
+            Some("the agent was stopped (Esc); it waits until you type or poke")
         } else if self.arbiter.injected_since_settle() {
             // ARB-ONE: one message per settle; this one waits for the agent's next settle.
-            Some("another message went to the agent: it waits for the next settle")
+            Some("another message went to the agent; it waits for the next settle")
         } else {
             None
         }
