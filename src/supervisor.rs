@@ -1,13 +1,18 @@
 //! The pure supervisor: events and the current time go in, actions come out as data.
 //!
-//! One state machine ports four pi extensions (docs/supervision.md explains every rule):
-//! - pi-poke: the long-tool monitor and auto-abort ([`monitor`]), the orphaned-tool poke ([`orphan`]),
-//!   the post-compaction wake ([`wake`]) and the manual poke ([`lifecycle`]);
-//! - pi-stalled-agent-recovery: the empty-reply retry and the loop guard ([`recovery`]);
-//! - pi-wakeup: model-scheduled wakeups, persisted and re-armed ([`wakeup`]);
-//! - pi-auto-handoff's trigger ([`handoff`]).
+//! One state machine ports four pi extensions (docs/supervision.md explains every rule). Each part owns
+//! its state and is only reached through its methods:
+//! - [`run`]: where pi's agent loop is; [`compaction`]: whether a compaction runs;
+//! - [`monitor`]: the running tools, the long-tool monitor and the orphans' bookkeeping (pi-poke);
+//! - [`wake`]: the post-compaction wake and pi-poke's stall episode;
+//! - [`recovery`]: the empty-reply retry's and the loop guard's budgets (pi-stalled-agent-recovery);
+//! - [`wakeup`]: model-scheduled wakeups (pi-wakeup);
+//! - [`arbiter`]: who owned the last settle, the shared cooldown, the parked resume, the user's stop;
+//! - [`delivery`]: the sends waiting for the bridge's answer; [`outcome`]: what came of a resume;
+//!   [`ledger`]: the latest records.
 //!
-//! The [`arbiter`] decides, per `agent_settled`, which single resume message (if any) goes out.
+//! [`Supervisor`] orchestrates them: the files under `flow/` take each event or tick through the parts
+//! (the settle's arbitration, resumes, recovery, wakeups, the handoff trigger, the user's commands).
 //!
 //! Nothing here reads a clock, touches a file or spawns a thread. The shell passes [`Now`] to every
 //! call, performs the returned [`Action`]s, reports each send's result with [`Event::SendResult`], and
@@ -15,18 +20,17 @@
 
 pub mod action;
 mod arbiter;
+mod compaction;
 pub mod config;
 mod delivery;
 pub mod event;
-mod handoff;
+mod flow;
 pub mod ledger;
-mod lifecycle;
 pub mod message;
 mod monitor;
-mod orphan;
 mod outcome;
 pub mod recovery;
-mod state;
+mod run;
 pub mod texts;
 pub mod time;
 pub mod view;
@@ -34,23 +38,25 @@ mod wake;
 pub mod wakeup;
 
 pub use action::{Action, DeliverAs, NotifyLevel};
+pub use arbiter::StopCause;
 pub use config::{HandoffConfig, PokeConfig, RecoveryConfig, SupervisorConfig};
 pub use event::{CompactReason, ContextUsage, CustomEntry, Event, InputSource};
 pub use ledger::{LedgerKind, LedgerRecord};
 pub use message::{Block, Message, Role, StopReason};
-pub use state::StopCause;
 pub use time::Now;
 pub use view::{AgentState, Footer, FooterSuffix, View};
 pub use wake::WakePhase;
 
-use self::arbiter::{ArbiterState, Settle};
+use self::arbiter::Arbiter;
+use self::compaction::Compaction;
 use self::delivery::SendLog;
+use self::flow::settle::Settle;
 use self::ledger::{Ledger, LedgerKind as Kind, rule};
-use self::monitor::RunningTool;
-use self::outcome::AwaitingOutcome;
+use self::monitor::Tools;
+use self::outcome::Outcomes;
 use self::recovery::Recovery;
-use self::state::{Compaction, RunState};
-use self::wake::{CompactionEnd, Episode, Wake};
+use self::run::RunState;
+use self::wake::{CompactionEnd, PostCompact};
 use self::wakeup::Wakeups;
 
 /// The whole supervision state of one pokeshell run.
@@ -62,15 +68,14 @@ pub struct Supervisor {
     connected: bool,
     run: RunState,
     compaction: Compaction,
-    tools: Vec<RunningTool>,
-    wake: Option<Wake>,
-    episode: Episode,
+    tools: Tools,
+    post_compact: PostCompact,
     recovery: Recovery,
     wakeups: Wakeups,
-    arbiter: ArbiterState,
+    arbiter: Arbiter,
     /// A manual poke waiting for a compaction to end (mono ms of the request).
     held_manual_poke: Option<u64>,
-    outcome: Option<AwaitingOutcome>,
+    outcomes: Outcomes,
     context: Option<ContextUsage>,
     ledger: Ledger,
     sends: SendLog,
@@ -82,19 +87,15 @@ impl Supervisor {
             config,
             session_id: None,
             connected: true,
-            run: RunState {
-                known: true,
-                ..RunState::default()
-            },
+            run: RunState::default(),
             compaction: Compaction::default(),
-            tools: Vec::new(),
-            wake: None,
-            episode: Episode::default(),
+            tools: Tools::default(),
+            post_compact: PostCompact::default(),
             recovery: Recovery::default(),
             wakeups: Wakeups::default(),
-            arbiter: ArbiterState::default(),
+            arbiter: Arbiter::default(),
             held_manual_poke: None,
-            outcome: None,
+            outcomes: Outcomes::default(),
             context: None,
             ledger: Ledger::default(),
             sends: SendLog::default(),
@@ -120,16 +121,22 @@ impl Supervisor {
             Event::AgentEnd {
                 stop_reason,
                 error_message,
-            } => self.on_agent_end(stop_reason, error_message),
-            Event::TurnStart => self.on_turn_start(),
+            } => self.run.ended(stop_reason, error_message),
+            Event::TurnStart => {
+                self.post_compact.saw_turn();
+                self.outcomes.saw_turn();
+            }
             Event::TurnEnd { tail } => self.on_turn_end(&tail, now, &mut out),
             Event::ToolStart {
                 id,
                 name,
                 args_preview,
-            } => self.on_tool_start(id, name, args_preview, now),
-            Event::ToolEnd { id } => self.on_tool_end(&id),
-            Event::CompactStart { .. } => self.on_compact_start(now),
+            } => {
+                self.tools.start(id, name, args_preview, now.mono_ms, now.wall_ms);
+                self.outcomes.saw_tool();
+            }
+            Event::ToolEnd { id } => self.tools.end(&id),
+            Event::CompactStart { .. } => self.compaction.start(now.mono_ms),
             Event::Compact {
                 reason,
                 will_retry,
@@ -215,8 +222,8 @@ impl Supervisor {
             self.wakeup_deadline(),
             self.deferred_deadline(),
             self.held_manual_poke_deadline(),
-            self.compaction_hold_deadline(),
-            self.outcome_deadline(),
+            self.compaction.hold_deadline(),
+            self.outcomes.deadline(),
         ]
         .into_iter()
         .flatten()
@@ -248,7 +255,7 @@ impl Supervisor {
                     None,
                 );
                 self.cancel_deferred("supervision was switched off", now, &mut out);
-                self.arbiter.resume_shown = false;
+                self.arbiter.hide_resume();
             }
             _ => {}
         }
@@ -264,7 +271,7 @@ impl Supervisor {
     /// Whether the view shows something that changes every second (a tool's timer, a wakeup's
     /// countdown); cheaper than building the view.
     pub fn has_live_timers(&self) -> bool {
-        !self.tools.is_empty() || !self.wakeups.pending.is_empty()
+        !self.tools.is_empty() || !self.wakeups.is_empty()
     }
 
     /// A request of the user's that cannot be carried out now: the ledger and a warning say why.

@@ -1,14 +1,24 @@
-//! Scenario tests of the pure supervisor, named after the rule IDs and scenario numbers defined in
-//! docs/supervision.md. One test crate, one module per area.
+//! Scenario tests of the pure supervisor, named after the rule IDs of docs/supervision.md (and the
+//! original extensions' scenario numbers). One test crate, one module per area.
 
 mod supervisor {
     pub mod sim;
+    mod sim_output;
 
     mod arbiter;
+    mod empty_reply;
     mod handoff;
+    mod one_message;
     mod poke;
     mod poke_fixes;
+    mod poke_rules;
     mod properties;
+    mod random_events;
+    mod reconnect;
     mod recovery;
+    mod recovery_detectors;
+    mod recovery_in_run;
+    mod stop_and_lose;
     mod wakeup;
+    mod wakeup_restore;
 }

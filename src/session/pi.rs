@@ -147,7 +147,8 @@ impl Session {
                 self.pi.note_context(s.context_usage.as_ref().map(link::usage));
                 sup::Event::AgentSettled {
                     aborted: s.aborted,
-                    is_idle: s.idle.unwrap_or(true),
+                    // A bridge that cannot tell is read as busy: automatic messages then queue as follow-ups.
+                    is_idle: s.idle.unwrap_or(false),
                     context_usage: s.context_usage.as_ref().map(link::usage),
                     tail: link::tail(&s.tail),
                 }

@@ -14,7 +14,7 @@ pub struct SupervisorConfig {
     pub wakeup_max_seconds: u64,
 }
 
-/// pi-poke's seven keys (spec §1.1). `enabled` is pokeshell's master switch for everything automatic.
+/// pi-poke's seven keys (docs/configuration.md). `enabled` is pokeshell's master switch for everything automatic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PokeConfig {
     /// Defaults to true: launching pokeshell is the opt-in.
@@ -27,7 +27,7 @@ pub struct PokeConfig {
     pub post_compact_max_pokes: u32,
 }
 
-/// pi-stalled-agent-recovery's keys (spec §2.1).
+/// pi-stalled-agent-recovery's keys (docs/configuration.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecoveryConfig {
     /// 0 turns the empty-reply retry off (the loop guard stays on).
@@ -38,7 +38,7 @@ pub struct RecoveryConfig {
     pub max_loop_nudges: u32,
 }
 
-/// pi-auto-handoff's keys (spec §4.1).
+/// pi-auto-handoff's keys (docs/configuration.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandoffConfig {
     /// Context use (0–100, exclusive of 0) at which a settle triggers a handoff.

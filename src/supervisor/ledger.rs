@@ -22,7 +22,7 @@ pub struct LedgerRecord {
     /// Unix epoch milliseconds.
     pub wall_ms: u64,
     pub session_id: Option<String>,
-    /// The spec rule behind the record, e.g. `POKE-W4` (see [`rule`]).
+    /// The rule behind the record, e.g. `POKE-W4` (see [`rule`] and docs/supervision.md).
     pub rule: &'static str,
     pub kind: LedgerKind,
     /// In plain words.
@@ -31,7 +31,7 @@ pub struct LedgerRecord {
     pub sent: Option<String>,
 }
 
-/// Rule IDs used in ledger records (spec IDs, plus `ARB-*` for the arbiter and `OUT` for outcomes).
+/// Rule IDs used in ledger records: the IDs of docs/supervision.md, plus `ARB-*` for the arbiter.
 pub mod rule {
     pub const POKE_BREACH: &str = "POKE-M2";
     pub const POKE_AUTO_ABORT: &str = "POKE-M3";

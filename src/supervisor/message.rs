@@ -2,7 +2,8 @@
 //!
 //! The bridge sends the branch's message entries from the last genuine user message (inclusive) to the
 //! leaf. Custom messages (`role: "custom"`, pi's `custom_message` entries) may be included; the
-//! supervisor ignores them, as the original extension never saw them (spec §2.3).
+//! supervisor ignores them, as the original extension never saw them (docs/supervision.md, "A tool call that keeps failing the
+//! same way").
 
 use serde_json::Value;
 
@@ -172,6 +173,26 @@ impl Message {
 
     pub fn is_aborted_assistant(&self) -> bool {
         self.is_assistant() && self.stop_reason == Some(StopReason::Aborted)
+    }
+
+    /// A failed tool result that pi or its tool wrote because the run was aborted (the user's Esc, or
+    /// pokeshell's auto-abort): its text ends with the abort notice ("Operation aborted", bash's
+    /// "Command aborted", or a bare "aborted").
+    pub fn is_aborted_tool_result(&self) -> bool {
+        if self.role != Role::ToolResult || !self.is_error {
+            return false;
+        }
+        let last_text = self.content.iter().rev().find_map(|block| match block {
+            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+            _ => None,
+        });
+        let last_line = last_text
+            .and_then(|text| text.trim_end().lines().last())
+            .map(str::trim);
+        matches!(
+            last_line,
+            Some("aborted" | "Operation aborted" | "Command aborted")
+        )
     }
 }
 

@@ -1,18 +1,14 @@
 //! After each automatic resume, the ledger gets a follow-up record: did the agent then make progress
-//! (a turn started and produced output)?
+//! (a turn started and produced output)? This component remembers the resume it waits on and judges it.
 
-use super::Supervisor;
-use super::action::Action;
-use super::ledger::LedgerKind;
 use super::message::{Message, StopReason, last_visible};
 use super::recovery::emptiness::evaluate_empty;
-use super::time::Now;
 
 /// How long a resume sent to an idle agent may wait for its first turn before it counts as ignored.
 pub const OUTCOME_WAIT_MS: u64 = 120_000;
 
 #[derive(Clone, Debug)]
-pub(crate) struct AwaitingOutcome {
+struct AwaitingOutcome {
     rule: &'static str,
     send_id: u64,
     /// Set when the message went to an idle agent: then a turn must start within [`OUTCOME_WAIT_MS`].
@@ -21,46 +17,53 @@ pub(crate) struct AwaitingOutcome {
     tool_started: bool,
 }
 
-impl Supervisor {
-    pub(super) fn expect_outcome(&mut self, rule: &'static str, send_id: u64, now: Now) {
-        let deadline_mono = (!self.run.known || self.run.starting).then(|| now.mono_ms + OUTCOME_WAIT_MS);
-        self.outcome = Some(AwaitingOutcome {
+/// A finished judgement: the rule of the resume and the ledger's reason.
+pub(crate) type Verdict = (&'static str, String);
+
+#[derive(Debug, Default)]
+pub(crate) struct Outcomes {
+    awaiting: Option<AwaitingOutcome>,
+}
+
+impl Outcomes {
+    /// `awaiting_start`: the agent was idle or its state unknown, so a turn must start in time.
+    pub(crate) fn expect(&mut self, rule: &'static str, send_id: u64, awaiting_start: bool, now_mono: u64) {
+        self.awaiting = Some(AwaitingOutcome {
             rule,
             send_id,
-            deadline_mono,
+            deadline_mono: awaiting_start.then(|| now_mono + OUTCOME_WAIT_MS),
             turn_started: false,
             tool_started: false,
         });
     }
 
-    pub(super) fn forget_outcome(&mut self, send_id: u64) {
+    /// pi refused the send: there is nothing to judge.
+    pub(crate) fn forget(&mut self, send_id: u64) {
         if self
-            .outcome
+            .awaiting
             .as_ref()
             .is_some_and(|outcome| outcome.send_id == send_id)
         {
-            self.outcome = None;
+            self.awaiting = None;
         }
     }
 
-    pub(super) fn outcome_saw_turn(&mut self) {
-        if let Some(outcome) = &mut self.outcome {
+    pub(crate) fn saw_turn(&mut self) {
+        if let Some(outcome) = &mut self.awaiting {
             outcome.turn_started = true;
             outcome.deadline_mono = None;
         }
     }
 
-    pub(super) fn outcome_saw_tool(&mut self) {
-        if let Some(outcome) = &mut self.outcome {
+    pub(crate) fn saw_tool(&mut self) {
+        if let Some(outcome) = &mut self.awaiting {
             outcome.tool_started = true;
         }
     }
 
     /// At the first settle after the resume.
-    pub(super) fn judge_outcome(&mut self, aborted: bool, tail: &[Message], now: Now, out: &mut Vec<Action>) {
-        let Some(outcome) = self.outcome.take() else {
-            return;
-        };
+    pub(crate) fn judge(&mut self, aborted: bool, tail: &[Message]) -> Option<Verdict> {
+        let outcome = self.awaiting.take()?;
         let last = last_visible(tail);
         let produced = last.is_some_and(|message| {
             message.is_assistant()
@@ -83,36 +86,26 @@ impl Supervisor {
             };
             format!("no progress: the resumed turn ended with {ending}")
         };
-        self.record(out, now, outcome.rule, LedgerKind::Outcome, reason, None);
+        Some((outcome.rule, reason))
     }
 
-    /// The user or a session change took over before the agent settled.
-    pub(super) fn abandon_outcome(&mut self, why: &str, now: Now, out: &mut Vec<Action>) {
-        if let Some(outcome) = self.outcome.take() {
-            self.record(
-                out,
-                now,
-                outcome.rule,
-                LedgerKind::Outcome,
-                format!("unknown: {why}"),
-                None,
-            );
+    /// The user or a session change took over before the agent settled: the rule of the resume.
+    pub(crate) fn abandon(&mut self) -> Option<&'static str> {
+        self.awaiting.take().map(|outcome| outcome.rule)
+    }
+
+    /// No turn started in time.
+    pub(crate) fn expire(&mut self, now_mono: u64) -> Option<Verdict> {
+        let expired = self.deadline().is_some_and(|at| now_mono >= at);
+        if !expired {
+            return None;
         }
+        let outcome = self.awaiting.take()?;
+        let reason = format!("no progress: no turn started within {}s", OUTCOME_WAIT_MS / 1000);
+        Some((outcome.rule, reason))
     }
 
-    pub(super) fn outcome_tick(&mut self, now: Now, out: &mut Vec<Action>) {
-        let expired = self
-            .outcome
-            .as_ref()
-            .and_then(|outcome| outcome.deadline_mono)
-            .is_some_and(|at| now.mono_ms >= at);
-        if expired && let Some(outcome) = self.outcome.take() {
-            let reason = format!("no progress: no turn started within {}s", OUTCOME_WAIT_MS / 1000);
-            self.record(out, now, outcome.rule, LedgerKind::Outcome, reason, None);
-        }
-    }
-
-    pub(super) fn outcome_deadline(&self) -> Option<u64> {
-        self.outcome.as_ref().and_then(|outcome| outcome.deadline_mono)
+    pub(crate) fn deadline(&self) -> Option<u64> {
+        self.awaiting.as_ref().and_then(|outcome| outcome.deadline_mono)
     }
 }

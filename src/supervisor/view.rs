@@ -1,9 +1,9 @@
 //! What the footer and the side pane show, as data. Rendering is the UI's job.
 
 use super::Supervisor;
+use super::arbiter::StopCause;
 use super::event::ContextUsage;
 use super::ledger::LedgerRecord;
-use super::state::StopCause;
 use super::time::Now;
 use super::wake::WakePhase;
 
@@ -31,7 +31,7 @@ pub struct View {
     pub recent: Vec<LedgerRecord>,
 }
 
-/// pi-poke's footer (spec §1.9): `📌 p:on` / `📌 p:off` and one transient suffix.
+/// pi-poke's footer (docs/supervision.md, "Long tool calls"): `📌 p:on` / `📌 p:off` and one transient suffix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Footer {
     pub enabled: bool,
@@ -134,49 +134,9 @@ pub struct Counters {
 
 impl Supervisor {
     pub(super) fn build_view(&self, now: Now) -> View {
-        let threshold_ms = self.config.threshold_ms();
-        let tools: Vec<ToolView> = self
-            .tools
-            .iter()
-            .map(|tool| {
-                let elapsed_ms = now.mono_ms.saturating_sub(tool.start_mono);
-                ToolView {
-                    id: tool.id.clone(),
-                    name: tool.name.clone(),
-                    args_preview: tool.args_preview.clone(),
-                    started_wall_ms: tool.start_wall,
-                    elapsed_ms,
-                    overdue: elapsed_ms >= threshold_ms,
-                }
-            })
-            .collect();
-        let held = if !self.config.poke.enabled {
-            Some("supervision is off")
-        } else if self.compaction.active {
-            Some("a compaction is running")
-        } else if !self.connected {
-            Some("the bridge is not connected")
-        } else {
-            None
-        };
-        let mut wakeups: Vec<WakeupView> = self
-            .wakeups
-            .pending
-            .iter()
-            .map(|wakeup| {
-                let remaining_ms = wakeup.due_mono.saturating_sub(now.mono_ms);
-                WakeupView {
-                    id: wakeup.id.clone(),
-                    reason: wakeup.reason.clone(),
-                    prompt: wakeup.prompt.clone(),
-                    fire_at_wall_ms: wakeup.fire_at_wall,
-                    remaining_ms,
-                    held: if remaining_ms == 0 { held } else { None },
-                }
-            })
-            .collect();
-        wakeups.sort_by_key(|wakeup| wakeup.remaining_ms);
-        let budgets = self.recovery.budgets(self.session_id.as_deref());
+        let tools = self.tools.views(now.mono_ms, self.config.threshold_ms());
+        let wakeups = self.wakeups.views(now.mono_ms, self.wakeups_held());
+        let session = self.session_id.as_deref();
         View {
             footer: Footer {
                 enabled: self.config.poke.enabled,
@@ -187,27 +147,21 @@ impl Supervisor {
             session_id: self.session_id.clone(),
             tools,
             wakeups,
-            wake: self.wake.as_ref().map(|wake| WakeView {
-                phase: wake.phase,
-                failed: wake.failed,
-                since_wall_ms: wake.since_wall,
-            }),
-            pending_resume: self.arbiter.deferred.as_ref().map(|deferred| PendingResumeView {
+            wake: self.post_compact.view(),
+            pending_resume: self.arbiter.parked().map(|deferred| PendingResumeView {
                 rule: deferred.resume.rule(),
                 due_in_ms: deferred.due_mono.saturating_sub(now.mono_ms),
-                held_by_compaction: self.compaction.active,
+                held_by_compaction: self.compaction.active(),
             }),
             manual_poke_held: self.held_manual_poke.is_some(),
-            handoff_in_flight: self.compaction.handoff_in_flight,
-            stopped_by: self.arbiter.stopped,
+            handoff_in_flight: self.compaction.handoff_in_flight(),
+            stopped_by: self.arbiter.stopped(),
             counters: Counters {
-                pokes: self.episode.pokes,
+                pokes: self.post_compact.pokes(),
                 max_pokes: self.config.max_pokes(),
-                retries: budgets.map_or(0, |budgets| budgets.retries),
+                retries: self.recovery.retries(session),
                 max_retries: self.config.recovery.max_retries,
-                loop_nudges: budgets
-                    .and_then(|budgets| budgets.loop_nudges.values().max().copied())
-                    .unwrap_or(0),
+                loop_nudges: self.recovery.highest_nudge(session),
                 max_loop_nudges: self.config.recovery.effective_max_loop_nudges(),
             },
             context: self.context,
@@ -220,7 +174,7 @@ impl Supervisor {
         if !self.config.poke.enabled {
             return None;
         }
-        if self.arbiter.resume_shown {
+        if self.arbiter.resume_shown() {
             return Some(FooterSuffix::Resume);
         }
         if let Some(tool) = tools.iter().rev().find(|tool| tool.overdue) {
@@ -229,7 +183,7 @@ impl Supervisor {
                 seconds: (tool.elapsed_ms + 500) / 1000,
             });
         }
-        if self.wake.is_some() {
+        if self.post_compact.armed() {
             return Some(FooterSuffix::PostCompact);
         }
         tools.last().map(|tool| FooterSuffix::Running {
@@ -238,9 +192,9 @@ impl Supervisor {
     }
 
     fn agent_state(&self) -> AgentState {
-        if self.compaction.active {
+        if self.compaction.active() {
             AgentState::Compacting
-        } else if !self.connected || !self.run.known {
+        } else if !self.connected || !self.run.known() {
             AgentState::Unknown
         } else if self.run.idle() {
             AgentState::Idle

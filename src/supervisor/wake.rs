@@ -1,14 +1,10 @@
-//! pi-poke's post-compaction wake (spec §1.6, with the newer upstream N1–N5): an automatic compaction
-//! that interrupted work arms a wake; the next turn moves it to watching; the settle decides to poke
-//! or to clear. The episode counter and cooldown are shared with the orphaned-tool poke.
+//! pi-poke's post-compaction wake [POKE-W1..W5, N1..N5]: an automatic compaction that interrupted work
+//! arms a wake; the next turn moves it to watching; the settle decides to poke or to clear. The stall
+//! episode (pokes sent, the last one's time) is shared with the orphaned-tool poke.
 
-use super::Supervisor;
-use super::action::Action;
-use super::arbiter::{Claim, Resume};
 use super::event::CompactReason;
-use super::ledger::{LedgerKind, rule};
 use super::texts;
-use super::time::Now;
+use super::view::WakeView;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WakePhase {
@@ -19,22 +15,15 @@ pub enum WakePhase {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Wake {
-    pub phase: WakePhase,
-    pub failed: bool,
-    pub error: Option<String>,
-    pub tokens_before: Option<u64>,
-    pub since_wall: u64,
+struct Wake {
+    phase: WakePhase,
+    failed: bool,
+    error: Option<String>,
+    tokens_before: Option<u64>,
+    since_wall: u64,
 }
 
-/// pi-poke's stall episode: pokes sent and when the last went out.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Episode {
-    pub pokes: u32,
-    pub last_poke_mono: Option<u64>,
-}
-
-/// What ended a compaction, for [`Supervisor::on_compaction_end`].
+/// What ended a compaction.
 pub(crate) struct CompactionEnd {
     pub reason: CompactReason,
     pub will_retry: bool,
@@ -44,136 +33,114 @@ pub(crate) struct CompactionEnd {
     pub tokens_before: Option<u64>,
 }
 
-impl Supervisor {
-    pub(super) fn on_compact_start(&mut self, now: Now) {
-        self.compaction.active = true;
-        self.compaction.since_mono = now.mono_ms;
-    }
+/// What the wake makes of a settle (POKE-W4 in the order of N3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WakeVerdict {
+    /// No wake (or the post-compaction poke is off, which drops it): POKE-O2 decides the episode.
+    NoWake,
+    /// The run after the compaction ended well: the wake clears and the episode is over.
+    Healthy,
+    /// The episode's maximum is reached: the wake is to be dropped if its give-up wins the settle.
+    GiveUp,
+    /// The wake wants to poke.
+    Poke,
+}
 
-    /// POKE-E8 / POKE-E9.
-    pub(super) fn on_compaction_end(&mut self, end: CompactionEnd, now: Now, out: &mut Vec<Action>) {
-        self.compaction.active = false;
-        if end.reason == CompactReason::Manual && self.compaction.handoff_in_flight {
-            let error = end.failed.then(|| {
-                end.error
-                    .unwrap_or_else(|| "the compaction did not complete".to_string())
-            });
-            self.finish_handoff(error.as_deref(), now, out);
-            return;
-        }
-        if end.failed && end.aborted {
-            return;
-        }
-        if end.reason == CompactReason::Manual {
-            self.record(
-                out,
-                now,
-                rule::POKE_WAKE_ARM,
-                LedgerKind::Declined,
-                "manual compaction: you asked for it, nothing to resume".to_string(),
-                None,
-            );
-            return;
-        }
-        if !(end.will_retry || self.run.interrupted()) {
-            self.record(
-                out,
-                now,
-                rule::POKE_WAKE_ARM,
-                LedgerKind::Declined,
-                "compaction after a run that had finished: nothing was interrupted".to_string(),
-                None,
-            );
-            return;
-        }
-        let off = if !self.config.poke.enabled {
-            Some("supervision is off")
-        } else if !self.config.poke.post_compact_poke {
-            Some("the post-compaction poke is off")
-        } else {
-            None
-        };
-        if let Some(off) = off {
-            let reason = format!("a compaction interrupted the work, but {off}");
-            self.record(out, now, rule::POKE_WAKE_ARM, LedgerKind::Declined, reason, None);
-            return;
-        }
-        if matches!(self.arbiter.deferred.as_ref(), Some(deferred) if deferred.resume == Resume::WakePoke) {
-            self.cancel_deferred("a new compaction re-armed the wake", now, out);
-        }
+/// The wake and pi-poke's stall episode.
+#[derive(Debug, Default)]
+pub(crate) struct PostCompact {
+    wake: Option<Wake>,
+    /// Pokes sent in this episode.
+    pokes: u32,
+    last_poke_mono: Option<u64>,
+}
+
+impl PostCompact {
+    pub(crate) fn arm(&mut self, end: CompactionEnd, now_wall: u64) {
         self.wake = Some(Wake {
             phase: WakePhase::Armed,
             failed: end.failed,
             error: end.error,
             tokens_before: end.tokens_before,
-            since_wall: now.wall_ms,
+            since_wall: now_wall,
         });
     }
 
+    pub(crate) fn armed(&self) -> bool {
+        self.wake.is_some()
+    }
+
     /// POKE-W3.
-    pub(super) fn wake_saw_turn(&mut self) {
+    pub(crate) fn saw_turn(&mut self) {
         if let Some(wake) = &mut self.wake {
             wake.phase = WakePhase::Watching;
         }
     }
 
-    /// POKE-W4 in the order of N3. Returns whether a wake was handled (else POKE-O2 runs) and its claim.
-    pub(super) fn evaluate_wake(&mut self, now: Now, out: &mut Vec<Action>) -> (bool, Option<Claim>) {
+    /// Drops the wake; true when there was one.
+    pub(crate) fn drop_wake(&mut self) -> bool {
+        self.wake.take().is_some()
+    }
+
+    pub(crate) fn judge(&mut self, post_compact_poke: bool, run_failed: bool, max_pokes: u32) -> WakeVerdict {
         let Some(wake) = &self.wake else {
-            return (false, None);
+            return WakeVerdict::NoWake;
         };
-        if !self.config.poke.post_compact_poke {
+        if !post_compact_poke {
             self.wake = None;
-            return (false, None);
+            return WakeVerdict::NoWake;
         }
-        let resumed_and_failed = self.run.failed();
-        if wake.phase == WakePhase::Watching && !resumed_and_failed {
-            self.episode.pokes = 0;
+        if wake.phase == WakePhase::Watching && !run_failed {
+            self.pokes = 0;
             self.wake = None;
-            self.record(
-                out,
-                now,
-                rule::POKE_WAKE,
-                LedgerKind::Declined,
-                "the run after the compaction ended normally: no poke needed".to_string(),
-                None,
-            );
-            return (true, None);
+            return WakeVerdict::Healthy;
         }
-        if self.episode.pokes >= self.config.max_pokes() {
-            self.give_up_wake(now, out);
-            return (
-                true,
-                Some(Claim::Quiet {
-                    rule: rule::POKE_WAKE,
-                }),
-            );
+        if self.pokes >= max_pokes {
+            return WakeVerdict::GiveUp;
         }
-        (true, Some(Claim::Inject(Resume::WakePoke)))
+        WakeVerdict::Poke
     }
 
-    /// The anti-loop maximum is reached: drop the wake and tell the user.
-    pub(super) fn give_up_wake(&mut self, now: Now, out: &mut Vec<Action>) {
-        self.wake = None;
-        let max = self.config.max_pokes();
-        let reason = format!("the agent is still stalled, but {max} pokes were sent in this episode already");
-        self.give_up(out, now, rule::POKE_WAKE, reason, texts::notify_poke_limit(max));
+    /// The poke's text and whether the compaction had failed; `None` without a wake.
+    pub(crate) fn poke_text(&self, run_error: Option<&str>) -> Option<(String, bool)> {
+        let wake = self.wake.as_ref()?;
+        let error = wake.error.as_deref().or(run_error);
+        let text = if wake.failed {
+            texts::failed_compaction_poke(error)
+        } else {
+            texts::compaction_poke(wake.tokens_before, error)
+        };
+        Some((text, wake.failed))
     }
 
-    /// Session start, `/tree`, shutdown: forget the wake and the episode, and anything parked (fix B2).
-    pub(super) fn reset_post_compact_state(&mut self, why: &str, now: Now, out: &mut Vec<Action>) {
-        self.wake = None;
-        self.episode = Episode::default();
-        self.arbiter.last_injection_mono = None;
-        self.arbiter.resume_shown = false;
-        self.arbiter.stopped = None;
-        self.arbiter.self_abort = None;
-        self.arbiter.settle_claimed = false;
-        self.arbiter.injected_since_settle = false;
-        self.cancel_deferred(why, now, out);
-        self.abandon_outcome(why, now, out);
-        self.run.phase = super::state::RunPhase::Idle;
-        self.run.last_stop = None;
-        self.run.last_error = None;
+    pub(crate) fn pokes(&self) -> u32 {
+        self.pokes
+    }
+
+    pub(crate) fn last_poke_mono(&self) -> Option<u64> {
+        self.last_poke_mono
+    }
+
+    pub(crate) fn count_poke(&mut self, now_mono: u64) {
+        self.pokes += 1;
+        self.last_poke_mono = Some(now_mono);
+    }
+
+    /// The episode ends (a healthy settle, the user's input, a manual poke).
+    pub(crate) fn end_episode(&mut self) {
+        self.pokes = 0;
+    }
+
+    /// Session start, `/tree`, shutdown: forget the wake and the episode.
+    pub(crate) fn reset(&mut self) {
+        *self = Self::default();
+    }
+
+    pub(crate) fn view(&self) -> Option<WakeView> {
+        self.wake.as_ref().map(|wake| WakeView {
+            phase: wake.phase,
+            failed: wake.failed,
+            since_wall_ms: wake.since_wall,
+        })
     }
 }

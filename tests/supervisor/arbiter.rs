@@ -1,5 +1,5 @@
-//! The settle arbiter (spec §5.3): each conflict X1–X7 of §5.2, the priority order, the shared
-//! cooldown, and losers keeping their counters.
+//! The settle arbiter (docs/supervision.md, "Arbitration"): each conflict X1–X7 between the original
+//! extensions, the priority order, the shared cooldown, and losers keeping their counters.
 
 use pokeshell::supervisor::{Event, InputSource, LedgerKind, Message, StopReason, WakePhase};
 use serde_json::json;

@@ -1,5 +1,6 @@
-//! pi-auto-handoff's trigger: the pure cases of spec §4.5 (1, 2, 3, 8's flag, 10; the others are the
-//! bridge's document generation) and the gating of §4.2 and §5.3 item 4.
+//! pi-auto-handoff's trigger [HO-T1, HO-T2]: the supervisor's side of the handoff (the document itself
+//! is the bridge's job) and its gating (docs/supervision.md, "Handoff when the context fills up" and
+//! "Arbitration").
 
 use pokeshell::supervisor::{CompactReason, Event, LedgerKind, Message, StopReason};
 use serde_json::json;
@@ -182,4 +183,60 @@ fn ho_only_on_a_settle_where_nothing_else_acted() {
     });
     assert_eq!(sim.auto_pokes(), 1);
     assert!(sim.compactions().is_empty());
+}
+
+#[test]
+fn ho_t2_a_handoff_the_model_aborts_ends_the_flight_and_resumes_nothing() {
+    let mut sim = Sim::new();
+    sim.event(Event::ManualHandoff { focus: None });
+    assert!(sim.view().handoff_in_flight);
+    sim.event(Event::CompactStart {
+        reason: CompactReason::Manual,
+        will_retry: false,
+    });
+    sim.event(Event::CompactFailed {
+        reason: CompactReason::Manual,
+        aborted: true,
+        will_retry: false,
+        error_message: None,
+    });
+    let view = sim.view();
+    assert!(!view.handoff_in_flight && view.wake.is_none());
+    let outcomes = sim.records("HO-T1", LedgerKind::Outcome);
+    assert_eq!(outcomes.len(), 1);
+    assert!(outcomes[0].reason.contains("failed"), "{}", outcomes[0].reason);
+    // The command's own reply comes after the event: no second record.
+    sim.event(Event::CompactResult {
+        error: Some("aborted".into()),
+    });
+    sim.run_for(120);
+    assert_eq!(sim.records("HO-T1", LedgerKind::Outcome).len(), 1);
+    assert!(sim.sent().is_empty(), "nothing resumes after the handoff");
+}
+
+#[test]
+fn ho_t1_an_empty_handoff_document_leaves_pi_s_own_summary_and_resumes_nothing() {
+    // The bridge falls back to pi's plain summary when the model returns an empty document: the
+    // compaction still ends normally.
+    let mut sim = Sim::new();
+    sim.settle_at_percent(Some(90.0));
+    assert_eq!(sim.compactions().len(), 1);
+    sim.event(Event::CompactStart {
+        reason: CompactReason::Manual,
+        will_retry: false,
+    });
+    sim.event(Event::Compact {
+        reason: CompactReason::Manual,
+        will_retry: false,
+        tokens_before: Some(90_000),
+    });
+    sim.event(Event::CompactResult { error: None });
+    let outcomes = sim.records("HO-T1", LedgerKind::Outcome);
+    assert_eq!(outcomes.len(), 1);
+    assert!(outcomes[0].reason.contains("finished"), "{}", outcomes[0].reason);
+    assert!(sim.view().wake.is_none(), "a handoff arms no wake");
+    // After a compaction pi does not know the context use: the next settle does not hand off again.
+    sim.settle_at_percent(None).run_for(120);
+    assert_eq!(sim.compactions().len(), 1);
+    assert!(sim.sent().is_empty());
 }

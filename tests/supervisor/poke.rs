@@ -1,5 +1,5 @@
-//! pi-poke: the simulator's scenarios of spec §1.14 (42 assertions in 12 scenarios, then the newer
-//! simulator's 15 in scenarios 13–14), each assertion numbered as in the spec.
+//! pi-poke [POKE-*]: the scenarios of the original extension's simulator (42 assertions in 12
+//! scenarios, then the newer simulator's 15 in scenarios 13–14), each assertion numbered as there.
 //!
 //! The simulator treated every tool as already past the threshold; here the clock moves past
 //! `thresholdSeconds` (30 s) before a tool is judged. Cooldown 30 s, max 2 pokes, as in the simulator.

@@ -1,193 +1,87 @@
-//! Invariants over random event sequences: at most one automatic resume per settle; none after an
-//! aborted settle until the user acts again; counters within their bounds; nothing automatic while
-//! supervision is off; every forwarded tool call answered once; no deadline that spins the shell.
+//! Invariants over random event sequences, counting every message pokeshell sends to the model
+//! (resume, orphan, retry, nudge, in-run nudge, wakeup, manual; the handoff compacts and sends none):
+//! at most one of pokeshell's own per settle, or per turn inside a run (ARB-ONE; a manual poke the user
+//! asked for may add one, never two); none after an aborted settle until the user acts again, and no
+//! nudge at a turn the user's Esc is unwinding (ARB-ABORT, WAK-ESC); none while a compaction runs; no
+//! counter moved by a rule that lost the settle (ARB-LOSE); counters within their bounds; nothing
+//! automatic while supervision is off; every forwarded tool call answered once; no deadline that spins
+//! the shell.
 
+use pokeshell::supervisor::view::Counters;
 use pokeshell::supervisor::{
-    Action, Block, CompactReason, ContextUsage, Event, InputSource, Message, Now, StopReason, Supervisor,
-    SupervisorConfig, texts,
+    Action, CompactReason, Event, LedgerKind, Message, Now, Supervisor, SupervisorConfig, texts,
 };
 use proptest::prelude::*;
-use serde_json::json;
 
-#[derive(Clone, Debug)]
-enum Step {
-    Event(Event),
-    Advance(u64),
-    Tick,
-    /// Jump to the next deadline and tick, like the shell's timer.
-    RunToDeadline,
-}
-
-fn stop_reason() -> impl Strategy<Value = StopReason> {
-    prop_oneof![
-        Just(StopReason::Stop),
-        Just(StopReason::Error),
-        Just(StopReason::Length),
-        Just(StopReason::Aborted),
-        Just(StopReason::ToolUse),
-    ]
-}
-
-fn compact_reason() -> impl Strategy<Value = CompactReason> {
-    prop_oneof![
-        Just(CompactReason::Manual),
-        Just(CompactReason::Threshold),
-        Just(CompactReason::Overflow)
-    ]
-}
-
-fn tail() -> impl Strategy<Value = Vec<Message>> {
-    (0..8u8, 1..8u32).prop_map(|(kind, failures)| {
-        let mut tail = vec![Message::user("go")];
-        match kind {
-            0 => tail.push(Message::assistant(StopReason::Stop, vec![Block::text("done")])),
-            1 => tail.push(Message::assistant(StopReason::Stop, vec![Block::thinking("hmm")])),
-            2 => tail.push(Message::assistant(StopReason::Stop, vec![])),
-            3 => {
-                for index in 0..failures {
-                    let id = format!("c{index}");
-                    tail.push(Message::assistant(
-                        StopReason::ToolUse,
-                        vec![Block::tool_call(&id, "bash", json!({"command": "make"}))],
-                    ));
-                    tail.push(Message::tool_result(&id, "bash", true));
-                }
-            }
-            4 => {
-                tail.push(Message::assistant(
-                    StopReason::ToolUse,
-                    vec![Block::tool_call("ok", "ls", json!({}))],
-                ));
-                tail.push(Message::tool_result("ok", "ls", false));
-            }
-            5 => tail.push(Message::assistant(StopReason::Aborted, vec![])),
-            6 => tail.push(Message::assistant(StopReason::Error, vec![]).with_error("boom")),
-            _ => tail.push(Message::custom("poke", "[Poke] x")),
-        }
-        tail
-    })
-}
-
-fn event() -> impl Strategy<Value = Event> {
-    let tool_id = (0..3u8).prop_map(|index| format!("t{index}"));
-    prop_oneof![
-        4 => Just(Event::AgentStart),
-        4 => stop_reason().prop_map(|stop| Event::AgentEnd { stop_reason: Some(stop), error_message: None }),
-        3 => Just(Event::TurnStart),
-        3 => tool_id.clone().prop_map(|id| Event::ToolStart { id, name: "bash".into(), args_preview: String::new() }),
-        2 => tool_id.prop_map(|id| Event::ToolEnd { id }),
-        1 => (compact_reason(), any::<bool>()).prop_map(|(reason, will_retry)| Event::CompactStart { reason, will_retry }),
-        3 => (compact_reason(), any::<bool>())
-            .prop_map(|(reason, will_retry)| Event::Compact { reason, will_retry, tokens_before: Some(5000) }),
-        2 => (compact_reason(), any::<bool>(), any::<bool>()).prop_map(|(reason, aborted, will_retry)| {
-            Event::CompactFailed { reason, aborted, will_retry, error_message: None }
-        }),
-        1 => proptest::option::of(Just("failed".to_string())).prop_map(|error| Event::CompactResult { error }),
-        6 => (any::<bool>(), any::<bool>(), proptest::option::of(0.0..100.0f64), tail()).prop_map(
-            |(aborted, is_idle, percent, tail)| Event::AgentSettled {
-                aborted,
-                is_idle,
-                context_usage: Some(ContextUsage { tokens: None, window: None, percent }),
-                tail,
-            }
-        ),
-        2 => prop_oneof![Just(InputSource::Interactive), Just(InputSource::Rpc), Just(InputSource::Extension)]
-            .prop_map(|source| Event::Input { source }),
-        1 => Just(Event::ManualPoke),
-        1 => Just(Event::ManualHandoff { focus: None }),
-        2 => (0..200u32).prop_map(|delay| Event::ToolCallRequest {
-            call_id: format!("call{delay}"),
-            name: "schedule_wakeup".into(),
-            args: json!({"delay_seconds": delay, "prompt": "wake"}),
-        }),
-        1 => Just(Event::ToolCallRequest { call_id: "cancel".into(), name: "cancel_wakeup".into(), args: json!({}) }),
-        1 => Just(Event::SessionStart { session_id: "s".into(), entries: vec![] }),
-        1 => Just(Event::SessionTree),
-        1 => Just(Event::SessionShutdown),
-        1 => Just(Event::BridgeConnected),
-        1 => Just(Event::BridgeDisconnected { reason: "gone".into() }),
-    ]
-}
-
-fn step() -> impl Strategy<Value = Step> {
-    prop_oneof![
-        12 => event().prop_map(Step::Event),
-        3 => (0..45_000u64).prop_map(Step::Advance),
-        2 => Just(Step::Tick),
-        2 => Just(Step::RunToDeadline),
-    ]
-}
-
-fn config() -> impl Strategy<Value = SupervisorConfig> {
-    (
-        any::<bool>(),
-        any::<bool>(),
-        prop_oneof![Just(0u64), Just(30)],
-        1..4u32,
-        0..4u32,
-        1..4u32,
-        1..3u32,
-        any::<bool>(),
-    )
-        .prop_map(
-            |(enabled, auto_abort, cooldown, max_pokes, retries, threshold, nudges, auto_poke)| {
-                let mut config = SupervisorConfig::default();
-                config.poke.enabled = enabled;
-                config.poke.auto_abort = auto_abort;
-                config.poke.auto_poke = auto_poke;
-                config.poke.threshold_seconds = 5;
-                config.poke.post_compact_max_pokes = max_pokes;
-                config.poke.post_compact_cooldown_seconds = cooldown;
-                config.global_cooldown_seconds = cooldown;
-                config.recovery.max_retries = retries;
-                config.recovery.loop_threshold = threshold;
-                config.recovery.max_loop_nudges = nudges;
-                config.wakeup_min_seconds = 1;
-                config
-            },
-        )
-}
+use super::random_events::{Step, config, step};
 
 fn is_manual(text: &str) -> bool {
     text == texts::manual_poke()
 }
 
-/// An automatic resume: a poke that is not the manual one, a retry, or a loop-guard message.
-fn is_auto_resume(action: &Action) -> bool {
-    match action {
-        Action::SendMessage {
-            custom_type, text, ..
-        } => match *custom_type {
-            texts::CT_POKE => !is_manual(text),
-            texts::CT_RETRY | texts::CT_LOOP => true,
-            _ => false,
-        },
-        _ => false,
-    }
+/// The last visible message is a tool result the user's Esc cut short.
+fn esc_unwinding(tail: &[Message]) -> bool {
+    tail.iter()
+        .rev()
+        .find(|message| !message.is_custom())
+        .is_some_and(Message::is_aborted_tool_result)
 }
+
+/// Minutes after which the supervisor stops waiting for a compaction's end.
+const COMPACTION_HOLD_MS: u64 = 10 * 60 * 1000;
 
 struct Checker {
     sup: Supervisor,
     config: SupervisorConfig,
     now: Now,
-    resumes_since_settle: usize,
+    /// Messages of pokeshell's own (everything but the manual poke) since the last settle or turn end.
+    own_in_window: usize,
+    /// The user asked for a poke that has not gone out yet.
+    manual_pending: bool,
     stopped: bool,
+    /// Compaction as the events say: since when it runs (None: not running), and a handoff in flight.
+    compacting_since: Option<u64>,
+    handoff: bool,
     next_send_failed: bool,
 }
 
 impl Checker {
+    fn compacting(&self) -> bool {
+        self.compacting_since
+            .is_some_and(|since| self.now.mono_ms < since + COMPACTION_HOLD_MS)
+    }
+
     fn apply(&mut self, actions: Vec<Action>, cause: Option<&Event>) -> Result<(), TestCaseError> {
         for action in &actions {
-            if is_auto_resume(action) {
-                self.resumes_since_settle += 1;
-                prop_assert!(
-                    self.resumes_since_settle <= 1,
-                    "two automatic resumes within one settle: {action:?}"
-                );
-                prop_assert!(
-                    !self.stopped,
-                    "automatic resume after an aborted settle: {action:?}"
-                );
+            if let Action::SendMessage {
+                custom_type, text, ..
+            } = action
+            {
+                prop_assert!(!self.compacting(), "sent while a compaction runs: {action:?}");
+                if is_manual(text) {
+                    prop_assert!(self.manual_pending, "a manual poke nobody asked for: {action:?}");
+                    self.manual_pending = false;
+                } else {
+                    self.own_in_window += 1;
+                    prop_assert!(
+                        self.own_in_window <= 1,
+                        "two messages of pokeshell's own within one settle or turn: {action:?}"
+                    );
+                    prop_assert!(
+                        !self.stopped,
+                        "a message of pokeshell's own after Esc: {action:?}"
+                    );
+                    if let Some(Event::TurnEnd { tail }) = cause {
+                        prop_assert!(
+                            !(esc_unwinding(tail) && *custom_type == texts::CT_LOOP),
+                            "a loop nudge while Esc unwinds the run"
+                        );
+                    }
+                }
+            }
+            if let Action::Compact { .. } = action {
+                self.compacting_since = Some(self.now.mono_ms);
+                self.handoff = true;
             }
             if !self.config.poke.enabled {
                 match action {
@@ -227,6 +121,41 @@ impl Checker {
         Ok(())
     }
 
+    /// ARB-LOSE: a rule that records it was pre-empted leaves its counters (and the user) alone.
+    fn check_losers(&self, actions: &[Action], before: &Counters) -> Result<(), TestCaseError> {
+        let after = self.sup.view(self.now).counters;
+        for action in actions {
+            let Action::Log(record) = action else { continue };
+            if record.kind != LedgerKind::Declined || !record.reason.contains("pre-empted by") {
+                continue;
+            }
+            match record.rule {
+                "SAR-S8" | "SAR-S7" => {
+                    prop_assert_eq!(after.retries, before.retries, "the retry lost: {:?}", record);
+                    let give_up = texts::notify_retry_give_up(self.config.recovery.max_retries);
+                    prop_assert!(
+                        !actions
+                            .iter()
+                            .any(|a| matches!(a, Action::Notify { text, .. } if *text == give_up)),
+                        "a losing retry gave up"
+                    );
+                }
+                "POKE-W4" => {
+                    prop_assert_eq!(after.pokes, before.pokes, "the wake lost: {:?}", record);
+                    let give_up = texts::notify_poke_limit(self.config.poke.post_compact_max_pokes);
+                    prop_assert!(
+                        !actions
+                            .iter()
+                            .any(|a| matches!(a, Action::Notify { text, .. } if *text == give_up)),
+                        "a losing wake gave up"
+                    );
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn tick(&mut self) -> Result<(), TestCaseError> {
         let actions = self.sup.tick(self.now);
         self.apply(actions, None)?;
@@ -250,29 +179,60 @@ impl Checker {
         Ok(())
     }
 
+    /// What the event tells the checker, before the supervisor sees it.
+    fn observe(&mut self, event: &Event) {
+        match event {
+            Event::AgentSettled { aborted, tail, .. } => {
+                self.own_in_window = 0;
+                let tail_aborted = tail
+                    .iter()
+                    .rev()
+                    .find(|message| !message.is_custom())
+                    .is_some_and(Message::is_aborted_assistant);
+                if (*aborted || tail_aborted) && self.config.poke.enabled {
+                    self.stopped = true;
+                }
+            }
+            Event::TurnEnd { .. } => self.own_in_window = 0,
+            Event::Input { source } if source.is_user() => self.stopped = false,
+            Event::ManualPoke => {
+                self.stopped = false;
+                self.manual_pending = true;
+            }
+            Event::SessionStart { .. } | Event::SessionShutdown => {
+                if matches!(event, Event::SessionStart { .. }) {
+                    self.own_in_window = 0;
+                }
+                self.stopped = false;
+                self.manual_pending = false;
+                self.compacting_since = None;
+                self.handoff = false;
+            }
+            Event::SessionTree => self.stopped = false,
+            Event::CompactStart { .. } => self.compacting_since = Some(self.now.mono_ms),
+            Event::Compact { reason, .. } | Event::CompactFailed { reason, .. } => {
+                self.compacting_since = None;
+                if *reason == CompactReason::Manual {
+                    self.handoff = false;
+                }
+            }
+            Event::CompactResult { .. } if self.handoff => {
+                self.compacting_since = None;
+                self.handoff = false;
+            }
+            _ => {}
+        }
+    }
+
     fn step(&mut self, step: Step) -> Result<(), TestCaseError> {
         match step {
             Step::Event(event) => {
-                match &event {
-                    Event::AgentSettled { aborted, tail, .. } => {
-                        self.resumes_since_settle = 0;
-                        let tail_aborted = tail
-                            .iter()
-                            .rev()
-                            .find(|message| !message.is_custom())
-                            .is_some_and(Message::is_aborted_assistant);
-                        if (*aborted || tail_aborted) && self.config.poke.enabled {
-                            self.stopped = true;
-                        }
-                    }
-                    Event::Input { source } if source.is_user() => self.stopped = false,
-                    Event::ManualPoke
-                    | Event::SessionStart { .. }
-                    | Event::SessionTree
-                    | Event::SessionShutdown => self.stopped = false,
-                    _ => {}
-                }
+                self.observe(&event);
+                let before = self.sup.view(self.now).counters;
                 let actions = self.sup.handle(event.clone(), self.now);
+                if matches!(event, Event::AgentSettled { .. }) {
+                    self.check_losers(&actions, &before)?;
+                }
                 self.apply(actions, Some(&event))
             }
             Step::Advance(ms) => {
@@ -305,8 +265,11 @@ proptest! {
             sup: Supervisor::new(config.clone()),
             config,
             now: Now::new(10_000, 1_700_000_000_000),
-            resumes_since_settle: 0,
+            own_in_window: 0,
+            manual_pending: false,
             stopped: false,
+            compacting_since: None,
+            handoff: false,
             next_send_failed: false,
         };
         for step in steps {

@@ -1,4 +1,4 @@
-//! Re-arming wakeups after a restart or a resume (beyond pi-wakeup, WAK-T5): replay the branch's
+//! Re-arming wakeups after a restart or a resume (pokeshell's addition to pi-wakeup, WAK-T5): replay the branch's
 //! wakeup entries in order.
 
 use serde_json::Value;

@@ -1,20 +1,21 @@
-//! pi-auto-handoff's trigger (spec §4.2): a settle with the context at or above `percent` compacts with a
-//! handoff document, when nothing else acted on that settle. The document itself is the bridge's job.
+//! pi-auto-handoff's trigger [HO-T1, HO-T2]: a settle with the context at or above `percent` compacts
+//! with a handoff document, when nothing else acted on that settle. The document itself is the bridge's
+//! job.
 
-use super::Supervisor;
-use super::action::{Action, NotifyLevel};
-use super::ledger::{LedgerKind, rule};
-use super::state::StopCause;
-use super::texts;
-use super::time::Now;
+use crate::supervisor::Supervisor;
+use crate::supervisor::action::{Action, NotifyLevel};
+use crate::supervisor::arbiter::StopCause;
+use crate::supervisor::ledger::{LedgerKind, rule};
+use crate::supervisor::texts;
+use crate::supervisor::time::Now;
 
 /// A wakeup due this soon keeps the automatic handoff for a later settle (the compaction would abort
 /// the wakeup's run).
 pub const HANDOFF_WAKEUP_MARGIN_MS: u64 = 10_000;
 
 impl Supervisor {
-    /// HO-T1, called by the arbiter on a settle no other component claimed, not aborted, with no wake.
-    pub(super) fn evaluate_handoff(&mut self, is_idle: bool, now: Now, out: &mut Vec<Action>) {
+    /// HO-T1, called by the arbiter on a settle no other rule claimed, not aborted, with no wake.
+    pub(in crate::supervisor) fn evaluate_handoff(&mut self, is_idle: bool, now: Now, out: &mut Vec<Action>) {
         let Some(percent) = self.context.and_then(|usage| usage.percent) else {
             return;
         };
@@ -24,11 +25,11 @@ impl Supervisor {
         }
         let blocked = if !self.config.handoff.enabled {
             Some("the automatic handoff is off".to_string())
-        } else if self.compaction.active || self.compaction.handoff_in_flight {
+        } else if self.compaction.busy() {
             Some("a compaction is already running".to_string())
         } else if !is_idle {
             Some("pi is still busy and a compaction would abort its work".to_string())
-        } else if self.wakeup_due_within(now, HANDOFF_WAKEUP_MARGIN_MS) {
+        } else if self.wakeups.due_within(now.mono_ms, HANDOFF_WAKEUP_MARGIN_MS) {
             Some("a wakeup is about to fire".to_string())
         } else if !self.connected {
             Some("the bridge is not connected".to_string())
@@ -52,8 +53,13 @@ impl Supervisor {
     }
 
     /// HO-T2: the user asked for a handoff; works whatever the toggles say.
-    pub(super) fn manual_handoff(&mut self, focus: Option<String>, now: Now, out: &mut Vec<Action>) {
-        let blocked = if self.compaction.active || self.compaction.handoff_in_flight {
+    pub(in crate::supervisor) fn manual_handoff(
+        &mut self,
+        focus: Option<String>,
+        now: Now,
+        out: &mut Vec<Action>,
+    ) {
+        let blocked = if self.compaction.busy() {
             Some(texts::notify_handoff_busy())
         } else if !self.connected {
             Some(texts::notify_not_connected("No handoff"))
@@ -66,7 +72,7 @@ impl Supervisor {
         }
         // ctx.compact() aborts a busy agent first; that aborted settle is the handoff's doing.
         if !self.run.idle() {
-            self.arbiter.self_abort = Some(StopCause::Handoff);
+            self.arbiter.self_aborted(StopCause::Handoff);
         }
         let reason = match &focus {
             Some(focus) => format!("you asked for a handoff (focus: {focus})"),
@@ -82,8 +88,7 @@ impl Supervisor {
     }
 
     fn start_handoff(&mut self, focus: Option<String>, now: Now, out: &mut Vec<Action>) {
-        self.compaction.handoff_in_flight = true;
-        self.on_compact_start(now);
+        self.compaction.start_handoff(now.mono_ms);
         out.push(Action::Compact {
             focus,
             save: self.config.handoff.save,
@@ -91,12 +96,15 @@ impl Supervisor {
     }
 
     /// The handoff compaction ended (its `session_compact*` event or the command's reply).
-    pub(super) fn finish_handoff(&mut self, error: Option<&str>, now: Now, out: &mut Vec<Action>) {
-        if !self.compaction.handoff_in_flight {
+    pub(in crate::supervisor) fn finish_handoff(
+        &mut self,
+        error: Option<&str>,
+        now: Now,
+        out: &mut Vec<Action>,
+    ) {
+        if !self.compaction.finish_handoff() {
             return;
         }
-        self.compaction.handoff_in_flight = false;
-        self.compaction.active = false;
         match error {
             None => {
                 let reason = "the handoff compaction finished".to_string();

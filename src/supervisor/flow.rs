@@ -1,0 +1,11 @@
+//! How the supervisor takes each event and tick through its parts. Every file here is part of
+//! `impl Supervisor`; the parts' state is only reached through their methods.
+
+pub(crate) mod handoff;
+pub(crate) mod lifecycle;
+pub(crate) mod recovery;
+pub(crate) mod resume;
+pub(crate) mod settle;
+pub(crate) mod timers;
+pub(crate) mod user;
+pub(crate) mod wakeups;
