@@ -7,178 +7,31 @@
 //! e2e_host.rs (`pi_editor_and_footer_are_visible_in_the_pane` and the rest) and below.
 
 mod support;
+mod e2e_passthrough {
+    pub mod terminal;
+}
 
-use std::fs::File;
-use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::os::unix::process::ExitStatusExt;
+use std::process::Command;
+use std::time::Duration;
 
+use e2e_passthrough::terminal::{Input, Outcome, Output, finish, start};
 use support::pi::PiEnv;
 use support::pty::Pty;
 use support::shell::wait_ready;
 use support::{Step, WAIT, model_server};
 
-/// Where the child's stdin comes from.
-#[derive(Clone, Copy)]
-enum Input {
-    Terminal,
-    /// A pipe holding this text, then closed.
-    Piped(&'static str),
-}
-
-/// Where the child's stdout goes.
-#[derive(Clone, Copy)]
-enum Output {
-    Terminal,
-    Pipe,
-}
-
-/// What one run left: its status and everything it wrote (stdout as the terminal received it).
-#[derive(Debug, PartialEq)]
-struct Outcome {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl std::fmt::Display for Outcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "status: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.status, self.stdout, self.stderr
-        )
-    }
-}
-
-/// A new PTY (master, slave), 40×120, neither inherited by the child beyond its stdio.
-fn open_pty() -> (OwnedFd, OwnedFd) {
-    let (mut master, mut slave) = (0, 0);
-    let size = libc::winsize {
-        ws_row: 40,
-        ws_col: 120,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: openpty writes two descriptors into the locals; name and termios may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    for fd in [master, slave] {
-        // SAFETY: fcntl on a descriptor this process owns.
-        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
-    }
-    // SAFETY: both descriptors were just opened and belong to nobody else.
-    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
-}
-
-fn read_all(mut from: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        // A PTY master ends with EIO once the last slave is closed: what was read still counts.
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = from.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            bytes.extend_from_slice(&buf[..n]);
-        }
-        let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());
-    });
-    rx
-}
-
-/// `cmd` in a session of its own whose controlling terminal is the PTY, as a shell would start it;
-/// stdin and stdout on the PTY or redirected; stderr a pipe.
-fn start(mut cmd: Command, input: Input, output: Output) -> (Child, Option<OwnedFd>) {
-    let (master, slave) = open_pty();
-    let slave_fd = slave.as_raw_fd();
-    let on_pty = || Stdio::from(slave.try_clone().expect("dup the pty slave"));
-    cmd.stdin(match input {
-        Input::Terminal => on_pty(),
-        Input::Piped(_) => Stdio::piped(),
-    });
-    cmd.stdout(match output {
-        Output::Terminal => on_pty(),
-        Output::Pipe => Stdio::piped(),
-    });
-    cmd.stderr(Stdio::piped());
-    // SAFETY: setsid and ioctl are async-signal-safe; the slave is still open until the exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::setsid() < 0 || libc::ioctl(slave_fd, libc::TIOCSCTTY, 0) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn().expect("spawn the command");
-    drop(cmd);
-    drop(slave);
-    if let (Input::Piped(text), Some(mut stdin)) = (input, child.stdin.take()) {
-        stdin.write_all(text.as_bytes()).expect("write the child's stdin");
-    }
-    (child, Some(master))
-}
-
-/// Waits for the child (at most `timeout`, else it is killed and the test fails) and collects what
-/// it wrote.
-#[track_caller]
-fn finish(mut child: Child, master: Option<OwnedFd>, timeout: Duration) -> Outcome {
-    let terminal = master.map(|fd| read_all(File::from(fd)));
-    let stdout = child.stdout.take().map(read_all);
-    let stderr = read_all(child.stderr.take().expect("piped stderr"));
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the child") {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the command ran longer than {timeout:?}");
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    let collect = |rx: mpsc::Receiver<String>| {
-        rx.recv_timeout(WAIT)
-            .expect("the output ends once the command has exited")
-    };
-    let on_terminal = terminal.map(collect).unwrap_or_default();
-    Outcome {
-        status,
-        // With stdout on the terminal, the terminal holds it; with stdout redirected, nothing should
-        // reach the terminal at all, which the comparison checks too.
-        stdout: match stdout {
-            Some(rx) => format!("{}{on_terminal}", collect(rx)),
-            None => on_terminal,
-        },
-        stderr: collect(stderr),
-    }
-}
-
-fn pi_alone(env: &PiEnv, args: &[&str]) -> Command {
+/// pi with exactly these arguments (`env.pi_args` adds the test's session dir).
+fn pi_alone(env: &PiEnv, args: &[String]) -> Command {
     let mut cmd = Command::new(env.pi());
-    cmd.args(env.pi_args(args));
+    cmd.args(args);
     isolate(env, &mut cmd);
     cmd
 }
 
-fn pokeshell(env: &PiEnv, args: &[&str]) -> Command {
+fn pokeshell(env: &PiEnv, args: &[String]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pokeshell"));
-    cmd.arg("--pi").arg(env.pi()).arg("--").args(env.pi_args(args));
+    cmd.arg("--pi").arg(env.pi()).arg("--").args(args);
     isolate(env, &mut cmd);
     cmd
 }
@@ -189,7 +42,7 @@ fn isolate(env: &PiEnv, cmd: &mut Command) {
 
 /// Runs pi alone, then pokeshell, with `args`: both outcomes.
 #[track_caller]
-fn both(env: &PiEnv, args: &[&str], input: Input, output: Output) -> (Outcome, Outcome) {
+fn both(env: &PiEnv, args: &[String], input: Input, output: Output) -> (Outcome, Outcome) {
     let run = |cmd| {
         let (child, master) = start(cmd, input, output);
         finish(child, master, Duration::from_secs(30))
@@ -198,7 +51,7 @@ fn both(env: &PiEnv, args: &[&str], input: Input, output: Output) -> (Outcome, O
 }
 
 #[track_caller]
-fn assert_same(env: &PiEnv, args: &[&str], input: Input, output: Output) -> Outcome {
+fn assert_same(env: &PiEnv, args: &[String], input: Input, output: Output) -> Outcome {
     let (alone, hosted) = both(env, args, input, output);
     assert_eq!(
         alone, hosted,
@@ -218,7 +71,12 @@ fn answering(answer: &str) -> (support::ModelServer, PiEnv) {
 #[test]
 fn version_is_pi_s_own() {
     let (_server, env) = answering("unused");
-    let out = assert_same(&env, &["--version"], Input::Terminal, Output::Terminal);
+    let out = assert_same(
+        &env,
+        &env.pi_args(&["--version"]),
+        Input::Terminal,
+        Output::Terminal,
+    );
     assert!(out.status.success(), "{out}");
     assert_eq!(out.stdout.trim(), "1.6.0", "{out}");
 }
@@ -226,7 +84,7 @@ fn version_is_pi_s_own() {
 #[test]
 fn help_is_pi_s_own() {
     let (_server, env) = answering("unused");
-    let out = assert_same(&env, &["--help"], Input::Terminal, Output::Terminal);
+    let out = assert_same(&env, &env.pi_args(&["--help"]), Input::Terminal, Output::Terminal);
     assert!(out.status.success(), "{out}");
     assert!(out.stdout.contains("--list-models"), "{out}");
     assert!(!out.stdout.contains("pokeshell"), "{out}");
@@ -235,7 +93,12 @@ fn help_is_pi_s_own() {
 #[test]
 fn print_mode_answers_on_stdout() {
     let (server, env) = answering("Hello from the scripted model.");
-    let out = assert_same(&env, &["-p", "say hi"], Input::Terminal, Output::Terminal);
+    let out = assert_same(
+        &env,
+        &env.pi_args(&["-p", "say hi"]),
+        Input::Terminal,
+        Output::Terminal,
+    );
     assert!(out.status.success(), "{out}");
     assert!(out.stdout.contains("Hello from the scripted model."), "{out}");
     let prompts: Vec<_> = server
@@ -280,7 +143,7 @@ fn json_mode_streams_the_same_events() {
     let (_server, env) = answering("Events, not a screen.");
     let (alone, hosted) = both(
         &env,
-        &["--mode", "json", "-p", "say hi"],
+        &env.pi_args(&["--mode", "json", "-p", "say hi"]),
         Input::Terminal,
         Output::Terminal,
     );
@@ -305,15 +168,65 @@ fn json_mode_streams_the_same_events() {
 #[test]
 fn list_models_is_pi_s_own() {
     let (_server, env) = answering("unused");
-    let out = assert_same(&env, &["--list-models"], Input::Terminal, Output::Terminal);
+    let out = assert_same(
+        &env,
+        &env.pi_args(&["--list-models"]),
+        Input::Terminal,
+        Output::Terminal,
+    );
     assert!(out.status.success(), "{out}");
     assert!(out.stdout.contains("mock-model"), "{out}");
 }
 
 #[test]
+fn export_writes_the_same_file_and_says_so() {
+    let (_server, env) = answering("Worth keeping.");
+    let first = env.run(&["-p", "remember this"], Duration::from_secs(30));
+    assert_eq!(first.code, Some(0), "{first}");
+    let session = std::fs::read_dir(env.session_dir())
+        .expect("the session dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("pi saved its session");
+    let session = session.to_string_lossy().into_owned();
+    let html = env.work_dir().join("session.html");
+    let html = html.to_string_lossy().into_owned();
+    let out = assert_same(
+        &env,
+        &env.pi_args(&["--export", &session, &html]),
+        Input::Terminal,
+        Output::Terminal,
+    );
+    assert!(out.status.success(), "{out}");
+    assert!(out.stdout.contains("session.html"), "{out}");
+    let page = std::fs::read_to_string(&html).expect("the exported page");
+    assert!(
+        page.contains("<html"),
+        "an HTML page: {}",
+        &page[..page.len().min(200)]
+    );
+}
+
+/// A command as the first argument reaches pi first, where pokeshell's own `-e` would have hidden it.
+#[test]
+fn a_pi_command_runs_as_pi_runs_it() {
+    let (_server, env) = answering("unused");
+    // Without the session dir in front: pi looks for its commands in the first argument only.
+    let out = assert_same(&env, &["list".to_string()], Input::Terminal, Output::Terminal);
+    assert!(out.status.success(), "{out}");
+    assert!(out.stdout.contains("No packages installed"), "{out}");
+}
+
+#[test]
 fn rejected_arguments_get_pi_s_message_and_status() {
     let (_server, env) = answering("unused");
-    let out = assert_same(&env, &["--mode", "yaml"], Input::Terminal, Output::Terminal);
+    let out = assert_same(
+        &env,
+        &env.pi_args(&["--mode", "yaml"]),
+        Input::Terminal,
+        Output::Terminal,
+    );
     assert_eq!(out.status.code(), Some(1), "{out}");
     assert!(out.stderr.contains("yaml"), "{out}");
 }
@@ -322,7 +235,7 @@ fn rejected_arguments_get_pi_s_message_and_status() {
 fn redirected_stdout_gets_the_answer_alone() {
     let (_server, env) = answering("Straight into the pipe.");
     // No -p: pi alone answers and exits because stdout is not a terminal.
-    let out = assert_same(&env, &["say hi"], Input::Terminal, Output::Pipe);
+    let out = assert_same(&env, &env.pi_args(&["say hi"]), Input::Terminal, Output::Pipe);
     assert!(out.status.success(), "{out}");
     assert_eq!(out.stdout.trim(), "Straight into the pipe.", "{out}");
 }
@@ -330,7 +243,12 @@ fn redirected_stdout_gets_the_answer_alone() {
 #[test]
 fn piped_stdin_is_the_prompt() {
     let (server, env) = answering("Read from stdin.");
-    let out = assert_same(&env, &[], Input::Piped("say hi from a pipe\n"), Output::Terminal);
+    let out = assert_same(
+        &env,
+        &env.pi_args(&[]),
+        Input::Piped("say hi from a pipe\n"),
+        Output::Terminal,
+    );
     assert!(out.status.success(), "{out}");
     assert!(out.stdout.contains("Read from stdin."), "{out}");
     assert!(
@@ -349,7 +267,8 @@ fn pi_takes_over_pokeshell_s_process_and_its_signals() {
     server.set_default(Step::hang());
     let env = PiEnv::new(&server.base_url());
     let (mut statuses, mut executables) = (Vec::new(), Vec::new());
-    for cmd in [pi_alone(&env, &["-p", "wait"]), pokeshell(&env, &["-p", "wait"])] {
+    let args = env.pi_args(&["-p", "wait"]);
+    for cmd in [pi_alone(&env, &args), pokeshell(&env, &args)] {
         let (child, master) = start(cmd, Input::Terminal, Output::Terminal);
         let before = server.model_requests().len();
         server
