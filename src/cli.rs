@@ -15,7 +15,15 @@ use crate::input::prefix::PrefixKey;
     about = "Run the pi coding agent in a supervising terminal that pokes a stalled agent back into action",
     after_help = "Everything after `--` goes to pi unchanged, e.g. `pokeshell -- --continue`.\n\
                   `pokeshell demo` shows pokeshell rescuing a stalled agent, with no API key.\n\
-                  Inside pokeshell, press the prefix key (Ctrl+] by default) and then ? for the keys.",
+                  Inside pokeshell, press the prefix key (Ctrl+] by default) and then ? for the keys.\n\
+                  \n\
+                  When pi's arguments ask for a run without its conversation screen (-p/--print,\n\
+                  --mode json or rpc, --help, --version, --list-models, --export, or a command\n\
+                  such as `install`, `config` or `auth` first), or when stdin or stdout is not a\n\
+                  terminal, pokeshell adds nothing: it runs pi in its own place, with the same\n\
+                  input, output and exit status as pi alone. No side pane, no footer, no bridge,\n\
+                  no supervision; its options other than --pi and its settings do not apply.\n\
+                  So with `alias pi='pokeshell --'`, scripts that run `pi -p ...` still work.",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {

@@ -8,6 +8,7 @@ use pokeshell::config::{ConfigPaths, KeyId, SettingValue, Settings};
 use pokeshell::event_loop::NoLayer;
 use pokeshell::event_loop::start::{RunConfig, run};
 use pokeshell::locate;
+use pokeshell::passthrough;
 use pokeshell::pty::CommandSpec;
 
 fn probe_timeout() -> Duration {
@@ -52,46 +53,65 @@ fn exit_note(label: &str, code: i32) -> Option<String> {
     }
 }
 
+/// What runs: pi with its arguments, or `--command`'s program line. Err: the exit code after the
+/// message is printed.
+fn child_spec(cli: &Cli) -> Result<CommandSpec, ExitCode> {
+    if let Some(line) = &cli.command {
+        return Ok(CommandSpec::shell(line));
+    }
+    match locate::find_pi(cli.pi.as_deref()) {
+        Ok(pi) => Ok(CommandSpec {
+            label: format!("pi {}", cli.pi_args.join(" ")).trim_end().to_string(),
+            program: pi,
+            args: cli.pi_args.clone(),
+            env: Vec::new(),
+            cwd: None,
+        }),
+        Err(e) => {
+            eprintln!("{e}");
+            Err(ExitCode::from(127))
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(Mode::Demo(args)) = &cli.mode {
         let code = pokeshell::demo::launch::run_demo(args, probe_timeout());
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
-    let settings = match load_settings(&cli) {
-        Ok(s) => s,
-        Err(e) => {
+    let settings = || {
+        load_settings(&cli).map_err(|e| {
             eprintln!("pokeshell: {e}");
-            return ExitCode::from(2);
-        }
+            ExitCode::from(2)
+        })
     };
     if cli.config.show_config {
-        print!("{}", settings.show_config());
-        return ExitCode::SUCCESS;
-    }
-    let spec = match &cli.command {
-        Some(line) => CommandSpec::shell(line),
-        None => match locate::find_pi(cli.pi.as_deref()) {
-            Ok(pi) => CommandSpec {
-                label: format!("pi {}", cli.pi_args.join(" ")).trim_end().to_string(),
-                program: pi,
-                args: cli.pi_args.clone(),
-                env: Vec::new(),
-                cwd: None,
-            },
-            Err(e) => {
-                eprintln!("{e}");
-                return ExitCode::from(127);
+        return match settings() {
+            Ok(s) => {
+                print!("{}", s.show_config());
+                ExitCode::SUCCESS
             }
-        },
-    };
-    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if !terminal {
-        eprintln!(
-            "pokeshell: it needs a terminal: run it in a terminal window, with stdin and stdout not redirected"
-        );
-        return ExitCode::from(2);
+            Err(code) => code,
+        };
     }
+    let spec = match child_spec(&cli) {
+        Ok(spec) => spec,
+        Err(code) => return code,
+    };
+    // Before the settings are read: a broken settings file must not stop `pi --version`.
+    let pi_args = cli.command.is_none().then_some(cli.pi_args.as_slice());
+    let stdin_tty = std::io::stdin().is_terminal();
+    let stdout_tty = std::io::stdout().is_terminal();
+    if passthrough::direct(pi_args, stdin_tty, stdout_tty).is_some() {
+        let (code, message) = passthrough::exec(&spec);
+        eprintln!("{message}");
+        return ExitCode::from(code);
+    }
+    let settings = match settings() {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let bridge = cli.command.is_none();
     let label = if bridge {
         "pi".to_string()
