@@ -2,12 +2,14 @@
 //! vt100 leaves to the embedder.
 
 pub mod caps;
+pub mod program_status;
 mod tracker;
 
 use std::num::NonZeroU16;
 use std::time::{Duration, Instant};
 
 pub use caps::HostCaps;
+pub use program_status::{ProgramState, ProgramStatus};
 pub use tracker::Tracker;
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
@@ -79,6 +81,17 @@ impl Mirror {
         std::mem::take(&mut self.parser.callbacks_mut().host_out)
     }
 
+    /// The child's latest program-status report (OSC 7501), if it sent any.
+    pub fn program_status(&self) -> Option<&ProgramStatus> {
+        self.parser.callbacks().program_status.as_ref()
+    }
+
+    /// How many program-status reports the child sent so far: a new value means a new report, even
+    /// one equal to the last.
+    pub fn program_status_seq(&self) -> u64 {
+        self.parser.callbacks().program_status_seq
+    }
+
     pub fn modes(&self) -> ChildModes {
         let screen = self.parser.screen();
         let t = self.parser.callbacks();
@@ -115,6 +128,7 @@ mod tests {
             fg: Some("rgb:eeee/eeee/eeee".into()),
             bg: Some("rgb:1111/1111/1111".into()),
             palette: vec![Some("rgb:0000/0000/0000".into()); 16],
+            program_status: false,
         }
     }
 
@@ -226,6 +240,71 @@ mod tests {
             b"\x1b[>7u\x1b[?u\x1b[<u\x1b[>4;2m\x1b[?2031h\x1b]7501;?\x1b\\\x1b]8;;\x07ok\x1b[0m\x1b]8;;\x07",
         );
         assert_eq!(m.screen().contents().trim(), "ok");
+    }
+
+    #[test]
+    fn the_program_status_query_is_answered_before_da1() {
+        let mut m = Mirror::new(24, 80, HostCaps::default());
+        assert_eq!(
+            replies(&mut m, b"\x1b[>7u\x1b[?u\x1b]7501;?\x1b\\\x1b[c"),
+            [program_status::QUERY_REPLY, HostCaps::FALLBACK_DA1].concat(),
+            "pi takes the answer only when it comes before DA1"
+        );
+        assert_eq!(m.program_status(), None, "a query is not a report");
+        assert_eq!(m.program_status_seq(), 0);
+    }
+
+    #[test]
+    fn reports_are_kept_with_a_sequence_and_stay_off_the_screen() {
+        let mut m = Mirror::new(3, 40, HostCaps::default());
+        m.process(b"a\x1b]7501;state=working:app=pi\x1b\\b");
+        assert_eq!(m.program_status().map(|s| s.state), Some(ProgramState::Working));
+        assert_eq!(m.program_status_seq(), 1);
+        // The same report again still counts; a malformed one changes nothing.
+        m.process(b"\x1b]7501;state=working:app=pi\x1b\\\x1b]7501;state=???\x1b\\");
+        assert_eq!(m.program_status_seq(), 2);
+        m.process(b"\x1b]7501;state=error:app=pi:msg=NDI5OiBiYWQ=\x07");
+        let status = m.program_status().cloned();
+        assert_eq!(
+            status,
+            Some(ProgramStatus {
+                state: ProgramState::Error,
+                app: Some("pi".into()),
+                kind: None,
+                msg: Some("429: bad".into()),
+            })
+        );
+        assert_eq!(m.program_status_seq(), 3);
+        assert_eq!(m.screen().contents().trim(), "ab");
+        assert!(
+            m.take_host_output().is_empty(),
+            "the host did not ask for reports"
+        );
+        assert!(m.take_replies().is_empty(), "reports are not answered");
+    }
+
+    #[test]
+    fn reports_reach_a_host_that_reads_them_unchanged() {
+        let host = HostCaps {
+            program_status: true,
+            ..HostCaps::default()
+        };
+        let mut m = Mirror::new(3, 40, host);
+        let report = b"\x1b]7501;state=blocked:app=pi:kind=confirm:msg=UmVsb2FkPw==\x1b\\";
+        m.process(b"\x1b]7501;?\x1b\\");
+        assert!(
+            m.take_host_output().is_empty(),
+            "the query is answered here, not by the host"
+        );
+        m.process(report);
+        assert_eq!(m.take_host_output(), report.to_vec());
+        // A BEL-terminated report goes on in the ST form pi itself writes.
+        m.process(b"\x1b]7501;state=idle:app=pi\x07\x1b]7501;nonsense\x1b\\");
+        assert_eq!(
+            m.take_host_output(),
+            b"\x1b]7501;state=idle:app=pi\x1b\\".to_vec()
+        );
+        assert_eq!(m.program_status().map(|s| s.state), Some(ProgramState::Idle));
     }
 
     #[test]

@@ -12,6 +12,9 @@ use support::snapshot;
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
 /// A host that answered pokeshell's probe like kitty does, with made-up but fixed colours.
+/// pokeshell reads pi's program-status reports, whatever the host: the query is always answered.
+const STATUS_REPLY: &[u8] = b"\x1b]7501;?\x1b\\";
+
 fn kitty_host() -> HostCaps {
     HostCaps {
         kitty: true,
@@ -21,6 +24,7 @@ fn kitty_host() -> HostCaps {
         palette: (0..16)
             .map(|i| Some(format!("rgb:{i:02x}{i:02x}/0000/ffff")))
             .collect(),
+        ..HostCaps::default()
     }
 }
 
@@ -116,7 +120,7 @@ fn startup_bytes_before_the_first_frame_print_nothing() {
 }
 
 #[test]
-fn startup_legacy_host_answers_only_da1_and_invents_no_colours() {
+fn startup_legacy_host_gets_the_program_status_answer_and_da1_and_no_invented_colours() {
     let bytes = fixtures::read(fixtures::STARTUP);
     let queries = bytes.windows(3).filter(|w| w == b"\x1b[c").count();
     assert_eq!(
@@ -126,7 +130,10 @@ fn startup_legacy_host_answers_only_da1_and_invents_no_colours() {
     let r = replay(fixtures::STARTUP, HostCaps::default());
     assert_eq!(
         r.replies_to(fixtures::STARTUP).escape_ascii().to_string(),
-        HostCaps::FALLBACK_DA1.repeat(2).escape_ascii().to_string()
+        [STATUS_REPLY, HostCaps::FALLBACK_DA1, HostCaps::FALLBACK_DA1]
+            .concat()
+            .escape_ascii()
+            .to_string()
     );
 }
 
@@ -135,7 +142,7 @@ fn startup_kitty_host_answers_flags_colours_and_da1_in_order() {
     let caps = kitty_host();
     let r = replay(fixtures::STARTUP, caps.clone());
     let da1 = String::from_utf8(caps.da1.clone().expect("a DA1")).expect("ascii");
-    let mut expected = format!("\x1b[?7u{da1}");
+    let mut expected = format!("\x1b[?7u\x1b]7501;?\x1b\\{da1}");
     expected.push_str("\x1b]10;rgb:dddd/dddd/dddd\x07\x1b]11;rgb:1010/1010/1010\x07");
     for i in 0..16 {
         expected.push_str(&format!("\x1b]4;{i};rgb:{i:02x}{i:02x}/0000/ffff\x07"));

@@ -1,170 +1,22 @@
 //! The scripted model server over real TCP, with a raw HTTP client (no pi): routing, keep-alive,
-//! malformed input, every step kind on the wire, recording, hangs and shutdown.
+//! malformed input, every step kind on the wire, recording, hangs and shutdown. The stalled, slow
+//! and failing replies pokeshell must recover from are in `model_server/stalls_and_errors.rs`.
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+#[path = "model_server/client.rs"]
+mod client;
+#[path = "model_server/stalls_and_errors.rs"]
+mod stalls_and_errors;
+
+use std::io::Read;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use client::{Client, chat, summary_request};
+use serde_json::json;
 use support::{Scenario, Step, WAIT, model_server};
 
 use pokeshell::demo::model::{AnsweredBy, ModelServer, RequestKind};
-
-/// One HTTP answer as the client saw it.
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("JSON body")
-    }
-
-    /// The `data:` payloads of an SSE body, JSON-parsed (`[DONE]` as a string).
-    fn sse(&self) -> Vec<Value> {
-        String::from_utf8_lossy(&self.body)
-            .split("\n\n")
-            .filter_map(|event| event.strip_prefix("data: "))
-            .map(|d| serde_json::from_str(d).unwrap_or_else(|_| Value::String(d.to_string())))
-            .collect()
-    }
-
-    /// The concatenated `delta.content` of an SSE body.
-    fn streamed_text(&self) -> String {
-        self.sse()
-            .iter()
-            .filter_map(|e| e["choices"][0]["delta"]["content"].as_str())
-            .collect()
-    }
-}
-
-struct Client {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
-}
-
-impl Client {
-    fn connect(addr: SocketAddr) -> Client {
-        let stream = TcpStream::connect(addr).expect("connect to the model server");
-        stream.set_read_timeout(Some(WAIT)).unwrap();
-        Client {
-            reader: BufReader::new(stream.try_clone().unwrap()),
-            writer: stream,
-        }
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).unwrap();
-    }
-
-    fn post(&mut self, path: &str, body: &Value) -> Answer {
-        let body = body.to_string();
-        let head = format!(
-            "POST {path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer anything\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
-            body.len()
-        );
-        self.send_raw(head.as_bytes());
-        self.send_raw(body.as_bytes());
-        self.read_answer()
-    }
-
-    fn get(&mut self, path: &str) -> Answer {
-        self.send_raw(format!("GET {path} HTTP/1.1\r\nhost: x\r\n\r\n").as_bytes());
-        self.read_answer()
-    }
-
-    fn line(&mut self) -> String {
-        let mut line = String::new();
-        self.reader
-            .read_line(&mut line)
-            .expect("read a line of the answer");
-        line.trim_end_matches(['\r', '\n']).to_string()
-    }
-
-    fn read_answer(&mut self) -> Answer {
-        let status_line = self.line();
-        let status = status_line
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("status line");
-        let mut headers = Vec::new();
-        loop {
-            let line = self.line();
-            if line.is_empty() {
-                break;
-            }
-            let (n, v) = line.split_once(':').expect("header line");
-            headers.push((n.to_string(), v.trim().to_string()));
-        }
-        let mut answer = Answer {
-            status,
-            headers,
-            body: Vec::new(),
-        };
-        if answer.header("transfer-encoding") == Some("chunked") {
-            loop {
-                let size = usize::from_str_radix(&self.line(), 16).expect("chunk size");
-                if size == 0 {
-                    assert_eq!(self.line(), "", "end of chunked body");
-                    break;
-                }
-                let mut chunk = vec![0; size + 2];
-                self.reader.read_exact(&mut chunk).expect("chunk data");
-                answer.body.extend_from_slice(&chunk[..size]);
-            }
-        } else {
-            let len: usize = answer
-                .header("content-length")
-                .expect("content-length")
-                .parse()
-                .unwrap();
-            answer.body.resize(len, 0);
-            self.reader.read_exact(&mut answer.body).expect("body");
-        }
-        answer
-    }
-
-    /// True when the server closed the connection (EOF within the wait bound).
-    fn closed(&mut self) -> bool {
-        let mut buf = [0u8; 64];
-        matches!(self.reader.read(&mut buf), Ok(0))
-    }
-}
-
-fn chat(prompt: &str) -> Value {
-    json!({
-        "model": "mock-model",
-        "stream": true,
-        "messages": [
-            {"role": "system", "content": "You are a coding assistant"},
-            {"role": "user", "content": [{"type": "text", "text": prompt}]}
-        ],
-        "tools": [{"type": "function", "function": {"name": "bash", "parameters": {}}}]
-    })
-}
-
-fn summary_request() -> Value {
-    json!({
-        "model": "mock-tiny",
-        "messages": [
-            {"role": "system", "content": "You are a context summarization assistant. Summarize."},
-            {"role": "user", "content": [{"type": "text", "text": "<conversation>..."}]}
-        ]
-    })
-}
 
 #[test]
 fn models_endpoint_lists_the_mock_models() {
@@ -561,7 +413,7 @@ fn documented_example_scenario_parses() {
     let start = doc.find("```json\n").expect("a json block in the doc") + "```json\n".len();
     let end = start + doc[start..].find("```").expect("end of the json block");
     let scenario = Scenario::from_json(&doc[start..end]).expect("the documented example parses");
-    assert_eq!(scenario.steps.len(), 9);
+    assert_eq!(scenario.steps.len(), 12);
     assert_eq!(scenario.summaries.len(), 1);
     assert!(scenario.default.is_some());
 }

@@ -13,8 +13,10 @@
 
 mod conn;
 mod directive;
+mod error_reply;
 mod http;
 mod record;
+mod scenario;
 mod sse;
 mod step;
 
@@ -28,7 +30,8 @@ use std::time::{Duration, Instant};
 
 pub use directive::parse as parse_directives;
 pub use record::{AnsweredBy, RecordedRequest, RequestKind};
-pub use step::{Reply, Scenario, Step, ToolCall};
+pub use scenario::Scenario;
+pub use step::{DEFAULT_KEEP_ALIVE_MS, Reply, Step, ToolCall};
 
 /// The model ids `GET /v1/models` lists: those of the tests' provider (`pi_files::MOCK`).
 pub const MODEL_IDS: [&str; 3] = ["mock-model", "mock-tiny", "mock-reasoner"];
@@ -78,7 +81,7 @@ pub(crate) struct State {
     default_summary: Step,
     requests: Vec<RecordedRequest>,
     shutdown: bool,
-    /// Bumped by `release_hangs`: a hang started before the bump ends.
+    /// Bumped by `release_hangs`: a hang or stall started before the bump ends.
     release_generation: u64,
     hanging: usize,
     conns: HashMap<u64, TcpStream>,
@@ -271,13 +274,13 @@ impl ModelServer {
         }
     }
 
-    /// How many connections are holding a `hang` reply right now.
+    /// How many connections are holding a `hang` or `stall` reply right now.
     pub fn hanging(&self) -> usize {
         self.shared.lock().hanging
     }
 
-    /// Waits until exactly `n` connections hold a `hang` reply (0: every held client went away or
-    /// was released).
+    /// Waits until exactly `n` connections hold a `hang` or `stall` reply (0: every held client
+    /// went away or was released).
     pub fn wait_for_hanging(&self, n: usize, timeout: Duration) -> Result<(), WaitTimeout> {
         let deadline = Instant::now() + timeout;
         let mut state = self.shared.lock();
@@ -296,7 +299,7 @@ impl ModelServer {
         Ok(())
     }
 
-    /// Ends every `hang` reply in progress (each then does what its step says).
+    /// Ends every `hang` and `stall` reply in progress (each then does what its step says).
     pub fn release_hangs(&self) {
         self.shared.lock().release_generation += 1;
         self.shared.wake.notify_all();

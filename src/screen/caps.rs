@@ -13,6 +13,8 @@ pub struct HostCaps {
     pub fg: Option<String>,
     pub bg: Option<String>,
     pub palette: Vec<Option<String>>,
+    /// The host answered the program-status query (OSC 7501): pi's reports are passed on to it.
+    pub program_status: bool,
 }
 
 /// What the probe read back: the capabilities, and any user keystrokes that arrived meanwhile.
@@ -27,9 +29,10 @@ impl HostCaps {
     /// A VT220-class answer for hosts that did not answer DA1 themselves.
     pub const FALLBACK_DA1: &'static [u8] = b"\x1b[?62;22c";
 
-    /// The probe sent to the host: kitty flags, colours, palette, and DA1 last as the end marker.
+    /// The probe sent to the host: kitty flags, program status, colours, palette, and DA1 last as
+    /// the end marker (a host answers in order, so every other answer comes before it).
     pub fn probe_query() -> Vec<u8> {
-        let mut q = String::from("\x1b[?u\x1b]10;?\x1b\\\x1b]11;?\x1b\\");
+        let mut q = String::from("\x1b[?u\x1b]7501;?\x1b\\\x1b]10;?\x1b\\\x1b]11;?\x1b\\");
         for i in 0..16 {
             q.push_str(&format!("\x1b]4;{i};?\x1b\\"));
         }
@@ -76,6 +79,11 @@ impl HostCaps {
         let Some(body) = osc_body(b) else {
             return false;
         };
+        // Any later revision of the answer (`7501;?` plus pairs) means the same.
+        if body.starts_with("7501;?") {
+            self.program_status = true;
+            return true;
+        }
         let mut parts = body.splitn(3, ';');
         match (parts.next(), parts.next(), parts.next()) {
             (Some("10"), Some(c), None) => self.fg = Some(c.to_string()),
@@ -135,6 +143,26 @@ mod tests {
         assert!(r.complete);
         assert!(!r.caps.kitty);
         assert_eq!(r.leftover, b"ab\r");
+    }
+
+    #[test]
+    fn a_host_answering_the_program_status_query_is_noted() {
+        let query = HostCaps::probe_query();
+        let status_at = query
+            .windows(9)
+            .position(|w| w == b"\x1b]7501;?\x1b")
+            .expect("queried");
+        let da1_at = query.windows(3).position(|w| w == b"\x1b[c").expect("DA1");
+        assert!(status_at < da1_at, "DA1 stays the end marker");
+
+        let r = HostCaps::parse_probe(b"\x1b]7501;?\x1b\\\x1b[?62;22c");
+        assert!(r.complete && r.caps.program_status);
+        assert!(r.leftover.is_empty());
+        let r = HostCaps::parse_probe(b"\x1b]7501;?v=2\x07\x1b[?62;22c");
+        assert!(r.caps.program_status);
+        let r = HostCaps::parse_probe(b"\x1b]7501;state=done\x1b\\\x1b[?62;22c");
+        assert!(!r.caps.program_status, "only the query's answer counts");
+        assert!(!HostCaps::parse_probe(b"\x1b[?62;22c").caps.program_status);
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! What vt100 leaves to us: answering the child's terminal queries and tracking the modes it asks for
 //! (kitty keyboard flags, modifyOtherKeys, synchronized output, focus reports), plus the bytes that
-//! must reach the host terminal itself (title, clipboard, bell, desktop notifications).
+//! must reach the host terminal itself (title, clipboard, bell, desktop notifications, and
+//! program-status reports when the host reads them).
 
 use std::time::Instant;
 
 use super::caps::HostCaps;
+use super::program_status::{self, MAX_REPORT_BYTES, Osc7501, ProgramStatus, QUERY_REPLY};
 
 const KITTY_STACK_MAX: usize = 32;
 
@@ -22,6 +24,9 @@ pub struct Tracker {
     pub(super) sync_since: Option<Instant>,
     /// Size of the pane, for `CSI 18 t`.
     pub(super) size: (u16, u16),
+    /// The child's latest OSC 7501 report, and how many it sent so far.
+    pub(super) program_status: Option<ProgramStatus>,
+    pub(super) program_status_seq: u64,
 }
 
 impl Tracker {
@@ -107,6 +112,25 @@ impl Tracker {
 
     fn reply(&mut self, s: &str) {
         self.replies.extend_from_slice(s.as_bytes());
+    }
+
+    /// OSC 7501: pokeshell reads program-status reports, so the query is always answered; a report
+    /// is kept, and passed on to a host that answered the same query at start-up.
+    fn osc_program_status(&mut self, params: &[&[u8]]) {
+        let body = params.get(1..).unwrap_or_default().join(&b';');
+        match program_status::parse(&body) {
+            Osc7501::Query => self.replies.extend_from_slice(QUERY_REPLY),
+            Osc7501::Report(status) => {
+                self.program_status = Some(status);
+                self.program_status_seq += 1;
+                if self.caps.program_status && body.len() <= MAX_REPORT_BYTES {
+                    self.host_out.extend_from_slice(b"\x1b]7501;");
+                    self.host_out.extend_from_slice(&body);
+                    self.host_out.extend_from_slice(b"\x1b\\");
+                }
+            }
+            Osc7501::Malformed => {}
+        }
     }
 
     fn osc_colour(&mut self, params: &[&[u8]]) {
@@ -221,6 +245,7 @@ impl vt100::Callbacks for Tracker {
     fn unhandled_osc(&mut self, _: &mut vt100::Screen, params: &[&[u8]]) {
         match params.first().copied() {
             Some(b"10" | b"11" | b"4") => self.osc_colour(params),
+            Some(b"7501") => self.osc_program_status(params),
             // Desktop notifications are meant for the user, wherever pokeshell runs.
             Some(b"9" | b"777") => {
                 self.host_out.extend_from_slice(b"\x1b]");

@@ -3,10 +3,11 @@
 
 use std::io::{self, BufReader, BufWriter, Write};
 use std::net::{Shutdown, TcpStream};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::error_reply::error_answer;
 use super::http::{self, ReadError, Request};
 use super::record::{self, AnsweredBy, RecordedRequest, RequestKind};
 use super::sse::{self, Action, Encoder, Usage};
@@ -165,8 +166,8 @@ fn play(
     if step.delay_ms > 0 && !shared.pause(Duration::from_millis(step.delay_ms)) {
         return Ok(false);
     }
-    if let Some((status, body)) = sse::error_answer(&step.reply) {
-        http::write_json(w, status, &body, true)?;
+    if let Some(answer) = error_answer(&step.reply) {
+        http::write_json_with(w, answer.status, &answer.headers, &answer.body, true)?;
         return Ok(true);
     }
     let usage = Usage {
@@ -187,7 +188,12 @@ fn play(
                 }
             }
             Action::Hold => {
-                if !hold(shared, stream)? {
+                if hold(shared, stream, w, None, None) != HoldEnd::Released {
+                    return Ok(false);
+                }
+            }
+            Action::KeepAlive { every, for_at_most } => {
+                if hold(shared, stream, w, Some(every), for_at_most) == HoldEnd::Left {
                     return Ok(false);
                 }
             }
@@ -202,29 +208,80 @@ fn play(
     Ok(true)
 }
 
-/// Holds until released (true) or until the client leaves or the server stops (false).
-fn hold(shared: &Shared, stream: &TcpStream) -> io::Result<bool> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HoldEnd {
+    /// `release_hangs` was called.
+    Released,
+    /// The hold's time limit passed.
+    TimeUp,
+    /// The client went away or the server is stopping: the connection is done.
+    Left,
+}
+
+/// Holds the connection, counted in `hanging`, sending a keep-alive comment every `keep_alive`
+/// when given, until released, until `limit` passed, or until the client leaves or the server
+/// stops.
+fn hold(
+    shared: &Shared,
+    stream: &TcpStream,
+    w: &mut impl Write,
+    keep_alive: Option<Duration>,
+    limit: Option<Duration>,
+) -> HoldEnd {
     let mut state = shared.lock();
     let generation = state.release_generation;
     state.hanging += 1;
     drop(state);
     shared.wake.notify_all();
-    let released = loop {
-        let state = shared.wait(shared.lock(), HOLD_POLL);
+    let end = hold_until(shared, stream, w, generation, keep_alive, limit);
+    shared.lock().hanging -= 1;
+    shared.wake.notify_all();
+    end
+}
+
+fn hold_until(
+    shared: &Shared,
+    stream: &TcpStream,
+    w: &mut impl Write,
+    generation: u64,
+    keep_alive: Option<Duration>,
+    limit: Option<Duration>,
+) -> HoldEnd {
+    let start = Instant::now();
+    let end = limit.map(|l| start + l);
+    let mut next_beat = keep_alive.map(|k| start + k);
+    loop {
+        let now = Instant::now();
+        let wake_at = [Some(now + HOLD_POLL), next_beat, end]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(now);
+        let state = shared.wait(shared.lock(), wake_at.saturating_duration_since(now));
         if state.shutdown {
-            break false;
+            return HoldEnd::Left;
         }
         if state.release_generation != generation {
-            break true;
+            return HoldEnd::Released;
         }
         drop(state);
         if client_gone(stream) {
-            break false;
+            return HoldEnd::Left;
         }
-    };
-    shared.lock().hanging -= 1;
-    shared.wake.notify_all();
-    Ok(released)
+        let now = Instant::now();
+        if end.is_some_and(|end| now >= end) {
+            return HoldEnd::TimeUp;
+        }
+        if let (Some(beat), Some(every)) = (next_beat, keep_alive)
+            && now >= beat
+        {
+            if http::write_chunk(w, &Encoder::keep_alive()).is_err() {
+                return HoldEnd::Left;
+            }
+            // From now, not from the missed beat: a late wake-up never sends a burst.
+            next_beat = Some(now + every);
+        }
+    }
 }
 
 /// True when the peer closed its side (or the socket failed). Nothing is consumed.
@@ -251,6 +308,8 @@ fn reply_chars(reply: &Reply) -> usize {
                 + text.as_ref().map_or(0, String::len)
         }
         Reply::Hang { text } => text.as_ref().map_or(0, String::len),
+        Reply::Stall { text, then, .. } => text.len() + then.as_ref().map_or(0, String::len),
+        Reply::Slow { tokens, token, .. } => tokens.saturating_mul(token.len()),
         Reply::Empty | Reply::Error { .. } | Reply::Overflow => 0,
     }
 }

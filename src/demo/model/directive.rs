@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::step::{Reply, Step, ToolCall};
+use super::step::{DEFAULT_KEEP_ALIVE_MS, Reply, Step, ToolCall};
 
 /// Reads the directives in `text`. `None` when it holds none.
 pub fn parse(text: &str) -> Option<Step> {
@@ -92,6 +92,8 @@ impl Found {
             "hang" => self.set(Reply::Hang {
                 text: arg.map(str::to_string),
             }),
+            "stall" => self.set(Step::stall(arg.unwrap_or("Let me"), DEFAULT_KEEP_ALIVE_MS).reply),
+            "ratelimit" => self.set(Step::rate_limited(arg?.trim().parse().ok()?).reply),
             "bash" => {
                 let call = ToolCall {
                     name: "bash".into(),
@@ -198,11 +200,22 @@ mod tests {
             Step::thinking("hmm").reply
         );
         assert_eq!(parse("[[cut:par]]").unwrap().reply, Step::cut("par").reply);
+        assert_eq!(
+            parse("[[stall:Hel]]").unwrap().reply,
+            Step::stall("Hel", DEFAULT_KEEP_ALIVE_MS).reply
+        );
+        assert_eq!(
+            parse("[[ratelimit:25]]").unwrap().reply,
+            Step::rate_limited(25).reply
+        );
     }
 
     #[test]
     fn bad_arguments_are_plain_text() {
-        assert_eq!(parse("[[error:abc]] [[tokens:many]] [[tool:bash {oops]]"), None);
+        assert_eq!(
+            parse("[[error:abc]] [[tokens:many]] [[tool:bash {oops]] [[ratelimit:soon]]"),
+            None
+        );
     }
 
     proptest::proptest! {

@@ -209,6 +209,7 @@ pub fn reason(status: u16) -> &'static str {
         502 => "Bad Gateway",
         503 => "Service Unavailable",
         504 => "Gateway Timeout",
+        529 => "Site Overloaded",
         _ => "Status",
     }
 }
@@ -220,12 +221,26 @@ pub fn write_json(
     body: &serde_json::Value,
     keep_alive: bool,
 ) -> io::Result<()> {
+    write_json_with(w, status, &[], body, keep_alive)
+}
+
+/// A complete answer with a JSON body and extra header lines (checked when the step was read).
+pub fn write_json_with(
+    w: &mut impl Write,
+    status: u16,
+    headers: &[(String, String)],
+    body: &serde_json::Value,
+    keep_alive: bool,
+) -> io::Result<()> {
     let body = body.to_string();
     let connection = if keep_alive { "keep-alive" } else { "close" };
+    write!(w, "HTTP/1.1 {status} {}\r\n", reason(status))?;
+    for (name, value) in headers {
+        write!(w, "{name}: {value}\r\n")?;
+    }
     write!(
         w,
-        "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: {connection}\r\n\r\n{body}",
-        reason(status),
+        "content-type: application/json\r\ncontent-length: {}\r\nconnection: {connection}\r\n\r\n{body}",
         body.len()
     )?;
     w.flush()
@@ -345,6 +360,13 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 7\r\nconnection: keep-alive\r\n\r\n{\"e\":1}"
+        );
+        let mut out = Vec::new();
+        let headers = [("retry-after".to_string(), "25".to_string())];
+        write_json_with(&mut out, 529, &headers, &serde_json::json!({}), false).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "HTTP/1.1 529 Site Overloaded\r\nretry-after: 25\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}"
         );
         let mut out = Vec::new();
         write_chunk(&mut out, b"hello world!").unwrap();

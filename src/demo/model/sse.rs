@@ -15,6 +15,12 @@ pub enum Action {
     Pause(Duration),
     /// Hold the connection until released (then go on) or the client leaves.
     Hold,
+    /// Like `Hold`, sending a keep-alive comment every `every`; when `for_at_most` is given, the
+    /// hold also ends (and the plan goes on) once that much time passed.
+    KeepAlive {
+        every: Duration,
+        for_at_most: Option<Duration>,
+    },
     /// End the body cleanly (the terminating zero chunk).
     EndBody,
     /// Close the TCP connection mid-body.
@@ -98,6 +104,11 @@ impl Encoder {
         self.event(json!([]), Some(usage))
     }
 
+    /// An SSE comment line: clients must ignore it, and it keeps idle-read timeouts from firing.
+    pub fn keep_alive() -> Vec<u8> {
+        b": keep-alive\n\n".to_vec()
+    }
+
     pub fn done() -> Vec<u8> {
         b"data: [DONE]\n\n".to_vec()
     }
@@ -165,6 +176,39 @@ pub fn plan(reply: &Reply, enc: &Encoder, usage: Usage, call_id_prefix: &str) ->
                 None => out.push(Action::EndBody),
             }
         }
+        Reply::Stall {
+            text,
+            chunk_chars,
+            keep_alive_ms,
+            duration_ms,
+            then,
+        } => {
+            push_deltas(&mut out, text, *chunk_chars, 0, |t| enc.content(t));
+            out.push(Action::KeepAlive {
+                every: Duration::from_millis(*keep_alive_ms),
+                for_at_most: duration_ms.map(Duration::from_millis),
+            });
+            match then {
+                Some(then) => {
+                    out.push(Action::Send(enc.content(then)));
+                    finish(&mut out, enc, "stop", usage);
+                }
+                None => out.push(Action::EndBody),
+            }
+        }
+        Reply::Slow {
+            tokens,
+            every_ms,
+            token,
+        } => {
+            for i in 0..*tokens {
+                if i > 0 {
+                    out.push(Action::Pause(Duration::from_millis(*every_ms)));
+                }
+                out.push(Action::Send(enc.content(token)));
+            }
+            finish(&mut out, enc, "stop", usage);
+        }
         Reply::Error { .. } | Reply::Overflow => return Vec::new(),
     }
     out
@@ -210,200 +254,10 @@ fn finish(out: &mut Vec<Action>, enc: &Encoder, reason: &str, usage: Usage) {
     out.push(Action::EndBody);
 }
 
-/// The JSON error body of an HTTP error reply, and its status.
-pub fn error_answer(reply: &Reply) -> Option<(u16, Value)> {
-    match reply {
-        Reply::Error {
-            status,
-            message,
-            error_type,
-            code,
-            body,
-        } => {
-            let body = body.clone().unwrap_or_else(|| {
-                json!({ "error": {
-                    "message": message,
-                    "type": error_type.as_deref().unwrap_or("mock_error"),
-                    "code": code,
-                }})
-            });
-            Some((*status, body))
-        }
-        Reply::Overflow => Some((
-            400,
-            json!({ "error": {
-                "message": "Your input exceeds the context window of this model.",
-                "type": "invalid_request_error",
-                "code": "context_length_exceeded",
-            }}),
-        )),
-        _ => None,
-    }
-}
-
 /// Rough token count of a text (about four characters a token), at least 1.
 pub fn estimate_tokens(chars: usize) -> u64 {
     (chars as u64).div_ceil(4).max(1)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::demo::model::step::Step;
-
-    const USAGE: Usage = Usage {
-        prompt_tokens: 13,
-        completion_tokens: 10,
-    };
-
-    /// The JSON of every `data:` event in the plan, `[DONE]` as a string, and markers for the rest.
-    fn events(actions: &[Action]) -> Vec<Value> {
-        actions
-            .iter()
-            .map(|a| match a {
-                Action::Send(bytes) => {
-                    let text = std::str::from_utf8(bytes).unwrap();
-                    let data = text
-                        .strip_prefix("data: ")
-                        .and_then(|t| t.strip_suffix("\n\n"))
-                        .unwrap();
-                    serde_json::from_str(data).unwrap_or(Value::String(data.to_string()))
-                }
-                other => Value::String(format!("{other:?}")),
-            })
-            .collect()
-    }
-
-    fn enc() -> Encoder {
-        Encoder::new("chatcmpl-mock-4", "mock-model")
-    }
-
-    #[test]
-    fn text_stream_has_the_shape_pi_accepts() {
-        let step = Step::text_chunked("Hi there", 3, 0);
-        let ev = events(&plan(&step.reply, &enc(), USAGE, "call"));
-        assert_eq!(
-            ev[0]["choices"][0]["delta"],
-            json!({"role":"assistant","content":""})
-        );
-        assert_eq!(ev[0]["object"], "chat.completion.chunk");
-        assert_eq!(ev[0]["id"], "chatcmpl-mock-4");
-        let text: String = ev[1..4]
-            .iter()
-            .map(|e| e["choices"][0]["delta"]["content"].as_str().unwrap())
-            .collect();
-        assert_eq!(text, "Hi there");
-        assert_eq!(ev[4]["choices"][0]["finish_reason"], "stop");
-        assert_eq!(ev[5]["choices"], json!([]));
-        assert_eq!(
-            ev[5]["usage"],
-            json!({"prompt_tokens":13,"completion_tokens":10,"total_tokens":23})
-        );
-        assert_eq!(ev[6], "[DONE]");
-        assert_eq!(ev[7], "EndBody");
-        assert_eq!(ev.len(), 8);
-    }
-
-    #[test]
-    fn thinking_before_text_streams_reasoning_first() {
-        let step = Step::text("answer").with_thinking("first I think");
-        let ev = events(&plan(&step.reply, &enc(), USAGE, "c"));
-        assert_eq!(
-            ev[1]["choices"][0]["delta"],
-            json!({"reasoning_content": "first I think"})
-        );
-        assert_eq!(ev[2]["choices"][0]["delta"], json!({"content": "answer"}));
-        assert_eq!(ev[3]["choices"][0]["finish_reason"], "stop");
-    }
-
-    #[test]
-    fn chunk_delays_sit_between_deltas() {
-        let actions = plan(&Step::text_chunked("abcd", 2, 30).reply, &enc(), USAGE, "c");
-        assert_eq!(actions[2], Action::Pause(Duration::from_millis(30)));
-        assert_eq!(
-            actions.iter().filter(|a| matches!(a, Action::Pause(_))).count(),
-            1
-        );
-    }
-
-    #[test]
-    fn tool_calls_stream_ids_names_and_joined_arguments() {
-        let step = Step::tools(vec![
-            ToolCall {
-                name: "bash".into(),
-                arguments: json!({"command":"echo hi"}),
-            },
-            ToolCall {
-                name: "read".into(),
-                arguments: json!({"path":"é.txt"}),
-            },
-        ]);
-        let ev = events(&plan(&step.reply, &enc(), USAGE, "call_mock_5"));
-        let calls: Vec<&Value> = ev
-            .iter()
-            .filter_map(|e| e["choices"][0]["delta"].get("tool_calls"))
-            .collect();
-        assert_eq!(calls[0][0]["id"], "call_mock_5_0");
-        assert_eq!(calls[0][0]["function"]["name"], "bash");
-        let mut args = [String::new(), String::new()];
-        for c in &calls {
-            let i = c[0]["index"].as_u64().unwrap() as usize;
-            args[i] += c[0]["function"]["arguments"].as_str().unwrap();
-        }
-        assert_eq!(
-            serde_json::from_str::<Value>(&args[0]).unwrap(),
-            json!({"command":"echo hi"})
-        );
-        assert_eq!(
-            serde_json::from_str::<Value>(&args[1]).unwrap(),
-            json!({"path":"é.txt"})
-        );
-        assert!(
-            ev.iter()
-                .any(|e| e["choices"][0]["finish_reason"] == "tool_calls")
-        );
-    }
-
-    #[test]
-    fn thinking_only_and_empty_and_cut() {
-        let ev = events(&plan(&Step::thinking("hmm").reply, &enc(), USAGE, "c"));
-        assert_eq!(ev[1]["choices"][0]["delta"]["reasoning_content"], "hmm");
-        assert!(
-            !ev.iter()
-                .any(|e| e["choices"][0]["delta"].get("content").is_some_and(|c| c != ""))
-        );
-
-        let ev = events(&plan(&Step::empty().reply, &enc(), USAGE, "c"));
-        assert_eq!(ev.len(), 5);
-        assert_eq!(ev[1]["choices"][0]["finish_reason"], "stop");
-
-        let ev = events(&plan(&Step::cut("par").reply, &enc(), USAGE, "c"));
-        assert_eq!(ev.last().unwrap(), "EndBody");
-        assert!(
-            !ev.iter()
-                .any(|e| e == "[DONE]" || e["choices"][0]["finish_reason"].is_string())
-        );
-        let abrupt = plan(&Step::cut_abrupt("par").reply, &enc(), USAGE, "c");
-        assert_eq!(abrupt.last(), Some(&Action::Drop));
-    }
-
-    #[test]
-    fn hang_holds_after_the_first_chunk() {
-        let actions = plan(&Step::hang_then("late").reply, &enc(), USAGE, "c");
-        assert_eq!(actions[1], Action::Hold);
-        assert_eq!(actions.last(), Some(&Action::EndBody));
-        let bare = plan(&Step::hang().reply, &enc(), USAGE, "c");
-        assert_eq!(bare[1..], [Action::Hold, Action::EndBody]);
-    }
-
-    #[test]
-    fn error_and_overflow_bodies() {
-        let (status, body) = error_answer(&Step::error(503, "busy").reply).unwrap();
-        assert_eq!((status, body["error"]["message"].as_str()), (503, Some("busy")));
-        let (status, body) = error_answer(&Step::overflow().reply).unwrap();
-        assert_eq!(status, 400);
-        assert_eq!(body["error"]["code"], "context_length_exceeded");
-        assert!(error_answer(&Step::empty().reply).is_none());
-        assert!(plan(&Step::overflow().reply, &enc(), USAGE, "c").is_empty());
-    }
-}
+mod tests;

@@ -1,12 +1,13 @@
-//! What the scripted model does for one request, and the scenario file that lists such steps.
+//! What the scripted model does for one request.
 //!
 //! A step is a JSON object with a `type` tag and the fields of that kind, plus fields every kind
 //! accepts (`prompt_tokens`, `completion_tokens`, `delay_ms`). The format is documented for users in
 //! `docs/scenario-format.md`; keep the two in step.
 
-use std::path::Path;
+mod build;
 
-use anyhow::Context;
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -66,10 +67,13 @@ pub enum Reply {
         #[serde(default, skip_serializing_if = "is_false")]
         abrupt: bool,
     },
-    /// An HTTP error answer: `{"error":{"message","type","code"}}` with the given status, or `body`
-    /// verbatim when given.
+    /// An HTTP error answer: `{"error":{"message","type","param","code"}}` with the given status,
+    /// or `body` verbatim when given; `headers` are added to the answer's head.
     Error {
         status: u16,
+        /// Extra header lines (`retry-after`, `x-ratelimit-*` ...), names lower-case.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        headers: BTreeMap<String, String>,
         #[serde(default = "default_error_message")]
         message: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,7 +92,44 @@ pub enum Reply {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
     },
+    /// A stalled stream behind keep-alives: streams `text` (the first tokens), then sends only SSE
+    /// comment lines (`: keep-alive`) every `keep_alive_ms`, for `duration_ms` or, without it, until
+    /// the client goes away, hangs are released or the server stops. Afterwards it streams `then`
+    /// as a normal answer, or ends without a finish reason when there is none.
+    Stall {
+        #[serde(default)]
+        text: String,
+        /// Characters per delta of `text`; 0: one delta.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        chunk_chars: usize,
+        #[serde(default = "default_keep_alive_ms")]
+        keep_alive_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        then: Option<String>,
+    },
+    /// A slow but steady answer: `tokens` deltas of `token`, the first at once and each next one
+    /// `every_ms` later, then a normal finish.
+    Slow {
+        tokens: usize,
+        every_ms: u64,
+        #[serde(default = "default_slow_token")]
+        token: String,
+    },
 }
+
+/// The keep-alive period when a stall names none: often enough that an idle-read timeout of a few
+/// seconds never fires, as with the providers that send them.
+pub const DEFAULT_KEEP_ALIVE_MS: u64 = 1000;
+
+/// Header names the server writes itself; a step may not set them.
+const RESERVED_HEADERS: [&str; 4] = [
+    "content-type",
+    "content-length",
+    "connection",
+    "transfer-encoding",
+];
 
 /// A tool call the model asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,35 +141,6 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
-/// A scenario file: the queues and the default reply of one scripted-model run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Scenario {
-    /// Replies to ordinary requests, one per request, in order.
-    #[serde(default)]
-    pub steps: Vec<Step>,
-    /// Replies to compaction-summary requests, one per request, in order.
-    #[serde(default)]
-    pub summaries: Vec<Step>,
-    /// The reply when `steps` is used up and the prompt carries no directive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default: Option<Step>,
-}
-
-impl Scenario {
-    /// Parses a scenario from JSON text; the error names what is wrong and where.
-    pub fn from_json(text: &str) -> Result<Scenario, serde_json::Error> {
-        serde_json::from_str(text)
-    }
-
-    /// Reads a scenario file (`pokeshell demo --script FILE`); the error names the file.
-    pub fn from_file(path: &Path) -> anyhow::Result<Scenario> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the scenario file {}", path.display()))?;
-        Scenario::from_json(&text).with_context(|| format!("{} is not a valid scenario", path.display()))
-    }
-}
-
 /// Splits `text` into the deltas to send: at least one (possibly empty), `chunk_chars` characters
 /// each; 0 means one delta.
 pub fn split_chunks(text: &str, chunk_chars: usize) -> Vec<String> {
@@ -137,126 +149,6 @@ pub fn split_chunks(text: &str, chunk_chars: usize) -> Vec<String> {
     }
     let chars: Vec<char> = text.chars().collect();
     chars.chunks(chunk_chars).map(|c| c.iter().collect()).collect()
-}
-
-impl Step {
-    pub fn new(reply: Reply) -> Step {
-        Step {
-            reply,
-            prompt_tokens: None,
-            completion_tokens: None,
-            delay_ms: 0,
-        }
-    }
-
-    pub fn text(text: impl Into<String>) -> Step {
-        Step::new(Reply::Text {
-            text: text.into(),
-            thinking: None,
-            chunk_chars: 0,
-            chunk_delay_ms: 0,
-        })
-    }
-
-    /// A text answer streamed `chunk_chars` characters at a time, `chunk_delay_ms` apart.
-    pub fn text_chunked(text: impl Into<String>, chunk_chars: usize, chunk_delay_ms: u64) -> Step {
-        Step::new(Reply::Text {
-            text: text.into(),
-            thinking: None,
-            chunk_chars,
-            chunk_delay_ms,
-        })
-    }
-
-    pub fn tool(name: impl Into<String>, arguments: Value) -> Step {
-        Step::tools(vec![ToolCall {
-            name: name.into(),
-            arguments,
-        }])
-    }
-
-    pub fn tools(calls: Vec<ToolCall>) -> Step {
-        Step::new(Reply::ToolCalls { calls, text: None })
-    }
-
-    /// A `bash` tool call running `command`.
-    pub fn bash(command: impl Into<String>) -> Step {
-        Step::tool("bash", serde_json::json!({ "command": command.into() }))
-    }
-
-    pub fn empty() -> Step {
-        Step::new(Reply::Empty)
-    }
-
-    pub fn thinking(text: impl Into<String>) -> Step {
-        Step::new(Reply::Thinking {
-            text: text.into(),
-            chunk_chars: 0,
-            chunk_delay_ms: 0,
-        })
-    }
-
-    pub fn cut(text: impl Into<String>) -> Step {
-        Step::new(Reply::Cut {
-            text: text.into(),
-            abrupt: false,
-        })
-    }
-
-    pub fn cut_abrupt(text: impl Into<String>) -> Step {
-        Step::new(Reply::Cut {
-            text: text.into(),
-            abrupt: true,
-        })
-    }
-
-    pub fn error(status: u16, message: impl Into<String>) -> Step {
-        Step::new(Reply::Error {
-            status,
-            message: message.into(),
-            error_type: None,
-            code: None,
-            body: None,
-        })
-    }
-
-    pub fn overflow() -> Step {
-        Step::new(Reply::Overflow)
-    }
-
-    pub fn hang() -> Step {
-        Step::new(Reply::Hang { text: None })
-    }
-
-    /// Hangs, and answers `text` normally once released.
-    pub fn hang_then(text: impl Into<String>) -> Step {
-        Step::new(Reply::Hang {
-            text: Some(text.into()),
-        })
-    }
-
-    pub fn with_prompt_tokens(mut self, tokens: u64) -> Step {
-        self.prompt_tokens = Some(tokens);
-        self
-    }
-
-    pub fn with_completion_tokens(mut self, tokens: u64) -> Step {
-        self.completion_tokens = Some(tokens);
-        self
-    }
-
-    pub fn with_delay_ms(mut self, ms: u64) -> Step {
-        self.delay_ms = ms;
-        self
-    }
-
-    /// Reasoning text streamed before a text answer (ignored by other kinds).
-    pub fn with_thinking(mut self, thinking: impl Into<String>) -> Step {
-        if let Reply::Text { thinking: t, .. } = &mut self.reply {
-            *t = Some(thinking.into());
-        }
-        self
-    }
 }
 
 const COMMON_KEYS: [&str; 3] = ["prompt_tokens", "completion_tokens", "delay_ms"];
@@ -274,6 +166,7 @@ impl TryFrom<Value> for Step {
         let kind = map.get("type").and_then(Value::as_str).unwrap_or("?").to_string();
         let reply: Reply = serde_json::from_value(Value::Object(map))
             .map_err(|e| format!("step of type \"{kind}\": {e}"))?;
+        check(&reply).map_err(|e| format!("step of type \"{kind}\": {e}"))?;
         Ok(Step {
             reply,
             prompt_tokens,
@@ -301,6 +194,35 @@ impl From<Step> for Value {
     }
 }
 
+/// What serde cannot say: values that would break the wire or never end a loop.
+fn check(reply: &Reply) -> Result<(), String> {
+    match reply {
+        Reply::Error { headers, .. } => headers
+            .iter()
+            .try_for_each(|(name, value)| check_header(name, value)),
+        Reply::Stall { keep_alive_ms: 0, .. } => Err("\"keep_alive_ms\" must be at least 1".to_string()),
+        Reply::Slow { tokens: 0, .. } => Err("\"tokens\" must be at least 1".to_string()),
+        _ => Ok(()),
+    }
+}
+
+fn check_header(name: &str, value: &str) -> Result<(), String> {
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        return Err(format!("{name:?} is not a valid header name"));
+    }
+    if name.chars().any(|c| c.is_ascii_uppercase()) {
+        return Err(format!("header name {name:?} must be lower-case"));
+    }
+    if RESERVED_HEADERS.contains(&name) {
+        return Err(format!("header {name:?} is set by the server"));
+    }
+    if value.chars().any(|c| c.is_control()) {
+        return Err(format!("the value of header {name:?} holds a control character"));
+    }
+    Ok(())
+}
+
 fn take_u64(map: &mut Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
     match map.remove(key) {
         None | Some(Value::Null) => Ok(None),
@@ -313,6 +235,14 @@ fn take_u64(map: &mut Map<String, Value>, key: &str) -> Result<Option<u64>, Stri
 
 fn default_error_message() -> String {
     "scripted failure".to_string()
+}
+
+fn default_keep_alive_ms() -> u64 {
+    DEFAULT_KEEP_ALIVE_MS
+}
+
+fn default_slow_token() -> String {
+    "tick ".to_string()
 }
 
 fn empty_object() -> Value {
@@ -382,51 +312,45 @@ mod tests {
     }
 
     #[test]
-    fn scenario_parses_all_kinds() {
-        let text = r#"{
-          "steps": [
-            {"type":"text","text":"hi","thinking":"hmm"},
-            {"type":"tool_calls","calls":[{"name":"bash","arguments":{"command":"ls"}},{"name":"read","arguments":{"path":"a"}}]},
-            {"type":"empty","prompt_tokens":9000},
-            {"type":"thinking","text":"..."},
-            {"type":"cut","text":"par","abrupt":true},
-            {"type":"error","status":503,"message":"busy"},
-            {"type":"overflow"},
-            {"type":"hang","text":"late"}
-          ],
-          "summaries": [{"type":"text","text":"summary"}],
-          "default": {"type":"text","text":"ok"}
-        }"#;
-        let scenario = Scenario::from_json(text).unwrap();
-        assert_eq!(scenario.steps.len(), 8);
-        assert_eq!(scenario.steps[2].prompt_tokens, Some(9000));
-        assert!(matches!(&scenario.steps[1].reply, Reply::ToolCalls { calls, .. } if calls.len() == 2));
-        assert!(matches!(
-            &scenario.steps[5].reply,
-            Reply::Error { status: 503, .. }
-        ));
-        assert_eq!(scenario.summaries.len(), 1);
-        assert!(scenario.default.is_some());
-        assert!(Scenario::from_json(r#"{"stepz":[]}"#).is_err());
+    fn stall_slow_and_error_headers_parse_with_defaults() {
+        let stall: Step = serde_json::from_value(json!({"type":"stall","text":"Hel"})).unwrap();
+        assert_eq!(
+            stall.reply,
+            Reply::Stall {
+                text: "Hel".into(),
+                chunk_chars: 0,
+                keep_alive_ms: DEFAULT_KEEP_ALIVE_MS,
+                duration_ms: None,
+                then: None
+            }
+        );
+        let slow: Step = serde_json::from_value(json!({"type":"slow","tokens":3,"every_ms":20})).unwrap();
+        assert!(matches!(slow.reply, Reply::Slow { tokens: 3, every_ms: 20, ref token } if token == "tick "));
+        let err: Step =
+            serde_json::from_value(json!({"type":"error","status":429,"headers":{"retry-after":"25"}}))
+                .unwrap();
+        let Reply::Error { headers, .. } = &err.reply else {
+            panic!("not an error: {err:?}")
+        };
+        assert_eq!(headers.get("retry-after").map(String::as_str), Some("25"));
+        let back: Step = serde_json::from_value(Value::from(err.clone())).unwrap();
+        assert_eq!(back, err);
     }
 
     #[test]
-    fn scenario_file_errors_name_the_file_and_the_problem() {
-        let dir = tempfile::tempdir().unwrap();
-        let missing = dir.path().join("missing.json");
-        let err = format!("{:#}", Scenario::from_file(&missing).unwrap_err());
-        assert!(err.contains("missing.json"), "{err}");
-
-        let bad = dir.path().join("bad.json");
-        std::fs::write(&bad, r#"{"steps":[{"type":"text","txt":"x"}]}"#).unwrap();
-        let err = format!("{:#}", Scenario::from_file(&bad).unwrap_err());
-        assert!(
-            err.contains("bad.json") && err.contains("txt") && err.contains("line 1"),
-            "{err}"
-        );
-
-        let good = dir.path().join("good.json");
-        std::fs::write(&good, r#"{"steps":[{"type":"empty"}]}"#).unwrap();
-        assert_eq!(Scenario::from_file(&good).unwrap().steps, vec![Step::empty()]);
+    fn values_that_would_break_the_wire_are_rejected() {
+        let bad = [
+            json!({"type":"error","status":429,"headers":{"retry after":"1"}}),
+            json!({"type":"error","status":429,"headers":{"Retry-After":"1"}}),
+            json!({"type":"error","status":429,"headers":{"content-length":"1"}}),
+            json!({"type":"error","status":429,"headers":{"x-a":"1\r\nx-b: 2"}}),
+            json!({"type":"stall","keep_alive_ms":0}),
+            json!({"type":"slow","tokens":0,"every_ms":5}),
+            json!({"type":"slow","tokens":2}),
+        ];
+        for value in bad {
+            let err = serde_json::from_value::<Step>(value.clone());
+            assert!(err.is_err(), "accepted {value}");
+        }
     }
 }
