@@ -21,6 +21,7 @@ pub mod event;
 mod handoff;
 pub mod ledger;
 mod lifecycle;
+pub mod limit;
 pub mod message;
 mod monitor;
 mod orphan;
