@@ -190,6 +190,11 @@ const ROWS: &[Row] = &[
     row("twin", "429: please wait", RateLimit, Reset::None),
     row("twin", "This request would exceed the limit of 128000 tokens in 1 request", Unknown, Reset::None),
     row("twin", "Request was aborted", Unknown, Reset::None),
+    row("twin", "429: rate limited; the client will retry 3 times", RateLimit, Reset::None),
+    row("twin", "404: model not available in 2 regions; available models: gpt-4o", Fatal, Reset::None),
+    row("twin", "429: Usage limit reached for 5 hour", UsageLimit, Reset::None),
+    row("twin", "429: rate limited, try again in 2024", RateLimit, Reset::None),
+    row("twin", "read ECONNRESET: connection reset by peer at 10:30", Network, Reset::None),
 ];
 
 #[test]
@@ -380,4 +385,18 @@ proptest! {
             prop_assert!(at_wall_ms > NOW && at_wall_ms <= NOW + 60 * M);
         }
     }
+}
+
+#[test]
+fn adversarial_text_is_read_quickly() {
+    let text = "reset at retry-after: 1 try again in 1".repeat(1_000);
+    let start = std::time::Instant::now();
+    let got = classify(&text, NOW, 0);
+    let spent = start.elapsed();
+    assert_eq!(got.reset_at_wall_ms, Some(NOW + S));
+    // A generous bound for an unoptimised build on a loaded machine; the real cost is milliseconds.
+    assert!(
+        spent < std::time::Duration::from_secs(2),
+        "classify took {spent:?}"
+    );
 }

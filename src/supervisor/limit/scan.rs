@@ -14,11 +14,7 @@ pub(super) fn find_words<'a>(
     needle: &'a [u8],
     end_boundary: bool,
 ) -> impl Iterator<Item = usize> + 'a {
-    let last = hay.len().saturating_sub(needle.len());
-    (0..=last).filter(move |&i| {
-        if needle.is_empty() || !hay[i..].starts_with(needle) {
-            return false;
-        }
+    starts(hay, needle).filter(move |&i| {
         let before_ok = i == 0 || !hay.get(i - 1).copied().is_some_and(is_word);
         let after_ok = !end_boundary || !hay.get(i + needle.len()).copied().is_some_and(is_word);
         before_ok && after_ok
@@ -26,7 +22,17 @@ pub(super) fn find_words<'a>(
 }
 
 pub(super) fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+    starts(hay, needle).next().is_some()
+}
+
+/// Every offset where `needle` starts; the first-byte test keeps the scan cheap.
+fn starts<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let first = needle.first().copied();
+    hay.iter()
+        .enumerate()
+        .filter(move |&(_, &b)| Some(b) == first)
+        .map(|(i, _)| i)
+        .filter(move |&i| hay.get(i..).is_some_and(|rest| rest.starts_with(needle)))
 }
 
 /// A read position in a byte string.
