@@ -144,6 +144,7 @@ const ROWS: &[Row] = &[
     row("groq", r#"429: {"error":{"message":"Rate limit reached for model `llama-3.1-8b-instant` on requests per day (RPD): Limit 14400, Used 14400, Requested 1. Please try again in 2m59.56s.","type":"requests","code":"rate_limit_exceeded"}}"#, UsageLimit, Reset::In(179_560)),
     // DeepSeek.
     row("deepseek", "402 Insufficient Balance", UsageLimit, Reset::None),
+    row("gateway", "403: monthly quota of this key is used up; it resets on 2026-12-01", UsageLimit, Reset::At(2026, 12, 1, 0, 0, 0)),
     row("deepseek", r#"503: {"error":{"message":"Server overloaded, please try again later"}}"#, Overloaded, Reset::None),
     // Cerebras.
     row("cerebras", r#"429: {"message":"Tokens per minute limit exceeded - too many tokens processed.","retry_after_seconds":59}"#, RateLimit, Reset::In(59 * S)),

@@ -33,6 +33,8 @@ const USAGE: &[&str] = &[
     "daily quota",
     "weekly limit",
     "monthly limit",
+    "monthly quota",
+    "monthly spend",
     "session limit",
     "hit your limit",
     "exhausted your capacity",
