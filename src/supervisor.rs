@@ -26,6 +26,7 @@ mod delivery;
 pub mod event;
 mod flow;
 pub mod ledger;
+pub mod limit;
 pub mod message;
 mod monitor;
 mod outcome;
