@@ -1,0 +1,316 @@
+//! A world for the real loop: a fake child, a fake bridge, a `TestScreen`, a ledger in a temp dir,
+//! and one channel of `WorldEvent`s, the way `event_loop::start` wires the real ones.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pokeshell::bridge::protocol::{Command, FromBridge, SendMessage, parse_from_bridge};
+use pokeshell::bridge::server::BridgeEvent;
+use pokeshell::config::{ConfigPaths, Settings};
+use pokeshell::event_loop::{Bridge, Child, Clock, Layer, Loop, TestScreen, WorldEvent, lock};
+use pokeshell::ledger::LedgerFile;
+use pokeshell::pty::{ChildExit, PtyEvent};
+use pokeshell::screen::{HostCaps, Mirror};
+use pokeshell::session::{Input, Session, SessionOptions};
+use pokeshell::workspace::Workspace;
+use serde_json::{Value, json};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::time::Instant;
+
+/// The host terminal: wide enough for the side pane.
+pub const COLS: u16 = 120;
+pub const ROWS: u16 = 40;
+/// The default prefix key, Ctrl+].
+pub const PREFIX: &[u8] = b"\x1d";
+/// The wall clock at the loop's start (any fixed value: nothing here reads the real one).
+const WALL_START_MS: u64 = 1_700_000_000_000;
+
+/// The child process: records what the loop does to it. With `echo` on, what it is sent shows on
+/// its screen, as a shell in cooked mode would show it.
+pub struct FakeChild {
+    pub writes: Vec<Vec<u8>>,
+    /// (rows, cols), in the order the loop asked.
+    pub resizes: Vec<(u16, u16)>,
+    pub signals: Vec<i32>,
+    pub echo: bool,
+    mirror: Arc<Mutex<Mirror>>,
+    output_pending: Arc<AtomicBool>,
+    events: UnboundedSender<WorldEvent>,
+}
+
+impl FakeChild {
+    /// Everything written to the child so far, in order.
+    pub fn written(&self) -> Vec<u8> {
+        self.writes.concat()
+    }
+
+    /// The child draws: its bytes are parsed into the mirror, then the loop is told, coalesced the way
+    /// the PTY reader does it (one event until the loop takes the output).
+    pub fn output(&self, bytes: &[u8]) {
+        lock(&self.mirror).process(bytes);
+        if !self.output_pending.swap(true, Ordering::AcqRel) {
+            let _ = self.events.send(WorldEvent::Pty(PtyEvent::Output));
+        }
+    }
+}
+
+impl Child for FakeChild {
+    fn write(&mut self, bytes: Vec<u8>) {
+        if self.echo {
+            self.output(&bytes);
+        }
+        self.writes.push(bytes);
+    }
+
+    fn resize(&mut self, rows: u16, cols: u16) -> anyhow::Result<()> {
+        self.resizes.push((rows, cols));
+        Ok(())
+    }
+
+    fn signal(&mut self, sig: i32) {
+        self.signals.push(sig);
+    }
+}
+
+/// The bridge inside pi: records every command the loop hands it; with `refuse` set, every send fails
+/// with that error, as a bridge whose socket is gone would.
+#[derive(Default)]
+pub struct FakeBridge {
+    pub sent: Vec<(u64, Command)>,
+    pub refuse: Option<String>,
+    pub disconnects: Vec<String>,
+}
+
+impl FakeBridge {
+    /// The `send_message` commands so far.
+    pub fn messages(&self) -> Vec<(u64, SendMessage)> {
+        self.sent
+            .iter()
+            .filter_map(|(id, c)| match c {
+                Command::SendMessage(m) => Some((*id, m.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl Bridge for FakeBridge {
+    fn send(&mut self, id: u64, command: Command) -> Result<(), String> {
+        self.sent.push((id, command));
+        match &self.refuse {
+            Some(error) => Err(error.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn disconnect(&mut self, reason: &str) {
+        self.disconnects.push(reason.to_string());
+    }
+}
+
+/// Ticks at one instant past which the loop is taken to spin.
+const SPIN_LIMIT: u32 = 1000;
+
+/// Watches the loop from above, as the demo's director does: counts its ticks, and fails the test
+/// when the loop spins (ticks while no time passes), which on the paused clock would hang it instead.
+#[derive(Default)]
+pub struct Watch {
+    pub ticks: u64,
+    last: Option<Instant>,
+    at_last: u32,
+}
+
+impl Layer for Watch {
+    fn observe(&mut self, input: &Input) {
+        if !matches!(input, Input::Tick) {
+            return;
+        }
+        self.ticks += 1;
+        let now = Instant::now();
+        if self.last == Some(now) {
+            self.at_last += 1;
+            assert!(
+                self.at_last < SPIN_LIMIT,
+                "the loop spins: {SPIN_LIMIT} ticks without time passing"
+            );
+        } else {
+            self.last = Some(now);
+            self.at_last = 0;
+        }
+    }
+}
+
+pub type TestLoop = Loop<TestScreen, FakeChild, FakeBridge, Watch>;
+
+pub struct World {
+    pub lp: TestLoop,
+    rx: UnboundedReceiver<WorldEvent>,
+    tx: UnboundedSender<WorldEvent>,
+    /// Holds the settings dirs and the ledger; removed when the test ends.
+    dir: tempfile::TempDir,
+}
+
+impl World {
+    /// pi with its bridge, in a 120×40 host terminal that speaks the kitty keyboard protocol. Must be
+    /// made inside the test's runtime: the loop's clock starts now.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        // Settings from an empty home and work dir: the defaults, nothing from this machine.
+        let paths = ConfigPaths::resolve(Some(&dir.path().join("home")), None, &dir.path().join("work"))
+            .expect("config paths");
+        let settings = Settings::from_loaded(paths, Vec::new());
+        let (tx, rx) = unbounded_channel();
+        let start = Instant::now();
+        let clock = Clock::new(start, WALL_START_MS);
+        let ledger = LedgerFile::new(&dir.path().join("state"));
+        let opts = SessionOptions {
+            label: "pi".into(),
+            bridge: Some(Ok(())),
+            ledger_path: Some(ledger.path().to_path_buf()),
+            host_kitty: true,
+        };
+        let session = Session::new(opts, settings, COLS, ROWS, clock.now(start));
+        let pane = session.pane();
+        let caps = HostCaps {
+            kitty: true,
+            ..HostCaps::default()
+        };
+        let mirror = Arc::new(Mutex::new(Mirror::new(pane.height, pane.width, caps)));
+        let output_pending = Arc::new(AtomicBool::new(false));
+        let child = FakeChild {
+            writes: Vec::new(),
+            resizes: Vec::new(),
+            signals: Vec::new(),
+            echo: false,
+            mirror: mirror.clone(),
+            output_pending: output_pending.clone(),
+            events: tx.clone(),
+        };
+        let screen = TestScreen::new(COLS, ROWS).expect("a test screen");
+        let lp = Loop::new(
+            Workspace::new(session),
+            screen,
+            child,
+            FakeBridge::default(),
+            Watch::default(),
+            mirror,
+            output_pending,
+            ledger,
+            clock,
+            tx.clone(),
+        );
+        Self { lp, rx, tx, dir }
+    }
+
+    pub fn send(&self, ev: WorldEvent) {
+        self.tx.send(ev).expect("the loop's channel is open");
+    }
+
+    /// The user types (or pastes) these bytes.
+    pub fn stdin(&self, bytes: &[u8]) {
+        self.send(WorldEvent::Stdin(bytes.to_vec()));
+    }
+
+    /// A line as the bridge writes it on the socket (docs/protocol.md), as the server reports it.
+    pub fn wire(&self, line: Value) {
+        let text = line.to_string();
+        let ev = match parse_from_bridge(text.as_bytes()).expect("a line as the bridge writes it") {
+            FromBridge::Hello(hello) => BridgeEvent::Connected { conn: 1, hello },
+            FromBridge::Event { seq, at, event } => BridgeEvent::Event {
+                conn: 1,
+                seq,
+                at,
+                event,
+            },
+            FromBridge::Reply(_) => panic!("a reply names its command: use World::reply"),
+        };
+        self.send(WorldEvent::Bridge(ev));
+    }
+
+    /// pi's bridge says hello.
+    pub fn connect(&self) {
+        self.wire(
+            json!({"type": "hello", "protocol": 1, "token": "t", "piVersion": "1.6.0", "pid": 9,
+            "instance": "u", "reconnect": false, "dropped": 0, "sessionId": "s1", "sessionFile": null,
+            "sessionName": null, "model": "mock/mock-model", "mode": "tui", "cwd": "/w"}),
+        );
+    }
+
+    /// The bridge answers the command sent under `id`, as the server reports the answer.
+    pub fn reply(&self, id: u64, result: Result<Value, String>) {
+        let command = self
+            .lp
+            .bridge
+            .sent
+            .iter()
+            .find(|(sent, _)| *sent == id)
+            .map(|(_, c)| c.name())
+            .expect("a reply to a command that was sent");
+        self.send(WorldEvent::Bridge(BridgeEvent::Reply { id, command, result }));
+    }
+
+    /// Runs the real loop for `d` of (paused) time; `Some` with the exit when it ended by itself.
+    pub async fn run_for(&mut self, d: Duration) -> Option<ChildExit> {
+        match tokio::time::timeout(d, self.lp.run(&mut self.rx)).await {
+            Ok(result) => Some(result.expect("the loop runs without error")),
+            Err(_) => None,
+        }
+    }
+
+    /// Lets the loop take everything sent so far and draw: a few frames' worth of time.
+    pub async fn settle(&mut self) {
+        self.run_for_ms(100).await;
+    }
+
+    pub async fn run_secs(&mut self, secs: u64) {
+        self.run_for_ms(secs * 1000).await;
+    }
+
+    pub async fn run_for_ms(&mut self, ms: u64) {
+        let exit = self.run_for(Duration::from_millis(ms)).await;
+        assert_eq!(exit, None, "the loop ended");
+    }
+
+    /// The last frame drawn, one string per row.
+    pub fn rows(&self) -> Vec<String> {
+        let buffer = self.lp.screen.terminal.backend().buffer();
+        let area = buffer.area;
+        (0..area.height)
+            .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect())
+            .collect()
+    }
+
+    pub fn screen_text(&self) -> String {
+        self.rows().join("\n")
+    }
+
+    pub fn footer(&self) -> String {
+        self.rows().pop().unwrap_or_default()
+    }
+
+    /// The intervention ledger as written to disk, one JSON value per record.
+    pub fn ledger(&self) -> Vec<Value> {
+        let path = self.dir.path().join("state").join("interventions.jsonl");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return Vec::new();
+        };
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("a ledger line is JSON"))
+            .collect()
+    }
+
+    /// Ledger records of this rule and kind.
+    pub fn records(&self, rule: &str, kind: &str) -> Vec<String> {
+        self.ledger()
+            .into_iter()
+            .filter(|r| r["rule"] == rule && r["kind"] == kind)
+            .map(|r| r["reason"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+/// An event line from the bridge; `at` is pi's wall clock.
+pub fn event(seq: u64, event: Value) -> Value {
+    json!({"type": "event", "seq": seq, "at": WALL_START_MS + seq, "event": event})
+}
