@@ -224,6 +224,11 @@ impl World {
                 event,
             },
             FromBridge::Reply(_) => panic!("a reply names its command: use World::reply"),
+            FromBridge::Heartbeat(heartbeat) => BridgeEvent::Heartbeat {
+                conn: 1,
+                heartbeat,
+                missed: 0,
+            },
         };
         self.send(WorldEvent::Bridge(ev));
     }
