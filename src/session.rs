@@ -319,5 +319,19 @@ impl Session {
     }
 }
 
+/// Everything these effects write to the child, in order (for tests).
+#[cfg(test)]
+pub(crate) fn child_bytes(effects: &[Effect]) -> Vec<u8> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ToChild(b) => Some(b.as_slice()),
+            _ => None,
+        })
+        .flatten()
+        .copied()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

@@ -220,17 +220,6 @@ mod tests {
         effects
     }
 
-    fn typed(effects: &[Effect]) -> Vec<u8> {
-        effects
-            .iter()
-            .filter_map(|e| match e {
-                Effect::ToChild(b) => Some(b.clone()),
-                _ => None,
-            })
-            .flatten()
-            .collect()
-    }
-
     #[test]
     fn the_chapter_queues_its_answers_and_types_its_prompt_into_pi() {
         let (mut session, mut layer) = with_tour("1");
@@ -241,7 +230,10 @@ mod tests {
         let due = layer.next_deadline().expect("the prompt is typed later");
         assert!(due <= 10_000);
         let effects = feed(&mut session, &mut layer, Input::Tick, at(10_000));
-        assert_eq!(typed(&effects), b"Run the test suite and tell me how it went.");
+        assert_eq!(
+            crate::session::child_bytes(&effects),
+            b"Run the test suite and tell me how it went."
+        );
         assert_eq!(layer.narration().heading, "chapter 1/7");
         assert!(layer.section().is_some_and(|s| s.title == "demo · chapter 1/7"));
     }

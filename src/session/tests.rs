@@ -37,14 +37,7 @@ fn app(cols: u16, rows: u16) -> Session {
 }
 
 fn to_child(effects: &[Effect]) -> Vec<u8> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::ToChild(b) => Some(b.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect()
+    child_bytes(effects)
 }
 
 #[test]
