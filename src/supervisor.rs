@@ -137,6 +137,7 @@ impl Supervisor {
                 self.outcomes.saw_tool();
             }
             Event::ToolEnd { id } => self.tools.end(&id),
+            Event::ToolsRunning { ids } => self.forget_ghost_tools(&ids, now, &mut out),
             Event::CompactStart { .. } => self.compaction.start(now.mono_ms),
             Event::Compact {
                 reason,

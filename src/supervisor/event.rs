@@ -78,6 +78,11 @@ pub enum Event {
     ToolEnd {
         id: String,
     },
+    /// The tool calls pi says run right now (a heartbeat after lost lines): any other is a ghost
+    /// whose end was lost, and is forgotten without a poke (POKE-E4).
+    ToolsRunning {
+        ids: Vec<String>,
+    },
     /// `session_before_compact`: a compaction begins.
     CompactStart {
         reason: CompactReason,
