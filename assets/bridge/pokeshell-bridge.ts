@@ -29,18 +29,20 @@ import type { Bridge } from "./state.ts";
 import { ForwardedTools, registerWakeupTools } from "./tools.ts";
 import { TurnHolds } from "./turns.ts";
 import { safe } from "./util.ts";
+import { type Bounds, takeWakeupBounds } from "./wakeup-bounds.ts";
 
 export default function pokeshellBridge(pi: any) {
 	const secrets = takeSecrets(process.env, globalThis);
+	const bounds = takeWakeupBounds(process.env, globalThis);
 	if (!secrets) return;
 	try {
-		startBridge(pi, secrets.socketPath, secrets.token);
+		startBridge(pi, secrets.socketPath, secrets.token, bounds);
 	} catch {
 		// Nothing is connected yet to report to, and pi must not see a throw.
 	}
 }
 
-function startBridge(pi: any, socketPath: string, token: string) {
+function startBridge(pi: any, socketPath: string, token: string, bounds: Bounds) {
 	const b: Bridge = {
 		pi,
 		ctx: undefined,
@@ -66,6 +68,6 @@ function startBridge(pi: any, socketPath: string, token: string) {
 		},
 	});
 	forwardEvents(b);
-	registerWakeupTools(b);
+	registerWakeupTools(b, bounds);
 	b.link.startHeartbeat(HEARTBEAT_MS, () => heartbeatFields(b.ctx, b.running));
 }

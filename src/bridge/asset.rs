@@ -35,6 +35,7 @@ pub const BRIDGE_FILES: &[(&str, &str)] = modules![
     "heartbeat.ts",
     "state.ts",
     "turns.ts",
+    "wakeup-bounds.ts",
     "tools.ts",
     "command-args.ts",
     "commands.ts",

@@ -36,6 +36,10 @@ pub const ENV_SOCKET: &str = "POKESHELL_SOCKET";
 /// Environment variable carrying the per-run token the bridge sends in its hello.
 pub const ENV_TOKEN: &str = "POKESHELL_TOKEN";
 
+/// Environment variable carrying the wakeup delay bounds in force at spawn, `"MIN,MAX"` in seconds,
+/// which the `schedule_wakeup` tool's description names.
+pub const ENV_WAKEUP_BOUNDS: &str = "POKESHELL_WAKEUP_BOUNDS";
+
 /// A line sent by the bridge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
