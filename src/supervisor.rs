@@ -192,6 +192,7 @@ impl Supervisor {
             }
             Event::ManualPoke => self.on_manual_poke(now, &mut out),
             Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
+            Event::CancelWakeup { id } => self.user_cancel_wakeup(&id, now, &mut out),
             Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),
         }
         out

@@ -39,6 +39,8 @@ pub const BRIDGE_FILES: &[(&str, &str)] = modules![
     "tools.ts",
     "command-args.ts",
     "commands.ts",
+    "slash-args.ts",
+    "slash-commands.ts",
     "handoff-text.ts",
     "handoff.ts",
     "events.ts",

@@ -8,6 +8,7 @@
 mod commands;
 mod events;
 mod heartbeat;
+mod user_commands;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,6 +24,7 @@ pub use events::{
     TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart,
 };
 pub use heartbeat::{Heartbeat, SeqGaps};
+pub use user_commands::{UserCommand, UserRequest};
 
 /// The protocol version both sides must speak.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -216,6 +216,10 @@ impl Session {
                 }
                 return;
             }
+            PiEvent::UserCommand(c) => {
+                self.on_user_command(c, now, fx);
+                return;
+            }
             PiEvent::BeforeAgentStart(_)
             | PiEvent::MessageEnd(_)
             | PiEvent::Snapshot(_)

@@ -129,6 +129,10 @@ pub enum Event {
     ManualHandoff {
         focus: Option<String>,
     },
+    /// The user cancelled a pending wakeup by its id (`/wakeups cancel ID` in pi).
+    CancelWakeup {
+        id: String,
+    },
     /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
     SendResult {
         send_id: u64,

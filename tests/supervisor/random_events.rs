@@ -117,6 +117,7 @@ fn event() -> impl Strategy<Value = Event> {
             args: json!({"delay_seconds": delay, "prompt": "wake"}),
         }),
         1 => Just(Event::ToolCallRequest { call_id: "cancel".into(), name: "cancel_wakeup".into(), args: json!({}) }),
+        1 => (1..4u32).prop_map(|n| Event::CancelWakeup { id: format!("wake-{n}") }),
         1 => Just(Event::SessionStart { session_id: "s".into(), entries: vec![] }),
         1 => Just(Event::SessionTree),
         1 => Just(Event::SessionShutdown),
