@@ -88,3 +88,78 @@ fn without_pokeshell_the_commands_say_plainly_that_it_is_not_connected() {
     });
     assert!(server.model_requests().is_empty(), "nothing reached the model");
 }
+
+#[test]
+fn wak_t2_slash_wakeups_lists_the_pending_wakeup_completes_its_id_and_cancels_it() {
+    let server = model_server();
+    server.push_all([
+        Step::tool(
+            "schedule_wakeup",
+            serde_json::json!({"delay_seconds": 600, "prompt": "Look at the deploy.", "reason": "deploy running"}),
+        ),
+        Step::text("I will look again later."),
+    ]);
+    let mut m = Matrix::builder().start(server);
+    m.submit("deploy, then look again later");
+    m.wait_text("I will look again later.");
+    m.wait_side("wakeups wake-1 in");
+    run(&mut m.pty, "/wakeups", "the list of wakeups", |s| {
+        s.contents().contains("1 pending wakeup(s):")
+    });
+    m.wait_text("wake-1 due in 9m");
+    m.wait_text(": deploy running");
+    // pi's editor offers the pending id as a completion of `cancel`.
+    m.pty.send("/wakeups cancel ");
+    m.pty
+        .wait_until("the pending id offered as a completion", WAIT, |s| {
+            s.contents().contains("cancel wake-1")
+        });
+    let mut done = |s: &vt100::Screen| s.contents().contains("Wakeup wake-1 cancelled.");
+    let deadline = Instant::now() + WAIT;
+    while !m.pty.try_wait_until(Duration::from_millis(700), &mut done) {
+        if Instant::now() >= deadline {
+            m.pty.fail("the completed /wakeups cancel never answered");
+        }
+        m.pty.send("\r");
+    }
+    m.wait_record("WAK-T2", "action", "you cancelled wakeup wake-1");
+    m.pty.wait_until("the wakeup gone from the side pane", WAIT, |s| {
+        !support::matrix::side_flat(s).contains("wakeups wake-1")
+    });
+}
+
+#[test]
+fn ho_t2_slash_handoff_with_a_focus_compacts_with_a_handoff_document() {
+    let server = model_server();
+    server.push_all([
+        Step::text(support::matrix::long_text("Notes", 1600)),
+        Step::text(support::matrix::long_text("Plan", 1600)),
+    ]);
+    let mut m = Matrix::builder()
+        .settings(serde_json::json!({"compaction": {"keepRecentTokens": 1}, "handoff": {"save": false}}))
+        .start(server);
+    m.submit("take some notes");
+    m.wait_text("line 3 of the scripted notes");
+    m.submit("make a plan");
+    m.wait_text("Plan: line 1");
+    m.server.push(Step::text(
+        "## Goal\nShip the parser.\n\n## Next Steps\n1. Handle the edge cases (MARKER-SLASH-HANDOFF).",
+    ));
+    run(
+        &mut m.pty,
+        "/handoff the parser edge cases",
+        "the handoff starting",
+        |_| m.server.model_requests().len() >= 3,
+    );
+    m.wait_record(
+        "HO-T2",
+        "action",
+        "you asked for a handoff (focus: the parser edge cases)",
+    );
+    let asked = m.server.model_requests()[2].body["messages"].to_string();
+    assert!(
+        asked.contains("the parser edge cases"),
+        "the focus reaches the handoff request: {asked}"
+    );
+    m.wait_footer("handoff written");
+}
