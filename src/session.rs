@@ -14,6 +14,7 @@ pub mod link;
 mod mouse;
 mod overlay;
 mod pi;
+mod pi_commands;
 mod settings;
 mod status;
 pub mod view;

@@ -137,6 +137,7 @@ impl Supervisor {
                 self.outcomes.saw_tool();
             }
             Event::ToolEnd { id } => self.tools.end(&id),
+            Event::ToolsRunning { ids } => self.forget_ghost_tools(&ids, now, &mut out),
             Event::CompactStart { .. } => self.compaction.start(now.mono_ms),
             Event::Compact {
                 reason,
@@ -191,6 +192,7 @@ impl Supervisor {
             }
             Event::ManualPoke => self.on_manual_poke(now, &mut out),
             Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
+            Event::CancelWakeup { id } => self.user_cancel_wakeup(&id, now, &mut out),
             Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),
         }
         out

@@ -31,6 +31,10 @@ fn a_tool_call_printing_the_environment_shows_no_bridge_token_and_the_bridge_sta
         !output.contains("POKESHELL_TOKEN") && !output.contains("POKESHELL_SOCKET"),
         "the bridge's variables leaked into a tool call: {output}"
     );
+    assert!(
+        !output.contains("POKESHELL_WAKEUP_BOUNDS"),
+        "the wakeup bounds are taken out like the secrets: {output}"
+    );
     pty.wait_for_text("environment listed", WAIT);
     // The bridge took its token before hiding it: it is still connected and still carries a poke.
     wait_ready(&pty);

@@ -36,6 +36,13 @@ export function notifyArgs(command: any): { message: string; level: string } {
 	return { message: String(command.message ?? ""), level };
 }
 
+/** `command_answer`: the answer to the pi command with `requestId`. */
+export function commandAnswerArgs(command: any): { requestId: number; text: string; level: string } {
+	if (typeof command.requestId !== "number") throw new Error("command_answer needs a numeric requestId");
+	const { message, level } = notifyArgs({ message: command.text, level: command.level });
+	return { requestId: command.requestId, text: message, level };
+}
+
 /** What a `compact` with `handoff: true` arms the bridge with; null for a plain compaction. */
 export function handoffArmOf(command: any) {
 	if (!command.handoff) return null;

@@ -2,6 +2,7 @@
 
 import {
 	appendEntryArgs,
+	commandAnswerArgs,
 	handoffArmOf,
 	notifyArgs,
 	sendMessageArgs,
@@ -84,6 +85,14 @@ function execute(b: Bridge, command: any): unknown {
 			if (!c.hasUI) return { shown: false };
 			const { message, level } = notifyArgs(command);
 			c.ui.notify(message, level);
+			return { shown: true };
+		}
+		case "command_answer": {
+			const { requestId, text, level } = commandAnswerArgs(command);
+			if (b.asks.answer(requestId, text, level)) return { shown: true };
+			// Too late: the command already said pokeshell did not answer; the answer is still news.
+			if (!b.ctx?.hasUI) return { shown: false };
+			b.ctx.ui.notify(text, level);
 			return { shown: true };
 		}
 		default:

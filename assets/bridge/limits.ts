@@ -25,3 +25,5 @@ export const HANDOFF_MAX_TOKENS = 8192;
 export const TURN_HOLD_MS = 300;
 /** How often a connected bridge sends a `heartbeat`. */
 export const HEARTBEAT_MS = numberFromEnv("POKESHELL_HEARTBEAT_MS", 5000);
+/** How long a pi command (`/poke`, `/handoff`, `/wakeups`) waits for pokeshell's answer. */
+export const USER_COMMAND_TIMEOUT_MS = numberFromEnv("POKESHELL_COMMAND_TIMEOUT_MS", 3000);

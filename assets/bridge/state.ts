@@ -3,6 +3,7 @@
 
 import type { RunningTools } from "./heartbeat.ts";
 import type { Link } from "./link.ts";
+import type { PendingAsks } from "./slash-commands.ts";
 import type { ForwardedTools } from "./tools.ts";
 import type { TurnHolds } from "./turns.ts";
 
@@ -17,5 +18,7 @@ export type Bridge = {
 	tools: ForwardedTools;
 	turns: TurnHolds;
 	running: RunningTools;
+	/** The pi commands waiting for pokeshell's answer. */
+	asks: PendingAsks;
 	handoffArm: HandoffArm | null;
 };

@@ -8,6 +8,7 @@ import { Type } from "typebox";
 import { FORWARDED_STRING_MAX, TOOL_REPLY_TIMEOUT_MS } from "./limits.ts";
 import type { Bridge } from "./state.ts";
 import { bound, errorText, safe } from "./util.ts";
+import { type Bounds, scheduleWakeupTexts } from "./wakeup-bounds.ts";
 
 export type ToolAnswer = { text: string; isError: boolean; details?: unknown };
 
@@ -80,19 +81,16 @@ function registerForwardedTool(b: Bridge, definition: any) {
 	}
 }
 
-/** The wakeup tools; pokeshell keeps the timers and the policy. */
-export function registerWakeupTools(b: Bridge) {
+/** The wakeup tools; pokeshell keeps the timers and the policy. `bounds` are the delays it allows. */
+export function registerWakeupTools(b: Bridge, bounds: Bounds) {
+	const texts = scheduleWakeupTexts(bounds);
 	registerForwardedTool(b, {
 		name: "schedule_wakeup",
 		label: "Schedule Wakeup",
-		description:
-			"Set a timer that brings this session back to you later, so you can return to something slow " +
-			"(a build, a deploy, a long test run) without waiting for the user. When the timer runs out your " +
-			"prompt comes back to you as a message: at once if you are idle, after the current turn if you are " +
-			"busy. The delay is kept between 60 and 3600 seconds.",
+		description: texts.description,
 		promptSnippet: "schedule_wakeup(delay_seconds, prompt, reason?): come back to this session after a delay",
 		parameters: Type.Object({
-			delay_seconds: Type.Number({ description: "How long to wait, in seconds (kept between 60 and 3600)." }),
+			delay_seconds: Type.Number({ description: texts.delay }),
 			prompt: Type.String({ description: "The text you want to receive when the timer fires." }),
 			reason: Type.Optional(
 				Type.String({ description: "A short note on why you want to wake up; shown with the delivered prompt." }),

@@ -8,6 +8,7 @@
 mod commands;
 mod events;
 mod heartbeat;
+mod user_commands;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,6 +24,7 @@ pub use events::{
     TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart,
 };
 pub use heartbeat::{Heartbeat, SeqGaps};
+pub use user_commands::{UserCommand, UserRequest};
 
 /// The protocol version both sides must speak.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -35,6 +37,10 @@ pub const ENV_SOCKET: &str = "POKESHELL_SOCKET";
 
 /// Environment variable carrying the per-run token the bridge sends in its hello.
 pub const ENV_TOKEN: &str = "POKESHELL_TOKEN";
+
+/// Environment variable carrying the wakeup delay bounds in force at spawn, `"MIN,MAX"` in seconds,
+/// which the `schedule_wakeup` tool's description names.
+pub const ENV_WAKEUP_BOUNDS: &str = "POKESHELL_WAKEUP_BOUNDS";
 
 /// A line sent by the bridge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -45,6 +45,7 @@ pub struct RunConfig {
 /// Writes the extension, starts the bridge server and adds both to the child's command line.
 fn start_bridge(
     spec: &mut CommandSpec,
+    settings: &Settings,
 ) -> Result<
     (
         BridgeHandle,
@@ -64,6 +65,12 @@ fn start_bridge(
     for (k, v) in handle.env() {
         spec.env.push((k.to_string(), v.to_string_lossy().into_owned()));
     }
+    // The schedule_wakeup tool's description names the bounds in force now.
+    let wakeups = settings.effective().wakeups;
+    spec.env.push((
+        crate::bridge::protocol::ENV_WAKEUP_BOUNDS.to_string(),
+        format!("{},{}", wakeups.min_seconds, wakeups.max_seconds),
+    ));
     Ok((handle, events))
 }
 
@@ -123,7 +130,7 @@ fn spawn_signals(tx: &UnboundedSender<WorldEvent>) -> Result<()> {
 async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
     let (bridge, bridge_state) = if cfg.bridge {
-        match start_bridge(&mut cfg.spec) {
+        match start_bridge(&mut cfg.spec, &cfg.settings) {
             Ok((handle, mut events)) => {
                 let tx = tx.clone();
                 tokio::spawn(async move {

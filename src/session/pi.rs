@@ -90,8 +90,13 @@ impl Session {
                     .show(format!("bridge refused a connection: {reason}"), Tone::Warn, now);
                 fx.push(Effect::Redraw);
             }
-            BridgeEvent::Heartbeat { missed, .. } => {
+            BridgeEvent::Heartbeat {
+                missed, heartbeat, ..
+            } => {
                 if missed > 0 {
+                    // A lost tool end would leave a ghost the orphan poke could act on.
+                    let ids = heartbeat.running_tools;
+                    self.supervise(sup::Event::ToolsRunning { ids }, now, fx);
                     self.pi.lost_lines += missed;
                     self.flash.show(
                         format!("bridge: {missed} line(s) from pi were lost"),
@@ -209,6 +214,10 @@ impl Session {
                         .show(format!("bridge: {}", l.message), Tone::Error, now);
                     fx.push(Effect::Redraw);
                 }
+                return;
+            }
+            PiEvent::UserCommand(c) => {
+                self.on_user_command(c, now, fx);
                 return;
             }
             PiEvent::BeforeAgentStart(_)

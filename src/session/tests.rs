@@ -1,7 +1,7 @@
 use super::*;
 use crate::input::tokenizer::Token;
 
-fn t() -> Now {
+pub(super) fn t() -> Now {
     Now::new(0, 0)
 }
 
@@ -197,7 +197,7 @@ fn hello() -> crate::bridge::protocol::Hello {
     }
 }
 
-fn connected() -> Session {
+pub(super) fn connected() -> Session {
     let mut a = app(120, 40);
     a.handle(
         Input::Bridge(crate::bridge::server::BridgeEvent::Connected {

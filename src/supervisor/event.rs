@@ -78,6 +78,11 @@ pub enum Event {
     ToolEnd {
         id: String,
     },
+    /// The tool calls pi says run right now (a heartbeat after lost lines): any other is a ghost
+    /// whose end was lost, and is forgotten without a poke (POKE-E4).
+    ToolsRunning {
+        ids: Vec<String>,
+    },
     /// `session_before_compact`: a compaction begins.
     CompactStart {
         reason: CompactReason,
@@ -123,6 +128,10 @@ pub enum Event {
     /// The user asked for a handoff now (prefix+h), with an optional focus line.
     ManualHandoff {
         focus: Option<String>,
+    },
+    /// The user cancelled a pending wakeup by its id (`/wakeups cancel ID` in pi).
+    CancelWakeup {
+        id: String,
     },
     /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
     SendResult {

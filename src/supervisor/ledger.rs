@@ -39,6 +39,7 @@ pub mod rule {
     pub const POKE_WAKE_ARM: &str = "POKE-W1";
     pub const POKE_WAKE: &str = "POKE-W4";
     pub const POKE_MANUAL: &str = "POKE-P1";
+    pub const POKE_TOOL_END: &str = "POKE-E4";
     pub const POKE_INPUT: &str = "POKE-E11";
     pub const POKE_CONFIG: &str = "POKE-C4";
     pub const SAR_RETRY: &str = "SAR-S8";

@@ -76,6 +76,16 @@ impl Tools {
         self.running.retain(|tool| tool.id != id);
     }
 
+    /// Forgets every tool whose id is not in `running` (pi's own list); returns the forgotten ones
+    /// as `(id, name)`.
+    pub(crate) fn keep_only(&mut self, running: &[String]) -> Vec<(String, String)> {
+        let (kept, gone): (Vec<RunningTool>, Vec<RunningTool>) = std::mem::take(&mut self.running)
+            .into_iter()
+            .partition(|tool| running.contains(&tool.id));
+        self.running = kept;
+        gone.into_iter().map(|tool| (tool.id, tool.name)).collect()
+    }
+
     pub(crate) fn clear(&mut self) {
         self.running.clear();
     }

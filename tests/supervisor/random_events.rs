@@ -90,6 +90,8 @@ fn event() -> impl Strategy<Value = Event> {
         4 => tail().prop_map(|tail| Event::TurnEnd { tail }),
         3 => tool_id.clone().prop_map(|id| Event::ToolStart { id, name: "bash".into(), args_preview: String::new() }),
         2 => tool_id.prop_map(|id| Event::ToolEnd { id }),
+        1 => proptest::collection::vec((0..3u8).prop_map(|index| format!("t{index}")), 0..3)
+            .prop_map(|ids| Event::ToolsRunning { ids }),
         1 => (compact_reason(), any::<bool>()).prop_map(|(reason, will_retry)| Event::CompactStart { reason, will_retry }),
         3 => (compact_reason(), any::<bool>())
             .prop_map(|(reason, will_retry)| Event::Compact { reason, will_retry, tokens_before: Some(5000) }),
@@ -115,6 +117,7 @@ fn event() -> impl Strategy<Value = Event> {
             args: json!({"delay_seconds": delay, "prompt": "wake"}),
         }),
         1 => Just(Event::ToolCallRequest { call_id: "cancel".into(), name: "cancel_wakeup".into(), args: json!({}) }),
+        1 => (1..4u32).prop_map(|n| Event::CancelWakeup { id: format!("wake-{n}") }),
         1 => Just(Event::SessionStart { session_id: "s".into(), entries: vec![] }),
         1 => Just(Event::SessionTree),
         1 => Just(Event::SessionShutdown),

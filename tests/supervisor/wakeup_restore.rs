@@ -1,7 +1,7 @@
 //! pi-wakeup beyond the original extension [WAK-T5]: wakeups re-armed from the session's entries, held
-//! during a compaction and while supervision is off, and shown in the side pane.
+//! during a compaction and while supervision is off, shown in the side pane, and cancelled by the user.
 
-use pokeshell::supervisor::{CompactReason, CustomEntry, DeliverAs, Event, LedgerKind};
+use pokeshell::supervisor::{CompactReason, CustomEntry, DeliverAs, Event, LedgerKind, NotifyLevel};
 use serde_json::{Value, json};
 
 use super::sim::{START_MONO, START_WALL, Sim};
@@ -169,4 +169,44 @@ fn wak_the_side_pane_sees_pending_wakeups_with_a_countdown() {
         .map(|wakeup| (wakeup.reason.as_str(), wakeup.remaining_ms))
         .collect();
     assert_eq!(listed, vec![("first", 100_000), ("second", 280_000)]);
+}
+
+#[test]
+fn wak_t2_the_user_cancels_a_wakeup_by_id_as_the_tool_would() {
+    let mut sim = Sim::new();
+    super::wakeup::schedule(&mut sim, "c1", json!(120), "check the build", None);
+    let replies_before = sim.replies().len();
+    sim.event(Event::CancelWakeup { id: "wake-1".into() });
+    assert!(sim.view().wakeups.is_empty());
+    assert_eq!(
+        sim.entries("pokeshell-wakeup-cancelled"),
+        vec![json!({"id": "wake-1"})]
+    );
+    let records = sim.records("WAK-T2", LedgerKind::Action);
+    assert!(
+        records[0].reason.contains("you cancelled wakeup wake-1"),
+        "{records:?}"
+    );
+    assert_eq!(
+        sim.replies().len(),
+        replies_before,
+        "no tool reply: no tool call waits"
+    );
+    let (level, text, desktop) = sim.notifications().pop().expect("a notice");
+    assert_eq!(
+        (level, text.as_str(), desktop),
+        (NotifyLevel::Info, "Wakeup wake-1 cancelled.", false)
+    );
+
+    sim.event(Event::CancelWakeup { id: "wake-1".into() });
+    let (level, text, _) = sim.notifications().pop().expect("a notice");
+    assert_eq!(level, NotifyLevel::Warning);
+    assert!(text.contains("no pending wakeup wake-1"), "{text}");
+    assert_eq!(
+        sim.entries("pokeshell-wakeup-cancelled").len(),
+        1,
+        "nothing to write"
+    );
+    sim.run_for(200);
+    assert!(super::wakeup::wakeups_sent(&sim).is_empty(), "it never fires");
 }

@@ -48,6 +48,14 @@ pub enum Command {
         #[serde(default)]
         level: NotifyLevel,
     },
+    /// The answer to a `user_command` event: the bridge shows `text` in pi and ends the command.
+    CommandAnswer {
+        #[serde(rename = "requestId")]
+        request_id: u64,
+        text: String,
+        #[serde(default)]
+        level: NotifyLevel,
+    },
 }
 
 impl Command {
@@ -65,6 +73,7 @@ impl Command {
             Command::ToolReply(_) => "tool_reply",
             Command::ReleaseTurn { .. } => "release_turn",
             Command::Notify { .. } => "notify",
+            Command::CommandAnswer { .. } => "command_answer",
         }
     }
 }

@@ -30,6 +30,8 @@ pub enum PiEvent {
     Handoff(HandoffReport),
     /// A forwarded tool (schedule_wakeup, cancel_wakeup) waits for a `tool_reply` command.
     ToolCallRequest(ToolCallRequest),
+    /// The user typed one of the bridge's pi commands; answer with a `command_answer` command.
+    UserCommand(super::UserCommand),
     /// pi's state, sent after every welcome so a reconnect starts from facts.
     Snapshot(Snapshot),
     /// Something went wrong inside the bridge; it reports instead of throwing into pi.

@@ -212,6 +212,12 @@ fn every_event() -> Vec<PiEvent> {
             level: "error".into(),
             message: "agent_settled: oops".into(),
         }),
+        PiEvent::UserCommand(UserCommand {
+            request_id: 2,
+            request: UserRequest::Handoff {
+                focus: Some("the parser".into()),
+            },
+        }),
     ]
 }
 
@@ -256,6 +262,11 @@ fn every_command() -> Vec<Command> {
         Command::Notify {
             message: "hello".into(),
             level: NotifyLevel::Warning,
+        },
+        Command::CommandAnswer {
+            request_id: 3,
+            text: "Poke sent.".into(),
+            level: NotifyLevel::Info,
         },
     ]
 }
@@ -418,6 +429,19 @@ fn commands_are_written_as_the_bridge_reads_them() {
         })
         .unwrap(),
         json!({"type": "command", "id": 5, "command": {"type": "abort"}})
+    );
+    assert_eq!(
+        serde_json::to_value(ToBridge::Command {
+            id: 6,
+            command: Command::CommandAnswer {
+                request_id: 2,
+                text: "Poke sent.".into(),
+                level: NotifyLevel::Warning,
+            }
+        })
+        .unwrap(),
+        json!({"type": "command", "id": 6, "command": {"type": "command_answer", "requestId": 2,
+               "text": "Poke sent.", "level": "warning"}})
     );
     assert_eq!(
         serde_json::to_value(ToBridge::Command {

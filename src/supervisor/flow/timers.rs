@@ -52,6 +52,21 @@ impl Supervisor {
         }
     }
 
+    /// POKE-E4 after lost lines: a tool pi no longer lists ended while its end was lost. It is
+    /// forgotten quietly; it must not pass for an orphan.
+    pub(in crate::supervisor) fn forget_ghost_tools(
+        &mut self,
+        running: &[String],
+        now: Now,
+        out: &mut Vec<Action>,
+    ) {
+        for (id, name) in self.tools.keep_only(running) {
+            let reason =
+                format!("forgot {name} ({id}): pi no longer runs it, and its end was lost on the way");
+            self.record(out, now, rule::POKE_TOOL_END, LedgerKind::Declined, reason, None);
+        }
+    }
+
     pub(in crate::supervisor) fn monitor_deadline(&self) -> Option<u64> {
         if !self.config.poke.enabled {
             return None;

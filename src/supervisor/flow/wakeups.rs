@@ -112,6 +112,28 @@ impl Supervisor {
         out.push(reply(call_id, text, false, details));
     }
 
+    /// WAK-T2 asked by the user (`/wakeups cancel ID`): the same entry as the tool's, and a notice.
+    pub(in crate::supervisor) fn user_cancel_wakeup(&mut self, id: &str, now: Now, out: &mut Vec<Action>) {
+        let existed = self.wakeups.cancel(id);
+        if existed {
+            out.push(Action::AppendEntry {
+                custom_type: texts::ENTRY_WAKEUP_CANCELLED,
+                data: json!({ "id": id }),
+            });
+            let reason = format!("you cancelled wakeup {id}");
+            self.record(out, now, rule::WAK_CANCEL, LedgerKind::Action, reason, None);
+        }
+        out.push(Action::Notify {
+            level: if existed {
+                NotifyLevel::Info
+            } else {
+                NotifyLevel::Warning
+            },
+            text: texts::wakeup_cancelled(id, existed),
+            desktop: false,
+        });
+    }
+
     /// WAK-T5: rebuilds the pending wakeups from the session's entries; one already due fires at the
     /// next tick.
     pub(in crate::supervisor) fn restore_wakeups(
