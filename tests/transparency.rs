@@ -1,9 +1,12 @@
 //! End to end: pi inside pokeshell's pane looks exactly as pi alone. The same scripted conversation
 //! (markdown, a code block, a tool whose output is coloured, wide characters, a line that wraps, a
-//! resize) runs twice against the scripted model in one isolated environment: (a) real pi 1.6.0 alone
-//! in a PTY of the pane's size, its bytes parsed by vt100 0.18, the reference; (b) pokeshell hosting
-//! the same pi in a PTY parsed the same way. At every checkpoint the pane's region of (b) must equal
-//! (a) cell by cell: text, wide cells, colours, bold, dim, italic, underline, inverse, and the cursor.
+//! resize) runs twice against the scripted model in one isolated environment (same agent dir,
+//! session dir, work dir, TERM and variables): (a) real pi 1.6.0 alone in a reference terminal of
+//! the pane's size, the reference; (b) pokeshell hosting the same pi in the same kind of terminal.
+//! At every checkpoint the pane's region of (b) must equal (a) cell by cell: text, wide cells,
+//! colours, bold, faint, italic, underline, inverse, and the cursor (position and visibility). The
+//! reference terminals: a PTY whose bytes vt100 0.18 parses, answering colour queries at once, or
+//! only after a while, and tmux (`capture-pane -e`) answering none.
 
 mod support;
 mod transparency {
