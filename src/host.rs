@@ -67,6 +67,9 @@ fn take_terminal() -> Result<()> {
 
 impl TerminalGuard {
     pub fn enter() -> Result<Self> {
+        // The pane shows the child's own colours, which NO_COLOR does not govern (pi ignores it);
+        // with it set crossterm would write every colour change as SGR 0 and drop them all.
+        crossterm::style::Colored::set_ansi_color_disabled(false);
         install_panic_hook();
         take_terminal()?;
         Ok(Self(()))

@@ -163,6 +163,42 @@ mod tests {
         assert_eq!(replies(&mut m, b"\x1b[>7u\x1b[?u"), b"");
         assert_eq!(replies(&mut m, b"\x1b[c"), HostCaps::FALLBACK_DA1);
         assert_eq!(replies(&mut m, b"\x1b]11;?\x07"), b"", "no colour is invented");
+        assert_eq!(
+            m.take_host_output(),
+            b"\x1b]11;?\x07",
+            "the host is asked instead"
+        );
+    }
+
+    #[test]
+    fn colours_the_probe_missed_are_asked_of_the_host_with_the_da1_after_them() {
+        let mut caps = kitty_host();
+        caps.bg = None;
+        caps.palette[5] = None;
+        let mut m = Mirror::new(24, 80, caps);
+        // pi's batch: both colours, two palette entries, DA1 as the end marker.
+        let answered = replies(
+            &mut m,
+            b"\x1b]10;?\x07\x1b]11;?\x07\x1b]4;4;?\x07\x1b]4;5;?\x07\x1b[c",
+        );
+        assert_eq!(
+            answered, b"\x1b]10;rgb:eeee/eeee/eeee\x07\x1b]4;4;rgb:0000/0000/0000\x07",
+            "what the probe knows is answered at once; the DA1 waits for the host's colours"
+        );
+        assert_eq!(m.take_host_output(), b"\x1b]11;?\x07\x1b]4;5;?\x07\x1b[c");
+        assert_eq!(
+            replies(&mut m, b"\x1b[c"),
+            b"\x1b[?62;52c",
+            "a DA1 of its own is answered here"
+        );
+        assert!(m.take_host_output().is_empty());
+    }
+
+    #[test]
+    fn a_host_that_reported_every_colour_is_never_asked_again() {
+        let mut m = Mirror::new(24, 80, kitty_host());
+        m.process(b"\x1b]10;?\x07\x1b]11;?\x07\x1b]4;0;?\x07\x1b[c");
+        assert!(m.take_host_output().is_empty());
     }
 
     #[test]

@@ -119,6 +119,8 @@ fn startup_bytes_before_the_first_frame_print_nothing() {
     assert_eq!(m.screen().cursor_position(), (0, 0));
 }
 
+/// The probe got no colours, so pi's colour queries, and the DA1 that ends them, are the host's to
+/// answer (its answers reach pi as input).
 #[test]
 fn startup_legacy_host_gets_the_program_status_answer_and_da1_and_no_invented_colours() {
     let bytes = fixtures::read(fixtures::STARTUP);
@@ -130,10 +132,21 @@ fn startup_legacy_host_gets_the_program_status_answer_and_da1_and_no_invented_co
     let r = replay(fixtures::STARTUP, HostCaps::default());
     assert_eq!(
         r.replies_to(fixtures::STARTUP).escape_ascii().to_string(),
-        [STATUS_REPLY, HostCaps::FALLBACK_DA1, HostCaps::FALLBACK_DA1]
+        [STATUS_REPLY, HostCaps::FALLBACK_DA1]
             .concat()
             .escape_ascii()
             .to_string()
+    );
+    let mut asked = String::from("\x1b]10;?\x07\x1b]11;?\x07");
+    for i in 0..16 {
+        asked.push_str(&format!("\x1b]4;{i};?\x07"));
+    }
+    asked.push_str("\x1b[c");
+    let host_out = String::from_utf8_lossy(&r.host_out);
+    assert!(
+        host_out.contains(&asked),
+        "the colour queries and their DA1 go to the host: {:?}",
+        host_out.escape_debug().to_string()
     );
 }
 

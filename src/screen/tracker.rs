@@ -27,6 +27,9 @@ pub struct Tracker {
     /// The child's latest OSC 7501 report, and how many it sent so far.
     pub(super) program_status: Option<ProgramStatus>,
     pub(super) program_status_seq: u64,
+    /// A colour query the start-up probe had no answer for went to the host; the DA1 that ends the
+    /// child's batch goes there too, so that the host's answers reach the child in order.
+    colours_asked_of_host: bool,
 }
 
 impl Tracker {
@@ -133,34 +136,63 @@ impl Tracker {
         }
     }
 
+    /// OSC 10/11/4 queries are answered with the colours the host reported at start-up. A colour the
+    /// host did not report then (a tmux whose client attaches later learns its colours late) is
+    /// asked of the host now: its answer comes back as input and is passed on to the child, as it
+    /// would reach the child in the host itself. Answering "no colour" instead makes pi fall back to
+    /// its faint theme, where pi alone would be in colour.
     fn osc_colour(&mut self, params: &[&[u8]]) {
         match params {
-            [b"10", b"?"] => {
-                if let Some(c) = self.caps.fg.clone() {
-                    self.reply(&format!("\x1b]10;{c}\x07"));
-                }
-            }
-            [b"11", b"?"] => {
-                if let Some(c) = self.caps.bg.clone() {
-                    self.reply(&format!("\x1b]11;{c}\x07"));
-                }
-            }
+            [b"10", b"?"] => match self.caps.fg.clone() {
+                Some(c) => self.reply(&format!("\x1b]10;{c}\x07")),
+                None => self.ask_host("10;?"),
+            },
+            [b"11", b"?"] => match self.caps.bg.clone() {
+                Some(c) => self.reply(&format!("\x1b]11;{c}\x07")),
+                None => self.ask_host("11;?"),
+            },
             [b"4", rest @ ..] => {
                 // OSC 4 ; n ; ? [; n ; ?]...
                 for pair in rest.chunks(2) {
-                    if let [idx, b"?"] = pair {
-                        let colour = std::str::from_utf8(idx)
-                            .ok()
-                            .and_then(|s| s.parse::<usize>().ok())
-                            .and_then(|i| self.caps.palette.get(i).cloned().flatten().map(|c| (i, c)));
-                        if let Some((i, c)) = colour {
-                            self.reply(&format!("\x1b]4;{i};{c}\x07"));
-                        }
+                    let [idx, b"?"] = pair else {
+                        continue;
+                    };
+                    let Some(i) = std::str::from_utf8(idx)
+                        .ok()
+                        .and_then(|s| s.parse::<usize>().ok())
+                    else {
+                        continue;
+                    };
+                    match self.caps.palette.get(i).cloned().flatten() {
+                        Some(c) => self.reply(&format!("\x1b]4;{i};{c}\x07")),
+                        None => self.ask_host(&format!("4;{i};?")),
                     }
                 }
             }
             _ => {}
         }
+    }
+
+    fn ask_host(&mut self, query: &str) {
+        self.host_out.extend_from_slice(b"\x1b]");
+        self.host_out.extend_from_slice(query.as_bytes());
+        self.host_out.push(0x07);
+        self.colours_asked_of_host = true;
+    }
+
+    /// DA1: the host's start-up answer, unless it ends a batch of colour queries the host was asked
+    /// (then the host answers it after the colours).
+    fn da1(&mut self) {
+        if std::mem::take(&mut self.colours_asked_of_host) {
+            self.host_out.extend_from_slice(b"\x1b[c");
+            return;
+        }
+        let da1 = self
+            .caps
+            .da1
+            .clone()
+            .unwrap_or_else(|| HostCaps::FALLBACK_DA1.to_vec());
+        self.replies.extend_from_slice(&da1);
     }
 }
 
@@ -198,14 +230,7 @@ impl vt100::Callbacks for Tracker {
     ) {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
         match (i1, i2, c) {
-            (None, None, 'c') if first == 0 => {
-                let da1 = self
-                    .caps
-                    .da1
-                    .clone()
-                    .unwrap_or_else(|| HostCaps::FALLBACK_DA1.to_vec());
-                self.replies.extend_from_slice(&da1);
-            }
+            (None, None, 'c') if first == 0 => self.da1(),
             (Some(b'>'), None, 'c') => self.reply("\x1b[>0;10;1c"),
             (None, None, 'n') if first == 5 => self.reply("\x1b[0n"),
             (None, None, 'n') if first == 6 => {

@@ -66,6 +66,8 @@ impl Widget for PaneView<'_> {
                 } else {
                     contents
                 };
+                // `set_style` adds modifiers to what the cell holds; the child's cell replaces it whole.
+                out.reset();
                 out.set_symbol(symbol);
                 out.set_style(cell_style(cell));
             }
@@ -115,6 +117,29 @@ mod tests {
             x.modifier
                 .contains(Modifier::ITALIC | Modifier::UNDERLINED | Modifier::REVERSED)
         );
+    }
+
+    #[test]
+    fn nothing_of_what_the_buffer_held_stays_on_the_childs_cells() {
+        let mut p = vt100::Parser::new(
+            std::num::NonZeroU16::new(1).unwrap(),
+            std::num::NonZeroU16::new(3).unwrap(),
+            0,
+        );
+        p.process(b"a\x1b[1mb\x1b[0mc");
+        let area = Rect::new(0, 0, 3, 1);
+        let mut buf = Buffer::empty(area);
+        buf.set_style(
+            area,
+            Style::new()
+                .fg(Color::Red)
+                .add_modifier(Modifier::DIM | Modifier::ITALIC),
+        );
+        PaneView { screen: p.screen() }.render(area, &mut buf);
+        assert_eq!(buf[(0, 0)].modifier, Modifier::empty());
+        assert_eq!(buf[(0, 0)].fg, Color::Reset);
+        assert_eq!(buf[(1, 0)].modifier, Modifier::BOLD);
+        assert_eq!(buf[(2, 0)].modifier, Modifier::empty());
     }
 
     #[test]
