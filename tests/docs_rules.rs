@@ -319,3 +319,36 @@ fn defined_ids_are_the_backticked_first_cells() {
     let ids: Vec<String> = defined(doc).into_iter().collect();
     assert_eq!(ids, ["N3", "POKE-N3", "POKE-W4"]);
 }
+
+/// The repository explains itself: no doc or comment points at material outside it.
+#[test]
+fn nothing_points_outside_the_repository() {
+    // Built from pieces so that this file does not match itself.
+    let outside = [
+        format!("../{}/", "shared"),
+        format!("spec {}", '§'),
+        format!("{}-integration.md", "pi"),
+        format!("seeds-{}.md", "behaviour"),
+        format!("{}/design.md", "shared"),
+    ];
+    let mut paths = Vec::new();
+    for top in SCANNED {
+        files(&Path::new(ROOT).join(top), &mut paths);
+    }
+    assert!(paths.len() > 50, "the scan found the repository's files");
+    let mut found = Vec::new();
+    for path in paths {
+        let rel = path.strip_prefix(ROOT).unwrap_or(&path).display().to_string();
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        for (n, line) in text.lines().enumerate() {
+            if outside.iter().any(|o| line.contains(o.as_str())) {
+                found.push(format!("{rel}:{}: {line}", n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "references outside the repository:\n{}",
+        found.join("\n")
+    );
+}
