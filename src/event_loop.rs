@@ -6,6 +6,7 @@
 //! bridge. `start` wires it to the real terminal, PTY and bridge server.
 
 mod layer;
+mod restart;
 mod sinks;
 pub mod start;
 
@@ -37,6 +38,8 @@ const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 const INPUT_FLUSH: Duration = Duration::from_millis(25);
 /// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// The loop wakes at least this often, so that it can tell the time it did not run.
+const PULSE: Duration = Duration::from_secs(1);
 
 /// A signal pokeshell itself received.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +124,16 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     kill_due: Option<Instant>,
     /// The child's output reader has finished.
     pub output_closed: bool,
+    /// The relaunch the session asked for, waiting for the old child to exit.
+    respawn: Option<Vec<String>>,
+    /// The child is running (it has not been reported exited).
+    child_alive: bool,
+    /// pokeshell was asked to end (SIGTERM, SIGHUP, the terminal went away): no relaunch.
+    shutting_down: bool,
+    /// When the loop meant to wake at the latest, to tell how long it was away.
+    wake_by: Option<Instant>,
+    /// The last program-status report the session heard of.
+    program_status_seq: u64,
 }
 
 impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
@@ -159,18 +172,29 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             kill_due: None,
             clock,
             output_closed: false,
+            respawn: None,
+            child_alive: true,
+            shutting_down: false,
+            wake_by: None,
+            program_status_seq: 0,
         }
     }
 
     /// Runs until the child exits (or the event source ends); returns how it exited.
     pub async fn run(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
-        let far = Duration::from_secs(3600);
         loop {
             let now = Instant::now();
-            let next = self.next_deadline(now).unwrap_or(now + far);
+            self.note_away(now)?;
+            // Woken at least every PULSE, the loop can tell how long it did not run.
+            let next = self.next_deadline(now).map_or(now + PULSE, |d| d.min(now + PULSE));
+            self.wake_by = Some(next);
             tokio::select! {
                 ev = rx.recv() => match ev {
-                    Some(WorldEvent::Pty(PtyEvent::Exited(exit))) => return Ok(exit),
+                    Some(WorldEvent::Pty(PtyEvent::Exited(exit))) => {
+                        if let Some(exit) = self.child_exited(exit)? {
+                            return Ok(exit);
+                        }
+                    }
                     Some(ev) => self.on_world(ev)?,
                     None => return Ok(ChildExit { code: 1, signal: None }),
                 },
@@ -207,10 +231,12 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             }
             WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
                 // The terminal went away, or asked us to hang up: pass it on, then insist.
+                self.shutting_down = true;
                 self.child.signal(libc::SIGHUP);
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
             WorldEvent::Signal(Signal::Term) => {
+                self.shutting_down = true;
                 self.child.signal(libc::SIGTERM);
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
@@ -326,6 +352,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     });
                 }
                 Effect::Suspend => self.suspend()?,
+                Effect::Respawn { args } => self.ask_respawn(args)?,
             }
         }
         Ok(())
@@ -359,10 +386,18 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// The parser has new output: its mode changes and host-bound bytes become an input.
     pub fn child_output(&mut self) -> Result<()> {
         self.output_pending.store(false, Ordering::Release);
-        let (host_bytes, modes) = {
+        let (host_bytes, modes, status) = {
             let mut m = lock(&self.mirror);
-            (m.take_host_output(), m.modes())
+            let seq = m.program_status_seq();
+            let status = (seq != self.program_status_seq).then(|| {
+                self.program_status_seq = seq;
+                m.program_status().cloned()
+            });
+            (m.take_host_output(), m.modes(), status)
         };
+        if let Some(status) = status {
+            self.input(Input::ProgramStatus(status))?;
+        }
         self.input(Input::ChildOutput { modes, host_bytes })
     }
 

@@ -74,6 +74,8 @@ pub struct Supervisor {
     recovery: Recovery,
     wakeups: Wakeups,
     arbiter: Arbiter,
+    /// pi is being restarted mid-run: the resume goes out when its new session starts (RST-R1).
+    restart_resume: Option<String>,
     /// A manual poke waiting for a compaction to end (mono ms of the request).
     held_manual_poke: Option<u64>,
     outcomes: Outcomes,
@@ -95,6 +97,7 @@ impl Supervisor {
             recovery: Recovery::default(),
             wakeups: Wakeups::default(),
             arbiter: Arbiter::default(),
+            restart_resume: None,
             held_manual_poke: None,
             outcomes: Outcomes::default(),
             context: None,
@@ -114,7 +117,15 @@ impl Supervisor {
             Event::BridgeConnected => self.on_bridge_connected(),
             Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
             Event::SessionStart { session_id, entries } => {
-                self.on_session_start(session_id, &entries, now, &mut out)
+                self.on_session_start(session_id, &entries, now, &mut out);
+                self.restart_resume_due(now, &mut out);
+            }
+            Event::PiRestarted { rule, reason, resume } => {
+                self.on_pi_restarted(rule, reason, resume, now, &mut out)
+            }
+            Event::RestartRefused { rule, reason } => {
+                let notice = format!("{reason}.");
+                self.give_up(&mut out, now, rule, reason, notice);
             }
             Event::SessionShutdown => self.on_session_shutdown(now, &mut out),
             Event::SessionTree => self.on_session_tree(now, &mut out),
