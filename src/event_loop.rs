@@ -130,8 +130,6 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     child_alive: bool,
     /// pokeshell was asked to end (SIGTERM, SIGHUP, the terminal went away): no relaunch.
     shutting_down: bool,
-    /// When the loop meant to wake at the latest, to tell how long it was away.
-    wake_by: Option<Instant>,
     /// The last program-status report the session heard of.
     program_status_seq: u64,
 }
@@ -175,7 +173,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             respawn: None,
             child_alive: true,
             shutting_down: false,
-            wake_by: None,
             program_status_seq: 0,
         }
     }
@@ -184,21 +181,29 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     pub async fn run(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
         loop {
             let now = Instant::now();
-            self.note_away(now)?;
-            // Woken at least every PULSE, the loop can tell how long it did not run.
-            let next = self.next_deadline(now).map_or(now + PULSE, |d| d.min(now + PULSE));
-            self.wake_by = Some(next);
-            tokio::select! {
-                ev = rx.recv() => match ev {
-                    Some(WorldEvent::Pty(PtyEvent::Exited(exit))) => {
-                        if let Some(exit) = self.child_exited(exit)? {
-                            return Ok(exit);
-                        }
+            // Woken at least every PULSE, the loop can tell how long it did not run; a wake for
+            // that alone does nothing else.
+            let due = self.next_deadline(now);
+            let next = due.map_or(now + PULSE, |d| d.min(now + PULSE));
+            let woke = tokio::select! {
+                ev = rx.recv() => Some(ev),
+                _ = tokio::time::sleep_until(next) => None,
+            };
+            // Before anything else: time the loop did not run is not pi's silence.
+            self.note_away(next, Instant::now())?;
+            match woke {
+                Some(Some(WorldEvent::Pty(PtyEvent::Exited(exit)))) => {
+                    if let Some(exit) = self.child_exited(exit)? {
+                        return Ok(exit);
                     }
-                    Some(ev) => self.on_world(ev)?,
-                    None => return Ok(ChildExit { code: 1, signal: None }),
-                },
-                _ = tokio::time::sleep_until(next) => self.on_timers()?,
+                }
+                Some(Some(ev)) => self.on_world(ev)?,
+                Some(None) => return Ok(ChildExit { code: 1, signal: None }),
+                None => {
+                    if due.is_some_and(|d| d <= Instant::now()) {
+                        self.on_timers()?;
+                    }
+                }
             }
         }
     }

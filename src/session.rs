@@ -354,3 +354,6 @@ impl Session {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod restart_tests;

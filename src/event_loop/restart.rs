@@ -39,17 +39,19 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// The child exited. Returns the exit when the loop ends with it; `None` when a new child runs.
     pub(super) fn child_exited(&mut self, exit: ChildExit) -> Result<Option<ChildExit>> {
         self.child_alive = false;
-        if !self.shutting_down {
-            self.input(Input::ChildExited {
-                code: exit.code,
-                signal: exit.signal,
-            })?;
+        if self.shutting_down {
+            return Ok(Some(exit));
         }
-        if self.respawn.is_some() && !self.shutting_down {
+        if self.respawn.is_some() {
             self.start_again()?;
             return Ok(None);
         }
-        Ok(Some(exit))
+        // The session may relaunch a pi that died mid-run: then a new child runs already.
+        self.input(Input::ChildExited {
+            code: exit.code,
+            signal: exit.signal,
+        })?;
+        Ok((!self.child_alive).then_some(exit))
     }
 
     fn start_again(&mut self) -> Result<()> {
@@ -68,11 +70,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         self.input(Input::ChildStarted { pid })
     }
 
-    /// Tells the session how long the loop did not run, when it woke far later than it meant to.
-    pub(super) fn note_away(&mut self, now: Instant) -> Result<()> {
-        let Some(planned) = self.wake_by.take() else {
-            return Ok(());
-        };
+    /// Tells the session how long the loop did not run, when it woke far later than `planned`.
+    pub(super) fn note_away(&mut self, planned: Instant, now: Instant) -> Result<()> {
         let late = now.saturating_duration_since(planned);
         if late > AWAY_SLACK {
             self.input(Input::LoopAway {
