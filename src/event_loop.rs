@@ -198,7 +198,12 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     }
                 }
                 Some(Some(ev)) => self.on_world(ev)?,
-                Some(None) => return Ok(ChildExit { code: 1, signal: None }),
+                Some(None) => {
+                    return Ok(ChildExit {
+                        code: 1,
+                        signal: None,
+                    });
+                }
                 None => {
                     if due.is_some_and(|d| d <= Instant::now()) {
                         self.on_timers()?;

@@ -212,7 +212,10 @@ impl ChildPty {
     /// Starts the command again with `args`, in a new PTY of the same size, reporting to the same
     /// mirror and sink; the old child must have exited. Returns the new pid.
     pub fn respawn(&mut self, args: Vec<String>) -> Result<i32> {
-        let size = self.master.get_size().context("cannot read the pseudo-terminal's size")?;
+        let size = self
+            .master
+            .get_size()
+            .context("cannot read the pseudo-terminal's size")?;
         let mut spec = self.spec.clone();
         spec.args = args;
         let next = Self::spawn_shared(

@@ -101,9 +101,12 @@ fn rst_d1_pi_killed_mid_run_is_relaunched_on_its_session_and_resumed() {
     m.wait_record("RST-D1", "action", "killed by signal 9");
     m.wait_record("RST-R1", "action", "sent the resume after pi's restart");
     let deadline = Instant::now() + secs(15);
-    while std::fs::read_dir("/proc").into_iter().flatten().flatten().any(|e| {
-        std::fs::read_to_string(e.path().join("cmdline")).is_ok_and(|c| c.contains("sleep 47"))
-    }) {
+    while std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| std::fs::read_to_string(e.path().join("cmdline")).is_ok_and(|c| c.contains("sleep 47")))
+    {
         assert!(Instant::now() < deadline, "the killed pi's tool was left running");
         std::thread::sleep(Duration::from_millis(50));
     }

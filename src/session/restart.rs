@@ -155,7 +155,8 @@ impl Watch {
             return Some(RestartCause::AbortIgnored);
         }
         let silent_ms = now.mono_ms.saturating_sub(self.alive_at?);
-        (limit_ms > 0 && self.heartbeats && silent_ms >= limit_ms).then_some(RestartCause::Frozen { silent_ms })
+        (limit_ms > 0 && self.heartbeats && silent_ms >= limit_ms)
+            .then_some(RestartCause::Frozen { silent_ms })
     }
 
     /// When [`Watch::due`] may first say yes (mono ms).
@@ -303,13 +304,32 @@ mod tests {
     #[test]
     fn a_relaunch_keeps_options_and_drops_sessions_and_messages() {
         let args = strings(&[
-            "-e", "/b/bridge.ts", "--model", "m", "-c", "--session", "/old.jsonl", "--thinking", "high",
-            "fix the bug", "@notes.md", "--verbose", "--fork=/x", "-r",
+            "-e",
+            "/b/bridge.ts",
+            "--model",
+            "m",
+            "-c",
+            "--session",
+            "/old.jsonl",
+            "--thinking",
+            "high",
+            "fix the bug",
+            "@notes.md",
+            "--verbose",
+            "--fork=/x",
+            "-r",
         ]);
         assert_eq!(
             relaunch_args(&args, "/s.jsonl"),
             strings(&[
-                "-e", "/b/bridge.ts", "--model", "m", "--thinking", "high", "--verbose", "--session",
+                "-e",
+                "/b/bridge.ts",
+                "--model",
+                "m",
+                "--thinking",
+                "high",
+                "--verbose",
+                "--session",
                 "/s.jsonl"
             ])
         );

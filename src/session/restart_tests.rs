@@ -71,7 +71,11 @@ fn hello(s: &mut Session, ms: u64) -> Vec<Effect> {
 }
 
 fn event(s: &mut Session, event: Value, ms: u64) -> Vec<Effect> {
-    wire(s, json!({"type": "event", "seq": ms, "at": WALL + ms, "event": event}), ms)
+    wire(
+        s,
+        json!({"type": "event", "seq": ms, "at": WALL + ms, "event": event}),
+        ms,
+    )
 }
 
 fn session_start(s: &mut Session, entries: Value, ms: u64) -> Vec<Effect> {
@@ -140,9 +144,17 @@ fn rst_f1_a_frozen_pi_mid_run_is_relaunched_on_its_session_and_resumed() {
     let fx = comes_back(&mut s, json!([]), 95_000);
     let sent = messages(&fx);
     assert_eq!(sent.len(), 1, "{fx:?}");
-    assert!(sent[0].contains("restart pi") && sent[0].contains("90 s"), "{}", sent[0]);
+    assert!(
+        sent[0].contains("restart pi") && sent[0].contains("90 s"),
+        "{}",
+        sent[0]
+    );
     assert_eq!(records(&fx, rule::RESTART_RESUME).len(), 1);
-    let lines: Vec<String> = s.live_lines(at(96_000)).iter().map(|l| format!("{l:?}")).collect();
+    let lines: Vec<String> = s
+        .live_lines(at(96_000))
+        .iter()
+        .map(|l| format!("{l:?}"))
+        .collect();
     assert!(lines.iter().any(|l| l.contains("Restarts of pi")), "{lines:?}");
 }
 
@@ -156,7 +168,13 @@ fn heartbeats_or_output_keep_pi_alive() {
     }
     for t in (300_000..600_000).step_by(30_000) {
         let modes = crate::screen::ChildModes::default();
-        s.handle(Input::ChildOutput { modes, host_bytes: Vec::new() }, at(t));
+        s.handle(
+            Input::ChildOutput {
+                modes,
+                host_bytes: Vec::new(),
+            },
+            at(t),
+        );
         assert_eq!(respawn(&tick(&mut s, t + 1)), None);
     }
 }
@@ -174,17 +192,35 @@ fn a_frozen_idle_pi_is_relaunched_without_a_resume() {
 fn rst_d1_death_mid_run_is_a_restart_and_a_quit_or_an_idle_death_is_not() {
     let mut s = pi();
     event(&mut s, json!({"type": "agent_start"}), 1000);
-    let fx = s.handle(Input::ChildExited { code: 137, signal: Some(9) }, at(2000));
+    let fx = s.handle(
+        Input::ChildExited {
+            code: 137,
+            signal: Some(9),
+        },
+        at(2000),
+    );
     assert!(respawn(&fx).is_some(), "{fx:?}");
     assert_eq!(records(&fx, rule::RESTART_DIED).len(), 1);
 
     let mut s = pi();
     event(&mut s, json!({"type": "agent_start"}), 1000);
-    let fx = s.handle(Input::ChildExited { code: 0, signal: None }, at(2000));
+    let fx = s.handle(
+        Input::ChildExited {
+            code: 0,
+            signal: None,
+        },
+        at(2000),
+    );
     assert_eq!(respawn(&fx), None, "the user quit (/quit, Ctrl+D, Ctrl+C twice)");
 
     let mut s = pi();
-    let fx = s.handle(Input::ChildExited { code: 137, signal: Some(9) }, at(2000));
+    let fx = s.handle(
+        Input::ChildExited {
+            code: 137,
+            signal: Some(9),
+        },
+        at(2000),
+    );
     assert_eq!(respawn(&fx), None, "pi was idle");
 }
 
@@ -194,17 +230,33 @@ fn rst_b1_the_hourly_bound_stops_restarts_and_says_so() {
     let mut t = 0;
     for _ in 0..3 {
         event(&mut s, json!({"type": "agent_start"}), t + 100);
-        let fx = s.handle(Input::ChildExited { code: 1, signal: None }, at(t + 200));
+        let fx = s.handle(
+            Input::ChildExited {
+                code: 1,
+                signal: None,
+            },
+            at(t + 200),
+        );
         assert!(respawn(&fx).is_some());
         comes_back(&mut s, json!([]), t + 300);
         t += 60_000;
     }
     event(&mut s, json!({"type": "agent_start"}), t + 100);
-    let fx = s.handle(Input::ChildExited { code: 1, signal: None }, at(t + 200));
+    let fx = s.handle(
+        Input::ChildExited {
+            code: 1,
+            signal: None,
+        },
+        at(t + 200),
+    );
     assert_eq!(respawn(&fx), None);
     let refused = records(&fx, rule::RESTART_LIMIT);
     assert_eq!(refused.len(), 1, "{fx:?}");
-    assert!(refused[0].contains("3 restart(s) in the last hour"), "{}", refused[0]);
+    assert!(
+        refused[0].contains("3 restart(s) in the last hour"),
+        "{}",
+        refused[0]
+    );
     assert!(fx.iter().any(|e| matches!(e, Effect::Notify { .. })));
     let side: Vec<String> = s.restart_lines().iter().map(|l| format!("{l:?}")).collect();
     assert!(side.iter().any(|l| l.contains("does not restart")), "{side:?}");
@@ -212,11 +264,26 @@ fn rst_b1_the_hourly_bound_stops_restarts_and_says_so() {
     let mut s2 = pi();
     for k in 0..3 {
         event(&mut s2, json!({"type": "agent_start"}), k * 1000 + 10);
-        assert!(respawn(&s2.handle(Input::ChildExited { code: 1, signal: None }, at(k * 1000 + 20))).is_some());
+        assert!(
+            respawn(&s2.handle(
+                Input::ChildExited {
+                    code: 1,
+                    signal: None
+                },
+                at(k * 1000 + 20)
+            ))
+            .is_some()
+        );
         comes_back(&mut s2, json!([]), k * 1000 + 30);
     }
     event(&mut s2, json!({"type": "agent_start"}), 3_700_000);
-    let fx = s2.handle(Input::ChildExited { code: 1, signal: None }, at(3_700_100));
+    let fx = s2.handle(
+        Input::ChildExited {
+            code: 1,
+            signal: None,
+        },
+        at(3_700_100),
+    );
     assert!(respawn(&fx).is_some());
 }
 
@@ -229,7 +296,10 @@ fn time_pokeshell_was_away_is_not_silence() {
     s.handle(Input::LoopAway { ms: 200_000 }, at(205_000));
     assert_eq!(respawn(&tick(&mut s, 205_000)), None);
     assert_eq!(respawn(&tick(&mut s, 94_000 + 200_000)), None);
-    assert!(respawn(&tick(&mut s, 95_000 + 200_000)).is_some(), "silence after the return counts");
+    assert!(
+        respawn(&tick(&mut s, 95_000 + 200_000)).is_some(),
+        "silence after the return counts"
+    );
 }
 
 #[test]
@@ -281,7 +351,16 @@ fn a_restart_while_a_wakeup_is_pending_keeps_the_wakeup() {
         })
         .expect("the wakeup is saved in the session");
     event(&mut s, json!({"type": "agent_start"}), 2000);
-    assert!(respawn(&s.handle(Input::ChildExited { code: 137, signal: Some(9) }, at(3000))).is_some());
+    assert!(
+        respawn(&s.handle(
+            Input::ChildExited {
+                code: 137,
+                signal: Some(9)
+            },
+            at(3000)
+        ))
+        .is_some()
+    );
     comes_back(&mut s, json!([entry]), 4000);
     let view = s.supervisor_view(at(5000));
     assert_eq!(view.wakeups.len(), 1, "{:?}", view.wakeups);
@@ -303,7 +382,13 @@ fn without_a_session_file_pi_is_not_restarted() {
         0,
     );
     event(&mut s, json!({"type": "agent_start"}), 1000);
-    let fx = s.handle(Input::ChildExited { code: 137, signal: Some(9) }, at(2000));
+    let fx = s.handle(
+        Input::ChildExited {
+            code: 137,
+            signal: Some(9),
+        },
+        at(2000),
+    );
     assert_eq!(respawn(&fx), None);
     assert!(records(&fx, rule::RESTART_LIMIT)[0].contains("no session file"));
 }

@@ -72,7 +72,11 @@ impl Session {
             ));
         }
         if self.watch.total() > 0 || self.watch.last.is_some() {
-            let last = self.watch.last.as_ref().map_or(String::new(), |(t, _)| format!(": {t}"));
+            let last = self
+                .watch
+                .last
+                .as_ref()
+                .map_or(String::new(), |(t, _)| format!(": {t}"));
             lines.push(LiveLine::new(
                 "Restarts of pi",
                 format!("{}{last}", self.watch.total()),

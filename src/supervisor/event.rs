@@ -133,7 +133,10 @@ pub enum Event {
         resume: bool,
     },
     /// pokeshell would restart pi but may not (the hourly limit, no session file).
-    RestartRefused { rule: &'static str, reason: String },
+    RestartRefused {
+        rule: &'static str,
+        reason: String,
+    },
     /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
     SendResult {
         send_id: u64,

@@ -12,9 +12,11 @@ use super::world::{World, event};
 const FILE: &str = "/s/one.jsonl";
 
 fn hello(w: &World, instance: &str) {
-    w.wire(json!({"type": "hello", "protocol": 1, "token": "t", "piVersion": "1.6.0", "pid": 9,
+    w.wire(
+        json!({"type": "hello", "protocol": 1, "token": "t", "piVersion": "1.6.0", "pid": 9,
         "instance": instance, "reconnect": false, "dropped": 0, "sessionId": "s1", "sessionFile": FILE,
-        "sessionName": null, "model": "mock/mock-model", "mode": "tui", "cwd": "/w"}));
+        "sessionName": null, "model": "mock/mock-model", "mode": "tui", "cwd": "/w"}),
+    );
 }
 
 fn session_start(w: &World, seq: u64) {
@@ -31,7 +33,9 @@ const KILLED: ChildExit = ChildExit {
 };
 
 fn relaunch() -> Vec<String> {
-    ["-e", "/b/bridge.ts", "--session", FILE].map(String::from).to_vec()
+    ["-e", "/b/bridge.ts", "--session", FILE]
+        .map(String::from)
+        .to_vec()
 }
 
 #[tokio::test(start_paused = true)]
@@ -45,12 +49,24 @@ async fn a_frozen_pi_is_ended_relaunched_on_its_session_and_resumed() {
     w.run_secs(2).await;
     assert_eq!(w.lp.child.signals, vec![libc::SIGTERM], "frozen: asked to end");
     w.run_for_ms(2_900).await;
-    assert_eq!(w.lp.child.signals, vec![libc::SIGTERM, libc::SIGKILL], "killed after the grace");
+    assert_eq!(
+        w.lp.child.signals,
+        vec![libc::SIGTERM, libc::SIGKILL],
+        "killed after the grace"
+    );
     assert!(w.lp.child.respawns.is_empty(), "the old child has not exited yet");
     w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
     w.settle().await;
-    assert_eq!(w.lp.child.respawns, vec![relaunch()], "the loop goes on with a new pi");
-    assert!(w.screen_text().contains("restarted: pi stopped"), "{}", w.screen_text());
+    assert_eq!(
+        w.lp.child.respawns,
+        vec![relaunch()],
+        "the loop goes on with a new pi"
+    );
+    assert!(
+        w.screen_text().contains("restarted: pi stopped"),
+        "{}",
+        w.screen_text()
+    );
     hello(&w, "b");
     session_start(&w, 1);
     w.settle().await;
@@ -60,7 +76,11 @@ async fn a_frozen_pi_is_ended_relaunched_on_its_session_and_resumed() {
     assert_eq!(w.records("RST-F1", "action").len(), 1, "{:?}", w.ledger());
     assert_eq!(w.records("RST-R1", "action").len(), 1, "{:?}", w.ledger());
     w.run_secs(60).await;
-    assert_eq!(w.lp.child.signals.len(), 2, "the new pi is not killed by the old grace");
+    assert_eq!(
+        w.lp.child.signals.len(),
+        2,
+        "the new pi is not killed by the old grace"
+    );
 }
 
 #[tokio::test(start_paused = true)]
