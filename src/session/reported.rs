@@ -58,6 +58,16 @@ impl Session {
         ]))
     }
 
+    /// The footer's suffix from pi's own report, when the bridge cannot tell.
+    pub(super) fn reported_suffix(&self) -> Option<(String, Tone)> {
+        if self.pi.status == BridgeStatus::Connected {
+            return None;
+        }
+        let status = self.pi.program_status.as_ref()?;
+        (status.state != ProgramState::Clear)
+            .then(|| (format!("pi: {}", state_words(status)), tone(status.state)))
+    }
+
     /// What the side pane says about restarts of pi.
     pub(super) fn restart_lines(&self) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
