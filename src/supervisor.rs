@@ -60,6 +60,14 @@ use self::run::RunState;
 use self::wake::{CompactionEnd, PostCompact};
 use self::wakeup::Wakeups;
 
+/// A restart of pi in progress: the resume its session gets, if it was mid-run, and the user's stop
+/// that still holds.
+#[derive(Debug)]
+struct PendingRestart {
+    resume: Option<String>,
+    stopped: Option<StopCause>,
+}
+
 /// The whole supervision state of one pokeshell run.
 #[derive(Debug)]
 pub struct Supervisor {
@@ -74,8 +82,8 @@ pub struct Supervisor {
     recovery: Recovery,
     wakeups: Wakeups,
     arbiter: Arbiter,
-    /// pi is being restarted mid-run: the resume goes out when its new session starts (RST-R1).
-    restart_resume: Option<String>,
+    /// pi is being restarted: what its new session takes over (RST-R1).
+    restart: Option<PendingRestart>,
     /// A manual poke waiting for a compaction to end (mono ms of the request).
     held_manual_poke: Option<u64>,
     outcomes: Outcomes,
@@ -97,7 +105,7 @@ impl Supervisor {
             recovery: Recovery::default(),
             wakeups: Wakeups::default(),
             arbiter: Arbiter::default(),
-            restart_resume: None,
+            restart: None,
             held_manual_poke: None,
             outcomes: Outcomes::default(),
             context: None,

@@ -36,12 +36,22 @@ impl Supervisor {
             text: texts::notify_restart(&reason),
             desktop: true,
         });
-        self.restart_resume = resume.then_some(reason);
+        // The same session comes back: a stop the user made still holds after its restart.
+        self.restart = Some(crate::supervisor::PendingRestart {
+            resume: resume.then_some(reason),
+            stopped: self.arbiter.stopped(),
+        });
     }
 
     /// The relaunched pi's session started: resume the run it was in, if any.
     pub(in crate::supervisor) fn restart_resume_due(&mut self, now: Now, out: &mut Vec<Action>) {
-        let Some(reason) = self.restart_resume.take() else {
+        let Some(restart) = self.restart.take() else {
+            return;
+        };
+        if let Some(cause) = restart.stopped {
+            self.arbiter.stop(cause);
+        }
+        let Some(reason) = restart.resume else {
             return;
         };
         if !self.config.poke.enabled {
