@@ -84,6 +84,7 @@ impl Session {
             }
             BridgeEvent::Disconnected { reason, .. } => {
                 self.pi.status = BridgeStatus::Disconnected(reason.clone());
+                self.watch.disconnected();
                 self.supervise(sup::Event::BridgeDisconnected { reason }, now, fx);
             }
             BridgeEvent::Event { event, .. } => self.on_pi_event(event, now, fx),

@@ -99,6 +99,12 @@ impl Watch {
         self.alive(now);
     }
 
+    /// The bridge went away: no heartbeats are due until it says hello again. A frozen pi keeps its
+    /// connection open; one that lost it for another reason is not taken for frozen.
+    pub fn disconnected(&mut self) {
+        self.heartbeats = false;
+    }
+
     /// No restart now: the watch waits for pi's next sign of life.
     pub fn stand_down(&mut self) {
         self.alive_at = None;

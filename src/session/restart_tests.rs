@@ -180,6 +180,23 @@ fn heartbeats_or_output_keep_pi_alive() {
 }
 
 #[test]
+fn a_pi_whose_bridge_went_away_is_not_taken_for_frozen() {
+    let mut s = pi();
+    event(&mut s, json!({"type": "agent_start"}), 1000);
+    let gone = BridgeEvent::Disconnected {
+        conn: 1,
+        reason: "the socket closed".into(),
+    };
+    s.handle(Input::Bridge(gone), at(2000));
+    assert_eq!(respawn(&tick(&mut s, 500_000)), None);
+    hello(&mut s, 600_000);
+    assert!(
+        respawn(&tick(&mut s, 690_000)).is_some(),
+        "watched again after its hello"
+    );
+}
+
+#[test]
 fn a_frozen_idle_pi_is_relaunched_without_a_resume() {
     let mut s = pi();
     let fx = tick(&mut s, 90_000);
