@@ -5,12 +5,13 @@
 //! [`Bridge`]), so tests drive the real loop with ratatui's `TestBackend`, a fake child and a fake
 //! bridge. `start` wires it to the real terminal, PTY and bridge server.
 
+mod child_io;
 mod layer;
 mod restart;
 mod sinks;
 pub mod start;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -366,49 +367,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             }
         }
         Ok(())
-    }
-
-    /// pi stopped itself (Ctrl+Z): stop with it, as pi alone would have; back from `fg`, every mode
-    /// and every cell is set again, then pi is continued.
-    fn suspend(&mut self) -> Result<()> {
-        self.screen.suspend()?;
-        self.host_modes = HostModes::default();
-        self.cursor = None;
-        let (cols, rows) = self.screen.size().context("cannot read the terminal size")?;
-        self.screen.clear(cols, rows)?;
-        self.input(Input::Resumed { cols, rows })?;
-        self.child_output()?;
-        // Continues a stopped child, and tells pi (whose own SIGTSTP was discarded) to restart its TUI.
-        self.child.signal(libc::SIGCONT);
-        Ok(())
-    }
-
-    fn resize_pane(&mut self, cols: u16, rows: u16) -> Result<()> {
-        if (cols, rows) != self.pane {
-            self.pane = (cols, rows);
-            lock(&self.mirror).resize(rows, cols);
-            self.child.resize(rows, cols)?;
-        }
-        self.dirty = true;
-        Ok(())
-    }
-
-    /// The parser has new output: its mode changes and host-bound bytes become an input.
-    pub fn child_output(&mut self) -> Result<()> {
-        self.output_pending.store(false, Ordering::Release);
-        let (host_bytes, modes, status) = {
-            let mut m = lock(&self.mirror);
-            let seq = m.program_status_seq();
-            let status = (seq != self.program_status_seq).then(|| {
-                self.program_status_seq = seq;
-                m.program_status().cloned()
-            });
-            (m.take_host_output(), m.modes(), status)
-        };
-        if let Some(status) = status {
-            self.input(Input::ProgramStatus(status))?;
-        }
-        self.input(Input::ChildOutput { modes, host_bytes })
     }
 
     /// When the next frame may be drawn, if one is needed.
