@@ -254,7 +254,12 @@ impl Session {
     /// Relaunches pi on its session, within the hourly bound; the supervisor resumes the run.
     fn restart(&mut self, cause: RestartCause, now: Now, fx: &mut Vec<Effect>) {
         let max = self.setting(KeyId::PokeMaxRestartsPerHour) as usize;
-        let refusal = if self.watch.recent(now) >= max {
+        let refusal = if max == 0 {
+            Some(format!(
+                "{}; pokeshell does not restart it: restarts are off (poke.maxRestartsPerHour is 0)",
+                cause.describe()
+            ))
+        } else if self.watch.recent(now) >= max {
             Some(format!(
                 "{}; pokeshell does not restart it: {} restart(s) in the last hour is the limit \
                  (poke.maxRestartsPerHour)",
