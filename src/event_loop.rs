@@ -5,11 +5,13 @@
 //! [`Bridge`]), so tests drive the real loop with ratatui's `TestBackend`, a fake child and a fake
 //! bridge. `start` wires it to the real terminal, PTY and bridge server.
 
+mod child_io;
 mod layer;
+mod restart;
 mod sinks;
 pub mod start;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -37,6 +39,8 @@ const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 const INPUT_FLUSH: Duration = Duration::from_millis(25);
 /// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// The loop wakes at least this often, so that it can tell the time it did not run.
+const PULSE: Duration = Duration::from_secs(1);
 
 /// A signal pokeshell itself received.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +125,14 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     kill_due: Option<Instant>,
     /// The child's output reader has finished.
     pub output_closed: bool,
+    /// The relaunch the session asked for, waiting for the old child to exit.
+    respawn: Option<Vec<String>>,
+    /// The child is running (it has not been reported exited).
+    child_alive: bool,
+    /// pokeshell was asked to end (SIGTERM, SIGHUP, the terminal went away): no relaunch.
+    shutting_down: bool,
+    /// The last program-status report the session heard of.
+    program_status_seq: u64,
 }
 
 impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
@@ -159,22 +171,45 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             kill_due: None,
             clock,
             output_closed: false,
+            respawn: None,
+            child_alive: true,
+            shutting_down: false,
+            program_status_seq: 0,
         }
     }
 
     /// Runs until the child exits (or the event source ends); returns how it exited.
     pub async fn run(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
-        let far = Duration::from_secs(3600);
         loop {
             let now = Instant::now();
-            let next = self.next_deadline(now).unwrap_or(now + far);
-            tokio::select! {
-                ev = rx.recv() => match ev {
-                    Some(WorldEvent::Pty(PtyEvent::Exited(exit))) => return Ok(exit),
-                    Some(ev) => self.on_world(ev)?,
-                    None => return Ok(ChildExit { code: 1, signal: None }),
-                },
-                _ = tokio::time::sleep_until(next) => self.on_timers()?,
+            // Woken at least every PULSE, the loop can tell how long it did not run; a wake for
+            // that alone does nothing else.
+            let due = self.next_deadline(now);
+            let next = due.map_or(now + PULSE, |d| d.min(now + PULSE));
+            let woke = tokio::select! {
+                ev = rx.recv() => Some(ev),
+                _ = tokio::time::sleep_until(next) => None,
+            };
+            // Before anything else: time the loop did not run is not pi's silence.
+            self.note_away(next, Instant::now())?;
+            match woke {
+                Some(Some(WorldEvent::Pty(PtyEvent::Exited(exit)))) => {
+                    if let Some(exit) = self.child_exited(exit)? {
+                        return Ok(exit);
+                    }
+                }
+                Some(Some(ev)) => self.on_world(ev)?,
+                Some(None) => {
+                    return Ok(ChildExit {
+                        code: 1,
+                        signal: None,
+                    });
+                }
+                None => {
+                    if due.is_some_and(|d| d <= Instant::now()) {
+                        self.on_timers()?;
+                    }
+                }
             }
         }
     }
@@ -207,10 +242,12 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             }
             WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
                 // The terminal went away, or asked us to hang up: pass it on, then insist.
+                self.shutting_down = true;
                 self.child.signal(libc::SIGHUP);
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
             WorldEvent::Signal(Signal::Term) => {
+                self.shutting_down = true;
                 self.child.signal(libc::SIGTERM);
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
@@ -326,44 +363,10 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     });
                 }
                 Effect::Suspend => self.suspend()?,
+                Effect::Respawn { args } => self.ask_respawn(args)?,
             }
         }
         Ok(())
-    }
-
-    /// pi stopped itself (Ctrl+Z): stop with it, as pi alone would have; back from `fg`, every mode
-    /// and every cell is set again, then pi is continued.
-    fn suspend(&mut self) -> Result<()> {
-        self.screen.suspend()?;
-        self.host_modes = HostModes::default();
-        self.cursor = None;
-        let (cols, rows) = self.screen.size().context("cannot read the terminal size")?;
-        self.screen.clear(cols, rows)?;
-        self.input(Input::Resumed { cols, rows })?;
-        self.child_output()?;
-        // Continues a stopped child, and tells pi (whose own SIGTSTP was discarded) to restart its TUI.
-        self.child.signal(libc::SIGCONT);
-        Ok(())
-    }
-
-    fn resize_pane(&mut self, cols: u16, rows: u16) -> Result<()> {
-        if (cols, rows) != self.pane {
-            self.pane = (cols, rows);
-            lock(&self.mirror).resize(rows, cols);
-            self.child.resize(rows, cols)?;
-        }
-        self.dirty = true;
-        Ok(())
-    }
-
-    /// The parser has new output: its mode changes and host-bound bytes become an input.
-    pub fn child_output(&mut self) -> Result<()> {
-        self.output_pending.store(false, Ordering::Release);
-        let (host_bytes, modes) = {
-            let mut m = lock(&self.mirror);
-            (m.take_host_output(), m.modes())
-        };
-        self.input(Input::ChildOutput { modes, host_bytes })
     }
 
     /// When the next frame may be drawn, if one is needed.

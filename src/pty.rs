@@ -106,11 +106,19 @@ pub struct ChildExit {
     pub signal: Option<i32>,
 }
 
+/// Where the PTY threads report, shared by every child spawned in the same pane.
+type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;
+
 pub struct ChildPty {
     pid: i32,
     master: Box<dyn MasterPty + Send>,
     input: mpsc::Sender<Vec<u8>>,
     _child: Box<dyn Child + Send + Sync>,
+    /// What a relaunch needs: the command, the pane's mirror, the output flag and the event sink.
+    spec: CommandSpec,
+    mirror: Arc<Mutex<Mirror>>,
+    pending: Arc<AtomicBool>,
+    events: Events,
 }
 
 impl ChildPty {
@@ -122,7 +130,18 @@ impl ChildPty {
         cols: u16,
         mirror: Arc<Mutex<Mirror>>,
         pending: Arc<AtomicBool>,
-        events: impl Fn(PtyEvent) + Send + Clone + 'static,
+        events: impl Fn(PtyEvent) + Send + Sync + 'static,
+    ) -> Result<Self> {
+        Self::spawn_shared(spec, rows, cols, mirror, pending, Arc::new(events))
+    }
+
+    fn spawn_shared(
+        spec: &CommandSpec,
+        rows: u16,
+        cols: u16,
+        mirror: Arc<Mutex<Mirror>>,
+        pending: Arc<AtomicBool>,
+        events: Events,
     ) -> Result<Self> {
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -173,14 +192,42 @@ impl ChildPty {
         let (input, input_rx) = mpsc::channel::<Vec<u8>>();
 
         spawn_writer(writer, input_rx);
-        spawn_reader(reader, mirror, input.clone(), pending, events.clone());
-        spawn_waiter(pid, events);
+        let (reader_events, waiter_events) = (events.clone(), events.clone());
+        spawn_reader(reader, mirror.clone(), input.clone(), pending.clone(), move |e| {
+            reader_events(e)
+        });
+        spawn_waiter(pid, move |e| waiter_events(e));
         Ok(Self {
             pid,
             master: pair.master,
             input,
             _child: child,
+            spec: spec.clone(),
+            mirror,
+            pending,
+            events,
         })
+    }
+
+    /// Starts the command again with `args`, in a new PTY of the same size, reporting to the same
+    /// mirror and sink; the old child must have exited. Returns the new pid.
+    pub fn respawn(&mut self, args: Vec<String>) -> Result<i32> {
+        let size = self
+            .master
+            .get_size()
+            .context("cannot read the pseudo-terminal's size")?;
+        let mut spec = self.spec.clone();
+        spec.args = args;
+        let next = Self::spawn_shared(
+            &spec,
+            size.rows,
+            size.cols,
+            self.mirror.clone(),
+            self.pending.clone(),
+            self.events.clone(),
+        )?;
+        *self = next;
+        Ok(self.pid)
     }
 
     pub fn pid(&self) -> i32 {

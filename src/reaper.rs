@@ -37,7 +37,13 @@ pub fn adopt_orphans(main_child: fn() -> Option<i32>) {
 pub fn end_orphans(grace: Duration) {
     #[cfg(target_os = "linux")]
     {
-        let orphans: Vec<i32> = children().into_iter().map(|c| c.pid).collect();
+        // pi itself is never an orphan: after a relaunch, the new pi is a child like the orphans.
+        let live = crate::pty::live_child_pid();
+        let orphans: Vec<i32> = children()
+            .into_iter()
+            .map(|c| c.pid)
+            .filter(|pid| Some(*pid) != live)
+            .collect();
         if orphans.is_empty() {
             return;
         }

@@ -58,6 +58,18 @@ impl Mirror {
         }
     }
 
+    /// A new child in the same pane: an empty screen of the same size, every mode and report
+    /// forgotten, the host's capabilities kept.
+    pub fn reset(&mut self) {
+        let t = self.parser.callbacks();
+        let (rows, cols) = t.size;
+        let caps = t.caps.clone();
+        let seq = t.program_status_seq;
+        *self = Self::new(rows, cols, caps);
+        // The count goes on, so a report of the new child is told from the old one's.
+        self.parser.callbacks_mut().program_status_seq = seq;
+    }
+
     pub fn process(&mut self, bytes: &[u8]) {
         self.parser.process(bytes);
     }

@@ -15,6 +15,8 @@ mod mouse;
 mod overlay;
 mod pi;
 mod pi_commands;
+mod reported;
+mod restart;
 mod settings;
 mod status;
 pub mod view;
@@ -53,8 +55,13 @@ pub enum Input {
     ChildStarted { pid: i32 },
     /// The child stopped itself (job control).
     ChildStopped,
-    /// The child exited with this shell exit code.
-    ChildExited { code: i32 },
+    /// The child exited with this shell exit code, killed by `signal` if one did.
+    ChildExited { code: i32, signal: Option<i32> },
+    /// pokeshell itself did not run for this long (it was stopped, or its loop was held up): that
+    /// time is not pi's silence.
+    LoopAway { ms: u64 },
+    /// pi sent a program-status report (OSC 7501); `None`: it withdrew its status.
+    ProgramStatus(Option<crate::screen::ProgramStatus>),
     /// Anything the bridge server reports, replies to commands included.
     Bridge(BridgeEvent),
     /// The settings files as just read (after [`Effect::LoadSettings`]).
@@ -114,6 +121,10 @@ pub enum Effect {
     },
     /// pi is suspending itself (Ctrl+Z): stop pokeshell with it until `fg`.
     Suspend,
+    /// Relaunch pi with these arguments in the same pane: end the child first if it still runs
+    /// (SIGTERM to its group, SIGKILL after a grace), then start the new one with a fresh mirror and
+    /// report [`Input::ChildStarted`].
+    Respawn { args: Vec<String> },
 }
 
 #[derive(Debug, Clone, Default)]
@@ -126,6 +137,8 @@ pub struct SessionOptions {
     pub ledger_path: Option<std::path::PathBuf>,
     /// The host terminal speaks the kitty keyboard protocol.
     pub host_kitty: bool,
+    /// The child's arguments as started (the bridge's included), for a relaunch.
+    pub child_args: Vec<String>,
 }
 
 /// Everything pokeshell knows and shows about one pi.
@@ -137,6 +150,8 @@ pub struct Session {
     overlay: Option<Overlay>,
     flash: Flash,
     child: ChildState,
+    /// The watch for a frozen or dead pi, and its restarts.
+    watch: restart::Watch,
     supervisor: Supervisor,
     pi: PiInfo,
     link: Link,
@@ -158,6 +173,7 @@ impl Session {
             overlay: None,
             flash: Flash::default(),
             child: ChildState::new(opts.host_kitty),
+            watch: restart::Watch::default(),
             pi: PiInfo::new(opts.bridge.as_ref()),
             link: Link::default(),
             started_ms: now.mono_ms,
@@ -188,10 +204,23 @@ impl Session {
                 let tokens = self.keys.flush();
                 self.on_tokens(tokens, now, &mut fx);
             }
-            Input::ChildOutput { modes, host_bytes } => self.on_child_output(modes, host_bytes, now, &mut fx),
-            Input::ChildStarted { pid } => self.child.pid = Some(pid),
+            Input::ChildOutput { modes, host_bytes } => {
+                self.watch.alive(now);
+                self.on_child_output(modes, host_bytes, now, &mut fx)
+            }
+            Input::ChildStarted { pid } => {
+                self.child.pid = Some(pid);
+                self.child.exit = None;
+                self.watch.child_started(now);
+                fx.push(Effect::Redraw);
+            }
             Input::ChildStopped => fx.push(Effect::Suspend),
-            Input::ChildExited { code } => self.child.exit = Some(code),
+            Input::ChildExited { code, signal } => self.on_child_exited(code, signal, now, &mut fx),
+            Input::LoopAway { ms } => self.watch.away(ms, now),
+            Input::ProgramStatus(status) => {
+                self.pi.program_status = status;
+                fx.push(Effect::Redraw);
+            }
             Input::Bridge(event) => self.on_bridge(event, now, &mut fx),
             Input::SettingsLoaded(files) => self.on_settings_loaded(files, now, &mut fx),
             Input::SettingsSaved { result, files } => self.on_settings_saved(result, files, now, &mut fx),
@@ -215,6 +244,8 @@ impl Session {
                 self.relayout(&mut fx);
             }
             Input::Resumed { cols, rows } => {
+                // pi was stopped with pokeshell: its silence meanwhile was ours.
+                self.watch.alive(now);
                 // The shell had the terminal meanwhile: every mode is set again.
                 fx.push(Effect::HostModes(self.child.wanted_host_modes()));
                 self.layout.set_size(cols, rows);
@@ -253,6 +284,7 @@ impl Session {
         if self.supervisor.has_live_timers() {
             fx.push(Effect::Redraw);
         }
+        self.watch_tick(now, fx);
     }
 
     /// When the session next needs an [`Input::Tick`] (monotonic ms), if ever.
@@ -271,6 +303,7 @@ impl Session {
             second,
             bridge,
             self.supervisor.next_deadline(),
+            self.watch_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -336,3 +369,6 @@ pub(crate) fn child_bytes(effects: &[Effect]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod restart_tests;

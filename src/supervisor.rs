@@ -60,6 +60,14 @@ use self::run::RunState;
 use self::wake::{CompactionEnd, PostCompact};
 use self::wakeup::Wakeups;
 
+/// A restart of pi in progress: the resume its session gets, if it was mid-run, and the user's stop
+/// that still holds.
+#[derive(Debug)]
+struct PendingRestart {
+    resume: Option<String>,
+    stopped: Option<StopCause>,
+}
+
 /// The whole supervision state of one pokeshell run.
 #[derive(Debug)]
 pub struct Supervisor {
@@ -74,6 +82,8 @@ pub struct Supervisor {
     recovery: Recovery,
     wakeups: Wakeups,
     arbiter: Arbiter,
+    /// pi is being restarted: what its new session takes over (RST-R1).
+    restart: Option<PendingRestart>,
     /// A manual poke waiting for a compaction to end (mono ms of the request).
     held_manual_poke: Option<u64>,
     outcomes: Outcomes,
@@ -95,6 +105,7 @@ impl Supervisor {
             recovery: Recovery::default(),
             wakeups: Wakeups::default(),
             arbiter: Arbiter::default(),
+            restart: None,
             held_manual_poke: None,
             outcomes: Outcomes::default(),
             context: None,
@@ -114,7 +125,15 @@ impl Supervisor {
             Event::BridgeConnected => self.on_bridge_connected(),
             Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
             Event::SessionStart { session_id, entries } => {
-                self.on_session_start(session_id, &entries, now, &mut out)
+                self.on_session_start(session_id, &entries, now, &mut out);
+                self.restart_resume_due(now, &mut out);
+            }
+            Event::PiRestarted { rule, reason, resume } => {
+                self.on_pi_restarted(rule, reason, resume, now, &mut out)
+            }
+            Event::RestartRefused { rule, reason } => {
+                let notice = format!("{reason}.");
+                self.give_up(&mut out, now, rule, reason, notice);
             }
             Event::SessionShutdown => self.on_session_shutdown(now, &mut out),
             Event::SessionTree => self.on_session_tree(now, &mut out),

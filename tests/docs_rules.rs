@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Families whose IDs read `FAMILY-<letter><number>` (or `FAMILY-#<number>` for a scenario).
-const FAMILIES: [&str; 5] = ["POKE", "SAR", "WAK", "HO", "ARB"];
+const FAMILIES: [&str; 6] = ["POKE", "SAR", "WAK", "HO", "ARB", "RST"];
 /// One-letter IDs without a family: the original's bugs, the newer upstream rules, the conflicts.
 const BARE: [char; 3] = ['B', 'N', 'X'];
 /// Test-name prefixes and the family their lower-case IDs belong to (`fix_b5` is B5).
-const TEST_FAMILIES: [(&str, &str); 6] = [
+const TEST_FAMILIES: [(&str, &str); 7] = [
+    ("rst", "RST"),
     ("poke", "POKE"),
     ("sar", "SAR"),
     ("wak", "WAK"),

@@ -1,5 +1,7 @@
-//! The stall matrix, last row: pi's node process is killed with SIGKILL while a
-//! tool runs. pokeshell says so, restores the terminal, exits non-zero, and leaves nothing running.
+//! The stall matrix, last row: pi's node process is killed with SIGKILL while a tool runs. pokeshell
+//! ends the tool pi left running and relaunches pi on its session (RST-D1; tests/e2e_restart.rs
+//! follows the resume). Killed again while idle, pi is not relaunched: pokeshell says so, restores
+//! the terminal, exits non-zero, and leaves nothing running.
 
 mod support;
 
@@ -45,20 +47,25 @@ fn descendants(root: i32) -> Vec<(i32, String)> {
     out
 }
 
-#[test]
-fn sigkill_to_pi_is_reported_the_terminal_restored_and_nothing_left_running() {
-    let server = model_server();
-    server.push(Step::bash("sleep 47"));
-    let mut m = Matrix::builder().start(server);
-    m.submit("run the long sleep");
-    m.wait_footer("⏳ bash");
-    // The launcher execs node, so pokeshell's child is pi's node process (it renames itself "pi").
+/// pi's node process: pokeshell's child (the launcher execs node, which renames itself "pi").
+fn pi_node(m: &Matrix) -> i32 {
     let shell = m.pty.pid() as i32;
-    let node = descendants(shell)
+    descendants(shell)
         .iter()
         .find(|(pid, _)| stat(*pid).is_some_and(|(ppid, _)| ppid == shell))
         .map(|(pid, _)| *pid)
-        .unwrap_or_else(|| m.pty.fail("pi is not running under pokeshell"));
+        .unwrap_or_else(|| m.pty.fail("pi is not running under pokeshell"))
+}
+
+#[test]
+fn sigkill_to_pi_mid_run_relaunches_it_and_an_idle_one_ends_pokeshell_with_nothing_left_running() {
+    let server = model_server();
+    server.push(Step::bash("sleep 47"));
+    server.push(Step::text("Back after the restart."));
+    let mut m = Matrix::builder().start(server);
+    m.submit("run the long sleep");
+    m.wait_footer("⏳ bash");
+    let node = pi_node(&m);
     let deadline = Instant::now() + WAIT;
     let sleeper = loop {
         let tree = descendants(node);
@@ -72,6 +79,26 @@ fn sigkill_to_pi_is_reported_the_terminal_restored_and_nothing_left_running() {
     };
     // SAFETY: a signal to a process this test found under its own child.
     unsafe { libc::kill(node, libc::SIGKILL) };
+    m.wait_record("RST-D1", "action", "pi was killed by signal 9");
+    m.wait_text("Back after the restart.");
+    assert!(m.pty.try_exit_code().is_none(), "pokeshell keeps running");
+    let deadline = Instant::now() + WAIT;
+    while alive(sleeper) || alive(node) {
+        if Instant::now() >= deadline {
+            m.pty.fail(&format!(
+                "left running after pi was relaunched: pi {node} alive={}, tool {sleeper} alive={}",
+                alive(node),
+                alive(sleeper)
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    // Idle now: a death is not relaunched.
+    m.wait_side("● idle");
+    let node = pi_node(&m);
+    // SAFETY: as above.
+    unsafe { libc::kill(node, libc::SIGKILL) };
     let code = m.pty.wait_exit(WAIT);
     assert_eq!(code, 128 + 9, "pokeshell passes pi's death by SIGKILL on");
     m.pty.wait_until("pokeshell saying how pi ended", WAIT, |s| {
@@ -81,15 +108,5 @@ fn sigkill_to_pi_is_reported_the_terminal_restored_and_nothing_left_running() {
         assert!(!s.alternate_screen(), "the alternate screen was left");
         assert!(!s.hide_cursor(), "the cursor is visible again");
     });
-    let deadline = Instant::now() + WAIT;
-    while alive(sleeper) || alive(node) {
-        if Instant::now() >= deadline {
-            m.pty.fail(&format!(
-                "left running after pokeshell exited: pi {node} alive={}, tool {sleeper} alive={}",
-                alive(node),
-                alive(sleeper)
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(!alive(node), "pi is gone");
 }

@@ -170,3 +170,37 @@ fn pokeshell_keeps_pis_reports_from_a_host_that_did_not_ask() {
     assert_eq!(quit(&mut pty), 0);
     assert_eq!(states(&pty.raw_output()), Vec::<String>::new());
 }
+
+/// pi hosted without the bridge (`--command`): the side pane and the footer show pi's state from its
+/// own reports, and the status overlay names that source.
+#[test]
+fn without_the_bridge_the_side_pane_and_footer_show_pis_own_reports() {
+    use support::shell::{footer, side};
+    let server = model_server();
+    server.push(Step::slow(12, 250, "w "));
+    let env = PiEnv::new(&server.base_url());
+    let line = std::iter::once(env.pi().to_string_lossy().into_owned())
+        .chain(env.pi_args(&[]))
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let Some(exe) = option_env!("CARGO_BIN_EXE_pokeshell") else {
+        panic!("cargo builds pokeshell for integration tests");
+    };
+    let mut cmd = portable_pty::CommandBuilder::new(exe);
+    cmd.args(["--command", &line]);
+    env.apply(&mut cmd);
+    let mut pty = Pty::spawn(cmd, 40, 140);
+    pty.wait_for_text("mock-", WAIT);
+    submit(&mut pty, &server, "hello");
+    pty.wait_until("pi's own 'working' in the side pane and footer", WAIT, |s| {
+        side(s).contains("● working (pi's report)") && footer(s).contains("pi: working")
+    });
+    pty.send("\x1di");
+    pty.wait_for_text("pi's status reports (OSC 7501)", WAIT);
+    pty.send("q");
+    pty.wait_until("pi's own 'done' once it settled", WAIT, |s| {
+        side(s).contains("● done (pi's report)")
+    });
+    assert_eq!(quit(&mut pty), 0);
+}

@@ -11,6 +11,7 @@ mod event_loop {
     mod idle;
     mod keys;
     mod output;
+    mod restart;
     mod shutdown;
     mod stall;
     mod suspend;

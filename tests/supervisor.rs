@@ -18,6 +18,7 @@ mod supervisor {
     mod recovery;
     mod recovery_detectors;
     mod recovery_in_run;
+    mod restart;
     mod stop_and_lose;
     mod wakeup;
     mod wakeup_restore;

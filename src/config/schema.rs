@@ -62,6 +62,8 @@ pub enum KeyId {
     PokePostCompactPoke,
     PokePostCompactCooldownSeconds,
     PokePostCompactMaxPokes,
+    PokeUnresponsiveSeconds,
+    PokeMaxRestartsPerHour,
     RecoveryMaxRetries,
     RecoveryLoopThreshold,
     RecoveryMaxLoopNudges,
@@ -178,7 +180,7 @@ const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 21] = [
+pub static KEYS: [KeySpec; 23] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -266,6 +268,34 @@ pub static KEYS: [KeySpec; 21] = [
         default: DefaultValue::Int(2),
         label: "Pokes per stall episode",
         description: "Automatic pokes allowed before pokeshell gives up on one stall episode.",
+    },
+    KeySpec {
+        id: KeyId::PokeUnresponsiveSeconds,
+        block: Block::Poke,
+        name: "unresponsiveSeconds",
+        group: Group::Poke,
+        kind: ValueKind::Int {
+            min: 0,
+            max: DAY_SECONDS,
+        },
+        unit: Unit::Seconds,
+        default: DefaultValue::Int(90),
+        label: "Restart a frozen pi after",
+        description: "Seconds without a heartbeat from the bridge and without screen output \
+                      after which pi counts as frozen and is restarted on its session; 0 turns \
+                      the watch off.",
+    },
+    KeySpec {
+        id: KeyId::PokeMaxRestartsPerHour,
+        block: Block::Poke,
+        name: "maxRestartsPerHour",
+        group: Group::Poke,
+        kind: ValueKind::Int { min: 0, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(3),
+        label: "Restarts of pi per hour",
+        description: "Times pokeshell restarts a frozen or crashed pi within an hour before it \
+                      stops and tells you; 0 never restarts.",
     },
     KeySpec {
         id: KeyId::RecoveryMaxRetries,

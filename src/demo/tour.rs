@@ -23,7 +23,7 @@ pub const BUILT_IN: &str = include_str!("../../assets/demo/tour.json");
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 45;
 
 /// The rule IDs a chapter may expect: the supervisor's ledger rules.
-pub const KNOWN_RULES: [&str; 19] = [
+pub const KNOWN_RULES: [&str; 24] = [
     rule::POKE_BREACH,
     rule::POKE_AUTO_ABORT,
     rule::POKE_ORPHAN,
@@ -43,6 +43,11 @@ pub const KNOWN_RULES: [&str; 19] = [
     rule::HO_MANUAL,
     rule::ARB_ABORTED,
     rule::ARB_COMPACTION_HOLD,
+    rule::RESTART_FROZEN,
+    rule::RESTART_ABORT,
+    rule::RESTART_DIED,
+    rule::RESTART_LIMIT,
+    rule::RESTART_RESUME,
 ];
 
 /// A scenario file as `pokeshell demo --script` reads it.

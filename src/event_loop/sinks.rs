@@ -34,6 +34,8 @@ pub trait Child {
     fn resize(&mut self, rows: u16, cols: u16) -> Result<()>;
     /// Signals the child's process group.
     fn signal(&mut self, sig: i32);
+    /// Starts the command again with `args` (the old child has exited); returns the new pid.
+    fn respawn(&mut self, args: Vec<String>) -> Result<i32>;
 }
 
 /// The bridge inside pi.
@@ -177,6 +179,10 @@ impl Child for ChildPty {
 
     fn signal(&mut self, sig: i32) {
         crate::pty::signal_child(sig);
+    }
+
+    fn respawn(&mut self, args: Vec<String>) -> Result<i32> {
+        ChildPty::respawn(self, args)
     }
 }
 

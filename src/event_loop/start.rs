@@ -164,6 +164,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         bridge: bridge_state,
         ledger_path: Some(ledger.path().to_path_buf()),
         host_kitty: reading.caps.kitty,
+        child_args: cfg.spec.args.clone(),
     };
     let session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
     let pane = session.pane();

@@ -41,7 +41,7 @@ const COMMANDS: [&str; 8] = [
 ];
 
 /// Options whose value is the next argument, taken whatever it looks like (when there is one).
-const TAKES_NEXT: [&str; 21] = [
+pub(crate) const TAKES_NEXT: [&str; 21] = [
     "--provider",
     "--model",
     "--api-key",

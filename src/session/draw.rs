@@ -15,12 +15,17 @@ impl Session {
     }
 
     fn footer_from(&self, view: &View) -> FooterView {
-        FooterView::new(
+        let mut footer = FooterView::new(
             &view.footer,
             self.flash.current(),
             self.keys.is_armed(),
             self.keys.prefix(),
-        )
+        );
+        if footer.suffix.is_none() {
+            // Without the bridge, pi's own status report is the only word on its state.
+            footer.suffix = self.reported_suffix();
+        }
+        footer
     }
 
     pub(super) fn draw_frame(

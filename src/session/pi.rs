@@ -21,6 +21,10 @@ impl Session {
 
     pub(super) fn perform(&mut self, actions: Vec<Action>, now: Now, fx: &mut Vec<Effect>) {
         for action in actions {
+            if action == Action::Abort {
+                // Whoever aborted: a run that does not settle within the limit means pi is stuck.
+                self.watch.abort_sent(now);
+            }
             match link::wire_action(action) {
                 Wired::Command(command, purpose) => self.send(command, purpose, fx),
                 Wired::Notify { level, text, desktop } => {
@@ -70,14 +74,17 @@ impl Session {
     pub(super) fn on_bridge(&mut self, event: BridgeEvent, now: Now, fx: &mut Vec<Effect>) {
         if !matches!(event, BridgeEvent::Rejected { .. } | BridgeEvent::Warning { .. }) {
             self.pi.heard(now);
+            self.watch.alive(now);
         }
         match event {
             BridgeEvent::Connected { hello, .. } => {
                 self.pi.connected(&hello);
+                self.watch.connected(&hello, now);
                 self.supervise(sup::Event::BridgeConnected, now, fx);
             }
             BridgeEvent::Disconnected { reason, .. } => {
                 self.pi.status = BridgeStatus::Disconnected(reason.clone());
+                self.watch.disconnected();
                 self.supervise(sup::Event::BridgeDisconnected { reason }, now, fx);
             }
             BridgeEvent::Event { event, .. } => self.on_pi_event(event, now, fx),
@@ -113,6 +120,7 @@ impl Session {
     fn on_pi_event(&mut self, event: PiEvent, now: Now, fx: &mut Vec<Effect>) {
         let ev = match event {
             PiEvent::SessionStart(s) => {
+                self.watch.settled();
                 self.pi.session = s.session_name.clone().or(s.session_id.clone());
                 if s.model.is_some() {
                     self.pi.model = s.model.clone();
@@ -143,12 +151,16 @@ impl Session {
             PiEvent::Input(i) => sup::Event::Input {
                 source: link::input_source(i.source),
             },
-            PiEvent::AgentStart => sup::Event::AgentStart,
+            PiEvent::AgentStart => {
+                self.watch.mid_run = true;
+                sup::Event::AgentStart
+            }
             PiEvent::AgentEnd(e) => sup::Event::AgentEnd {
                 stop_reason: e.stop_reason.map(link::stop_reason),
                 error_message: e.error_message,
             },
             PiEvent::AgentSettled(s) => {
+                self.watch.settled();
                 self.pi.note_context(s.context_usage.as_ref().map(link::usage));
                 sup::Event::AgentSettled {
                     aborted: s.aborted,

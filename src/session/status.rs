@@ -51,6 +51,7 @@ impl Session {
         let mut lines = vec![
             LiveLine::new("Bridge", bridge),
             LiveLine::new("Agent", agent),
+            LiveLine::new("State from", self.state_source()),
             LiveLine::new("Tools running", tools),
             LiveLine::new("Post-compaction wake", wake),
             LiveLine::new("Pokes this episode", format!("{} of {}", c.pokes, c.max_pokes)),
@@ -64,6 +65,23 @@ impl Session {
             ),
             LiveLine::new("Pending wakeups", view.wakeups.len().to_string()),
         ];
+        if let Some(status) = &self.pi.program_status {
+            lines.push(LiveLine::new(
+                "pi's own report",
+                super::reported::state_words(status),
+            ));
+        }
+        if self.watch.total() > 0 || self.watch.last.is_some() {
+            let last = self
+                .watch
+                .last
+                .as_ref()
+                .map_or(String::new(), |(t, _)| format!(": {t}"));
+            lines.push(LiveLine::new(
+                "Restarts of pi",
+                format!("{}{last}", self.watch.total()),
+            ));
+        }
         if lost > 0 {
             lines.push(LiveLine::new("Bridge lines lost", lost.to_string()));
         }

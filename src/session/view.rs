@@ -43,6 +43,8 @@ pub struct PiInfo {
     pub last_heard_ms: Option<u64>,
     /// Lines the bridge sent that never arrived, by the gaps in their sequence numbers.
     pub lost_lines: u64,
+    /// pi's own latest status report (OSC 7501), read from its screen output.
+    pub program_status: Option<crate::screen::ProgramStatus>,
 }
 
 /// The bridge sends a heartbeat every 5 s: after three missed ones it counts as silent.
@@ -67,6 +69,12 @@ impl PiInfo {
         self.version = hello.pi_version.clone().or(self.version.take());
         self.session = hello.session_name.clone().or(hello.session_id.clone());
         self.model = hello.model.clone();
+    }
+
+    /// pokeshell relaunches pi: its new bridge has yet to say hello.
+    pub fn restarting(&mut self) {
+        self.status = BridgeStatus::Waiting;
+        self.program_status = None;
     }
 
     /// Context use as pi reported it at a settle.
@@ -251,9 +259,12 @@ impl Session {
     fn pi_section(&self, view: &View, now: Now) -> Section {
         let label = |text: &str| Span::styled(format!("{text:<8}"), theme::dim());
         let mut lines = Vec::new();
-        if self.pi.status != BridgeStatus::NotUsed {
-            lines.push(agent_line(view.agent));
+        match self.reported_state() {
+            Some(line) => lines.push(line),
+            None if self.pi.status != BridgeStatus::NotUsed => lines.push(agent_line(view.agent)),
+            None => {}
         }
+        lines.extend(self.restart_lines());
         lines.push(match &self.pi.status {
             BridgeStatus::NotUsed => Line::from(vec![
                 label("bridge"),

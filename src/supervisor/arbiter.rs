@@ -23,6 +23,8 @@ pub(crate) enum Resume {
         nudge: Option<u32>,
         last: bool,
     },
+    /// RST-R1: pi was restarted mid-run; `reason` says why.
+    Restart { reason: String },
 }
 
 impl Resume {
@@ -32,6 +34,7 @@ impl Resume {
             Self::Orphan { .. } => rule::POKE_ORPHAN,
             Self::Retry { .. } => rule::SAR_RETRY,
             Self::Loop { .. } => rule::SAR_LOOP,
+            Self::Restart { .. } => rule::RESTART_RESUME,
         }
     }
 
@@ -46,6 +49,7 @@ impl Resume {
             Self::Orphan { .. } => "the orphaned-tool poke".to_string(),
             Self::Retry { reason } => format!("the retry ({})", reason.reason().to_lowercase()),
             Self::Loop { tool, count, .. } => format!("the loop-guard message ({tool} failed {count} times)"),
+            Self::Restart { .. } => "the resume after pi's restart".to_string(),
         }
     }
 }

@@ -133,6 +133,19 @@ pub enum Event {
     CancelWakeup {
         id: String,
     },
+    /// pokeshell relaunches pi on its session (it froze, ignored an abort, or died mid-run); `rule`
+    /// names why. With `resume`, the agent was mid-run: the new pi is asked to carry on once its
+    /// session has started, through the arbiter like any resume.
+    PiRestarted {
+        rule: &'static str,
+        reason: String,
+        resume: bool,
+    },
+    /// pokeshell would restart pi but may not (the hourly limit, no session file).
+    RestartRefused {
+        rule: &'static str,
+        reason: String,
+    },
     /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
     SendResult {
         send_id: u64,

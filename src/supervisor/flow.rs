@@ -4,6 +4,7 @@
 pub(crate) mod handoff;
 pub(crate) mod lifecycle;
 pub(crate) mod recovery;
+pub(crate) mod restart;
 pub(crate) mod resume;
 pub(crate) mod settle;
 pub(crate) mod timers;

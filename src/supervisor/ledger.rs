@@ -52,6 +52,11 @@ pub mod rule {
     pub const HO_AUTO: &str = "HO-T1";
     pub const HO_MANUAL: &str = "HO-T2";
     pub const ARB_ABORTED: &str = "ARB-ABORT";
+    pub const RESTART_FROZEN: &str = "RST-F1";
+    pub const RESTART_ABORT: &str = "RST-F2";
+    pub const RESTART_DIED: &str = "RST-D1";
+    pub const RESTART_LIMIT: &str = "RST-B1";
+    pub const RESTART_RESUME: &str = "RST-R1";
     pub const ARB_COMPACTION_HOLD: &str = "ARB-HOLD";
 }
 

@@ -249,3 +249,20 @@ pub fn notify_handoff_busy() -> String {
 pub fn notify_handoff_failed(error: &str) -> String {
     format!("⚠️ Handoff compaction failed: {error}")
 }
+
+/// RST-R1: pi was restarted in the middle of a run.
+pub fn restart_poke(reason: &str) -> String {
+    format!(
+        "[Poke] pokeshell had to restart pi in the middle of your work ({reason}); the session was \
+         reloaded from its file, so the last step may not have finished or been recorded.\n{CARRY_ON}\n\
+         If that task is already finished, reply with a short note on the final state."
+    )
+}
+
+pub fn notify_restart_resume() -> String {
+    "pi was restarted: asked the agent to carry on".to_string()
+}
+
+pub fn notify_restart(reason: &str) -> String {
+    format!("{reason}: restarting pi on its session")
+}

@@ -33,6 +33,8 @@ pub struct FakeChild {
     /// (rows, cols), in the order the loop asked.
     pub resizes: Vec<(u16, u16)>,
     pub signals: Vec<i32>,
+    /// The arguments of every relaunch, in order.
+    pub respawns: Vec<Vec<String>>,
     pub echo: bool,
     mirror: Arc<Mutex<Mirror>>,
     output_pending: Arc<AtomicBool>,
@@ -70,6 +72,11 @@ impl Child for FakeChild {
 
     fn signal(&mut self, sig: i32) {
         self.signals.push(sig);
+    }
+
+    fn respawn(&mut self, args: Vec<String>) -> anyhow::Result<i32> {
+        self.respawns.push(args);
+        Ok(100 + self.respawns.len() as i32)
     }
 }
 
@@ -169,6 +176,7 @@ impl World {
             bridge: Some(Ok(())),
             ledger_path: Some(ledger.path().to_path_buf()),
             host_kitty: true,
+            child_args: vec!["-e".into(), "/b/bridge.ts".into(), "fix it".into()],
         };
         let session = Session::new(opts, settings, COLS, ROWS, clock.now(start));
         let pane = session.pane();
@@ -182,6 +190,7 @@ impl World {
             writes: Vec::new(),
             resizes: Vec::new(),
             signals: Vec::new(),
+            respawns: Vec::new(),
             echo: false,
             mirror: mirror.clone(),
             output_pending: output_pending.clone(),

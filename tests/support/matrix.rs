@@ -55,9 +55,16 @@ pub struct MatrixBuilder {
     model: Option<String>,
     pi_args: Vec<String>,
     extension: Option<String>,
+    env: Vec<(String, String)>,
 }
 
 impl MatrixBuilder {
+    /// An extra variable in pokeshell's (and so pi's) environment.
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
     /// Merged over [`fast_settings`] into the agent dir's settings.json (pi's and pokeshell's).
     pub fn settings(mut self, patch: Value) -> Self {
         pokeshell::demo::pi_files::merge_json(&mut self.settings, &patch);
@@ -87,6 +94,9 @@ impl MatrixBuilder {
             .env("XDG_STATE_HOME", &state.path().to_string_lossy());
         if let Some(model) = &self.model {
             builder = builder.model(model);
+        }
+        for (key, value) in &self.env {
+            builder = builder.env(key, value);
         }
         if let Some(source) = &self.extension {
             let path = state.path().join("matrix-extension.ts");
@@ -130,6 +140,7 @@ impl Matrix {
             model: None,
             pi_args: Vec::new(),
             extension: None,
+            env: Vec::new(),
         }
     }
 

@@ -161,6 +161,10 @@ impl Supervisor {
                 });
                 (texts::CT_LOOP, text, notify)
             }
+            Resume::Restart { reason } => {
+                let notify = (NotifyLevel::Info, texts::notify_restart_resume());
+                (texts::CT_POKE, texts::restart_poke(reason), Some(notify))
+            }
         };
         self.arbiter.injected(now.mono_ms, resume.is_poke());
         let deliver_as = self.auto_deliver_as();

@@ -1,0 +1,83 @@
+//! The loop's side of a relaunch of pi (`Effect::Respawn`): the old child is ended (SIGTERM to its
+//! group, SIGKILL after a grace) and, once it has exited, the new one starts in the same pane with a
+//! fresh mirror; the bridge server and its token stay, so the new pi's bridge connects to them. Also
+//! the loop's own absences: a wake far later than planned means pokeshell did not run meanwhile.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::Result;
+use tokio::time::Instant;
+
+use super::{Bridge, Child, Layer, Loop, Screen, lock};
+use crate::pty::ChildExit;
+use crate::session::Input;
+
+/// A child being replaced gets this long after SIGTERM before it is killed.
+const RESTART_GRACE: Duration = Duration::from_secs(3);
+/// What a killed pi left running gets this long to end after SIGTERM.
+const ORPHAN_GRACE: Duration = Duration::from_secs(2);
+/// A wake this much later than planned counts as time away.
+const AWAY_SLACK: Duration = Duration::from_millis(500);
+
+impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
+    /// The session wants pi relaunched with `args`.
+    pub(super) fn ask_respawn(&mut self, args: Vec<String>) -> Result<()> {
+        if self.shutting_down {
+            return Ok(());
+        }
+        self.respawn = Some(args);
+        if self.child_alive {
+            self.child.signal(libc::SIGTERM);
+            self.kill_due = Some(Instant::now() + RESTART_GRACE);
+            Ok(())
+        } else {
+            self.start_again()
+        }
+    }
+
+    /// The child exited. Returns the exit when the loop ends with it; `None` when a new child runs.
+    pub(super) fn child_exited(&mut self, exit: ChildExit) -> Result<Option<ChildExit>> {
+        self.child_alive = false;
+        if self.shutting_down {
+            return Ok(Some(exit));
+        }
+        if self.respawn.is_some() {
+            self.start_again()?;
+            return Ok(None);
+        }
+        // The session may relaunch a pi that died mid-run: then a new child runs already.
+        self.input(Input::ChildExited {
+            code: exit.code,
+            signal: exit.signal,
+        })?;
+        Ok((!self.child_alive).then_some(exit))
+    }
+
+    fn start_again(&mut self) -> Result<()> {
+        let Some(args) = self.respawn.take() else {
+            return Ok(());
+        };
+        self.kill_due = None;
+        lock(&self.mirror).reset();
+        self.output_pending.store(false, Ordering::Release);
+        self.output_closed = false;
+        let pid = self.child.respawn(args)?;
+        self.child_alive = true;
+        // Killed, the old pi could not end its tools; the new one's are its own children.
+        tokio::task::spawn_blocking(|| crate::reaper::end_orphans(ORPHAN_GRACE));
+        self.dirty = true;
+        self.input(Input::ChildStarted { pid })
+    }
+
+    /// Tells the session how long the loop did not run, when it woke far later than `planned`.
+    pub(super) fn note_away(&mut self, planned: Instant, now: Instant) -> Result<()> {
+        let late = now.saturating_duration_since(planned);
+        if late > AWAY_SLACK {
+            self.input(Input::LoopAway {
+                ms: late.as_millis() as u64,
+            })?;
+        }
+        Ok(())
+    }
+}

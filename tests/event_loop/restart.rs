@@ -1,0 +1,132 @@
+//! Relaunching pi through the real loop: a pi that froze mid-run is ended (SIGTERM, SIGKILL after the
+//! grace) and started again on its session with the user's options, the loop goes on with the new
+//! child, and the new pi is asked to carry on; a pi that dies mid-run is started again at once; a
+//! pokeshell that is being ended never relaunches.
+
+use pokeshell::event_loop::{Signal, WorldEvent};
+use pokeshell::pty::{ChildExit, PtyEvent};
+use serde_json::json;
+
+use super::world::{World, event};
+
+const FILE: &str = "/s/one.jsonl";
+
+fn hello(w: &World, instance: &str) {
+    w.wire(
+        json!({"type": "hello", "protocol": 1, "token": "t", "piVersion": "1.6.0", "pid": 9,
+        "instance": instance, "reconnect": false, "dropped": 0, "sessionId": "s1", "sessionFile": FILE,
+        "sessionName": null, "model": "mock/mock-model", "mode": "tui", "cwd": "/w"}),
+    );
+}
+
+fn session_start(w: &World, seq: u64) {
+    w.wire(event(
+        seq,
+        json!({"type": "session_start", "reason": "startup", "sessionId": "s1", "sessionFile": FILE,
+        "customEntries": []}),
+    ));
+}
+
+const KILLED: ChildExit = ChildExit {
+    code: 137,
+    signal: Some(libc::SIGKILL),
+};
+
+fn relaunch() -> Vec<String> {
+    ["-e", "/b/bridge.ts", "--session", FILE]
+        .map(String::from)
+        .to_vec()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_frozen_pi_is_ended_relaunched_on_its_session_and_resumed() {
+    let mut w = World::new();
+    hello(&w, "a");
+    session_start(&w, 1);
+    w.wire(event(2, json!({"type": "agent_start"})));
+    w.run_secs(89).await;
+    assert!(w.lp.child.signals.is_empty(), "silent for less than 90 s");
+    w.run_secs(2).await;
+    assert_eq!(w.lp.child.signals, vec![libc::SIGTERM], "frozen: asked to end");
+    w.run_for_ms(2_900).await;
+    assert_eq!(
+        w.lp.child.signals,
+        vec![libc::SIGTERM, libc::SIGKILL],
+        "killed after the grace"
+    );
+    assert!(w.lp.child.respawns.is_empty(), "the old child has not exited yet");
+    w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
+    w.settle().await;
+    assert_eq!(
+        w.lp.child.respawns,
+        vec![relaunch()],
+        "the loop goes on with a new pi"
+    );
+    assert!(
+        w.screen_text().contains("restarted: pi stopped"),
+        "{}",
+        w.screen_text()
+    );
+    hello(&w, "b");
+    session_start(&w, 1);
+    w.settle().await;
+    let sent = w.lp.bridge.messages();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].1.content.contains("restart pi"), "{}", sent[0].1.content);
+    assert_eq!(w.records("RST-F1", "action").len(), 1, "{:?}", w.ledger());
+    assert_eq!(w.records("RST-R1", "action").len(), 1, "{:?}", w.ledger());
+    w.run_secs(60).await;
+    assert_eq!(
+        w.lp.child.signals.len(),
+        2,
+        "the new pi is not killed by the old grace"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pi_killed_mid_run_is_relaunched_at_once() {
+    let mut w = World::new();
+    hello(&w, "a");
+    w.wire(event(1, json!({"type": "agent_start"})));
+    w.settle().await;
+    w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
+    w.settle().await;
+    assert_eq!(w.lp.child.respawns, vec![relaunch()]);
+    assert!(w.lp.child.signals.is_empty(), "it was dead already");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_idle_death_or_a_shutdown_ends_pokeshell_as_before() {
+    let mut w = World::new();
+    hello(&w, "a");
+    w.settle().await;
+    w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
+    assert_eq!(w.run_for(std::time::Duration::from_secs(5)).await, Some(KILLED));
+    assert!(w.lp.child.respawns.is_empty());
+
+    let mut w = World::new();
+    hello(&w, "a");
+    w.wire(event(1, json!({"type": "agent_start"})));
+    w.send(WorldEvent::Signal(Signal::Term));
+    w.settle().await;
+    let ended = ChildExit {
+        code: 143,
+        signal: Some(libc::SIGTERM),
+    };
+    w.send(WorldEvent::Pty(PtyEvent::Exited(ended)));
+    assert_eq!(w.run_for(std::time::Duration::from_secs(5)).await, Some(ended));
+    assert!(w.lp.child.respawns.is_empty(), "pokeshell was asked to end");
+}
+
+#[tokio::test(start_paused = true)]
+async fn heartbeats_keep_a_busy_pi_alive() {
+    let mut w = World::new();
+    hello(&w, "a");
+    w.wire(event(1, json!({"type": "agent_start"})));
+    for seq in 0..60 {
+        w.wire(json!({"type": "heartbeat", "seq": seq, "at": 0}));
+        w.run_secs(5).await;
+    }
+    assert!(w.lp.child.signals.is_empty());
+    assert!(w.lp.child.respawns.is_empty());
+}
