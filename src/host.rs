@@ -3,10 +3,12 @@
 
 pub mod modes;
 pub mod probe;
+pub mod test_hook;
+pub mod watchdog;
 
 use std::io::Write;
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -16,6 +18,8 @@ pub use modes::HostModes;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static KITTY_PUSHED: AtomicBool = AtomicBool::new(false);
 static MODIFY_OTHER_KEYS_SET: AtomicBool = AtomicBool::new(false);
+/// The terminal's settings before raw mode, for a restore that cannot go through crossterm.
+static SAVED_TERMIOS: Mutex<Option<libc::termios>> = Mutex::new(None);
 
 /// Everything that undoes what pokeshell (or pi through it) turned on, in reverse order.
 fn restore_sequence() -> Vec<u8> {
@@ -42,6 +46,57 @@ pub fn restore() {
     let _ = crossterm::terminal::disable_raw_mode();
 }
 
+/// [`restore`] for a thread other than the loop's, which may be stuck holding stdout's lock or in a
+/// write the terminal does not take: the bytes go straight to fd 1 from a helper thread that is
+/// given a moment and then left behind, and the saved terminal settings are put back with
+/// `tcsetattr`, which does not wait for output to drain.
+pub(crate) fn restore_from_any_thread() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let bytes = restore_sequence();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let writer = std::thread::Builder::new().spawn(move || {
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            // SAFETY: writing from a live slice of the given length.
+            let n = unsafe { libc::write(1, rest.as_ptr().cast(), rest.len()) };
+            if n <= 0 {
+                break;
+            }
+            rest = &rest[n as usize..];
+        }
+        let _ = done_tx.send(());
+    });
+    if writer.is_ok() {
+        let _ = done_rx.recv_timeout(Duration::from_millis(500));
+    }
+    let saved = *SAVED_TERMIOS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(termios) = saved {
+        // SAFETY: tcsetattr reads the termios we saved from the same descriptor.
+        unsafe { libc::tcsetattr(0, libc::TCSANOW, &termios) };
+    }
+}
+
+/// Keeps the terminal's settings from before the first switch to raw mode.
+fn save_termios() {
+    let mut saved = SAVED_TERMIOS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if saved.is_some() {
+        return;
+    }
+    // SAFETY: tcgetattr writes only into the zeroed struct it is given.
+    unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        if libc::tcgetattr(0, &mut t) == 0 {
+            *saved = Some(t);
+        }
+    }
+}
+
 pub(crate) fn note_kitty_pushed() {
     KITTY_PUSHED.store(true, Ordering::SeqCst);
 }
@@ -57,6 +112,7 @@ pub struct TerminalGuard(());
 
 /// Raw mode, alternate screen, bracketed paste (kept on for pokeshell's own dialogs).
 fn take_terminal() -> Result<()> {
+    save_termios();
     crossterm::terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = std::io::stdout().lock();

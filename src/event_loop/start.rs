@@ -18,6 +18,7 @@ use super::sinks::HostScreen;
 use super::{Clock, Loop, Signal, WorldEvent, lock};
 use crate::bridge::server::{BridgeHandle, BridgeServer};
 use crate::config::Settings;
+use crate::host::watchdog::Watchdog;
 use crate::host::{self, TerminalGuard};
 use crate::ledger::LedgerFile;
 use crate::pty::{ChildPty, CommandSpec, PtyEvent};
@@ -77,7 +78,8 @@ pub fn run<L: Layer>(cfg: RunConfig, layer: L) -> Result<i32> {
     rt.block_on(run_async(cfg, layer))
 }
 
-fn spawn_stdin(tx: UnboundedSender<WorldEvent>) {
+fn spawn_stdin(tx: UnboundedSender<WorldEvent>, watchdog: Watchdog) {
+    let mut blocker = host::test_hook::LoopBlocker::from_env();
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 16 * 1024];
         loop {
@@ -87,22 +89,26 @@ fn spawn_stdin(tx: UnboundedSender<WorldEvent>) {
                 continue;
             }
             if n <= 0 {
+                watchdog.terminal_lost();
                 let _ = tx.send(WorldEvent::StdinClosed);
                 return;
             }
-            if tx.send(WorldEvent::Stdin(buf[..n as usize].to_vec())).is_err() {
+            let bytes = &buf[..n as usize];
+            if blocker.as_mut().is_some_and(|b| b.intercept(bytes)) {
+                continue;
+            }
+            if tx.send(WorldEvent::Stdin(bytes.to_vec())).is_err() {
                 return;
             }
         }
     });
 }
 
-/// Each signal pokeshell handles becomes a [`WorldEvent::Signal`].
+/// Each signal pokeshell handles becomes a [`WorldEvent::Signal`]; SIGTERM and SIGHUP come through
+/// the watchdog instead, which does not depend on this runtime.
 fn spawn_signals(tx: &UnboundedSender<WorldEvent>) -> Result<()> {
     let kinds = [
         (SignalKind::window_change(), Signal::Winch, "terminal resizes"),
-        (SignalKind::terminate(), Signal::Term, "SIGTERM"),
-        (SignalKind::hangup(), Signal::Hup, "SIGHUP"),
         (SignalKind::interrupt(), Signal::Int, "SIGINT"),
         (SignalKind::user_defined1(), Signal::Usr1, "SIGUSR1"),
     ];
@@ -122,6 +128,18 @@ fn spawn_signals(tx: &UnboundedSender<WorldEvent>) -> Result<()> {
 
 async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
+    // First, so that no signal finds the terminal taken and nobody to give it back.
+    let watchdog = {
+        let tx = tx.clone();
+        Watchdog::start(move |sig| {
+            let sig = if sig == libc::SIGTERM {
+                Signal::Term
+            } else {
+                Signal::Hup
+            };
+            let _ = tx.send(WorldEvent::Signal(sig));
+        })?
+    };
     let (bridge, bridge_state) = if cfg.bridge {
         match start_bridge(&mut cfg.spec) {
             Ok((handle, mut events)) => {
@@ -179,7 +197,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         },
     )?;
     let pid = child.pid();
-    spawn_stdin(tx.clone());
+    spawn_stdin(tx.clone(), watchdog);
     spawn_signals(&tx)?;
     if cfg.bridge {
         let program = cfg.spec.program.clone();
@@ -232,6 +250,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     } else {
         lp.run(&mut rx).await?
     };
+    watchdog.finished();
 
     // Killed by a signal, pi could not stop its tools; they hold the terminal open, too.
     if exit.signal.is_some() {
