@@ -3,6 +3,8 @@
 
 pub mod modes;
 pub mod probe;
+pub mod start_gate;
+pub mod stdin;
 pub mod test_hook;
 pub mod watchdog;
 
@@ -43,7 +45,31 @@ pub fn restore() {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(&restore_sequence());
     let _ = out.flush();
+    quit_shield(true);
     let _ = crossterm::terminal::disable_raw_mode();
+}
+
+extern "C" fn ignore_signal(_: libc::c_int) {}
+
+/// While the terminal is not in raw mode (start-up, after the restore at exit, while suspended) a
+/// Ctrl+\ typed there is a SIGQUIT for pokeshell: it must not end pokeshell and leave pi without its
+/// host or lose pi's exit code, so it is caught and does nothing. In raw mode the terminal sends no
+/// SIGQUIT: one then comes from `kill` and keeps its default action (a core dump, for debugging). A
+/// caught signal, unlike an ignored one, gets its default action back in programs pokeshell starts.
+pub fn quit_shield(on: bool) {
+    let handler = if on {
+        ignore_signal as extern "C" fn(libc::c_int) as libc::sighandler_t
+    } else {
+        libc::SIG_DFL
+    };
+    // SAFETY: a zeroed sigaction with an empty handler or the default action, for a plain signal.
+    unsafe {
+        let mut act: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = handler;
+        act.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut act.sa_mask);
+        libc::sigaction(libc::SIGQUIT, &act, std::ptr::null_mut());
+    }
 }
 
 /// [`restore`] for a thread other than the loop's, which may be stuck holding stdout's lock or in a
@@ -71,6 +97,7 @@ pub(crate) fn restore_from_any_thread() {
     if writer.is_ok() {
         let _ = done_rx.recv_timeout(Duration::from_millis(500));
     }
+    quit_shield(true);
     let saved = *SAVED_TERMIOS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -114,6 +141,7 @@ pub struct TerminalGuard(());
 fn take_terminal() -> Result<()> {
     save_termios();
     crossterm::terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+    quit_shield(false);
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = std::io::stdout().lock();
     out.write_all(b"\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[2J")
@@ -175,4 +203,34 @@ fn stop_child_after_panic() {
         std::thread::sleep(Duration::from_millis(10));
     }
     crate::pty::signal_child(libc::SIGKILL);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quit_handler() -> libc::sighandler_t {
+        // SAFETY: sigaction with a null new action only reads the current one into the local.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGQUIT, std::ptr::null(), &mut old);
+            old.sa_sigaction
+        }
+    }
+
+    #[test]
+    fn a_sigquit_while_the_terminal_is_not_raw_does_nothing() {
+        quit_shield(false);
+        assert_eq!(quit_handler(), libc::SIG_DFL, "raw mode: the default action");
+        quit_shield(true);
+        assert_ne!(quit_handler(), libc::SIG_DFL);
+        assert_ne!(
+            quit_handler(),
+            libc::SIG_IGN,
+            "caught, so that a program started gets the default"
+        );
+        // SAFETY: raise with a plain signal number; the shield's handler does nothing.
+        let sent = unsafe { libc::raise(libc::SIGQUIT) };
+        assert_eq!(sent, 0, "and the test process is still here");
+    }
 }

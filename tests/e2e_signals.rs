@@ -224,3 +224,68 @@ fn a_lost_terminal_without_sighup_still_ends_everything() {
     );
     assert_all_gone(&[child], "the child");
 }
+
+/// Whether `pid` catches `sig` (its `SigCgt` in /proc).
+fn catches(pid: u32, sig: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (sig - 1)) != 0)
+}
+
+/// Ctrl+\ is a key for pi in raw mode, but a SIGQUIT for whoever has a terminal in cooked mode: for
+/// pokeshell before it switched its terminal to raw mode, and for pi before it switched its own. A
+/// user (or a random-input test) typing from the first instant must kill neither; what was typed
+/// meanwhile reaches pi once its screen is up.
+#[test]
+fn ctrl_backslash_typed_while_pokeshell_and_pi_start_kills_neither() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let mut pty = Pty::spawn(env.pokeshell_command(&[], &[]), 40, 120);
+    let pid = pty.pid();
+    // From its first line pokeshell catches SIGQUIT until its terminal is raw; in the first
+    // milliseconds, while the program loads, a Ctrl+\ ends it as it ends any program. Typing starts
+    // in that window when this test sees it, else as soon as pokeshell has taken the terminal.
+    let deadline = Instant::now() + WAIT;
+    while !catches(pid, libc::SIGQUIT) && !contains(&pty.raw_output(), b"\x1b[?1049h") {
+        if let Some(code) = pty.try_exit_code() {
+            pty.fail(&format!("pokeshell exited with {code} while starting"));
+        }
+        if Instant::now() >= deadline {
+            pty.fail("pokeshell never started");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let ready = |s: &vt100::Screen| {
+        s.contents().contains("mock-model")
+            && footer(s).contains("📌 p:")
+            && side(s).contains("connected")
+            && !side(s).contains("not connected")
+    };
+    let mut sent = 0;
+    let deadline = Instant::now() + WAIT;
+    while !pty.with_screen(ready) {
+        if let Some(code) = pty.try_exit_code() {
+            pty.fail(&format!(
+                "pokeshell exited with {code} after {sent} Ctrl+\\ typed while starting"
+            ));
+        }
+        if Instant::now() >= deadline {
+            pty.fail("pi never got ready");
+        }
+        pty.send(b"\x1cearly ");
+        sent += 1;
+        // About a key every few milliseconds, like a fast typist.
+        std::thread::sleep(Duration::from_millis(3));
+    }
+    assert!(sent > 10, "typed through the start-up: {sent}");
+    let pi = children_of(pid);
+    assert!(pi.iter().all(|p| process_alive(*p)) && !pi.is_empty(), "pi lives");
+    pty.wait_for_text("early early", WAIT);
+    pty.signal(libc::SIGTERM);
+    assert_eq!(pty.wait_exit(WAIT), 0, "pi ends normally, on SIGTERM");
+}

@@ -78,32 +78,6 @@ pub fn run<L: Layer>(cfg: RunConfig, layer: L) -> Result<i32> {
     rt.block_on(run_async(cfg, layer))
 }
 
-fn spawn_stdin(tx: UnboundedSender<WorldEvent>, watchdog: Watchdog) {
-    let mut blocker = host::test_hook::LoopBlocker::from_env();
-    std::thread::spawn(move || {
-        let mut buf = vec![0u8; 16 * 1024];
-        loop {
-            // SAFETY: reading into a local buffer of the given length.
-            let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            if n <= 0 {
-                watchdog.terminal_lost();
-                let _ = tx.send(WorldEvent::StdinClosed);
-                return;
-            }
-            let bytes = &buf[..n as usize];
-            if blocker.as_mut().is_some_and(|b| b.intercept(bytes)) {
-                continue;
-            }
-            if tx.send(WorldEvent::Stdin(bytes.to_vec())).is_err() {
-                return;
-            }
-        }
-    });
-}
-
 /// Each signal pokeshell handles becomes a [`WorldEvent::Signal`]; SIGTERM and SIGHUP come through
 /// the watchdog instead, which does not depend on this runtime.
 fn spawn_signals(tx: &UnboundedSender<WorldEvent>) -> Result<()> {
@@ -140,6 +114,8 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
             let _ = tx.send(WorldEvent::Signal(sig));
         })?
     };
+    // Raw mode as early as possible: until then a Ctrl+C typed at pokeshell's start ends it.
+    let guard = TerminalGuard::enter()?;
     let (bridge, bridge_state) = if cfg.bridge {
         match start_bridge(&mut cfg.spec) {
             Ok((handle, mut events)) => {
@@ -158,7 +134,6 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     } else {
         (None, None)
     };
-    let guard = TerminalGuard::enter()?;
     let reading = host::probe::probe(cfg.probe_timeout);
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let start = Instant::now();
@@ -197,7 +172,25 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         },
     )?;
     let pid = child.pid();
-    spawn_stdin(tx.clone(), watchdog);
+    let gate = if cfg.bridge {
+        host::start_gate::StartGate::until_ready(std::time::Instant::now())
+    } else {
+        host::start_gate::StartGate::open()
+    };
+    let (stdin_tx, closed_tx, ready_mirror) = (tx.clone(), tx.clone(), mirror.clone());
+    host::stdin::spawn(
+        reading.leftover,
+        gate,
+        host::test_hook::LoopBlocker::from_env(),
+        host::stdin::Sinks {
+            pass: move |bytes| stdin_tx.send(WorldEvent::Stdin(bytes)).is_ok(),
+            closed: move || {
+                watchdog.terminal_lost();
+                let _ = closed_tx.send(WorldEvent::StdinClosed);
+            },
+            child_ready: move || lock(&ready_mirror).modes().bracketed_paste,
+        },
+    );
     spawn_signals(&tx)?;
     if cfg.bridge {
         let program = cfg.spec.program.clone();
@@ -226,9 +219,6 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         tx.clone(),
     );
     lp.input(Input::ChildStarted { pid })?;
-    if !reading.leftover.is_empty() {
-        lp.input(Input::Stdin(reading.leftover))?;
-    }
     // A test hook: proves the terminal is restored and the child stopped on a panic.
     let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
     let exit = if panic_on_output {
