@@ -3,9 +3,9 @@
 //! SIGTERM and SIGHUP are caught by a handler that only writes the signal's number into a pipe; one
 //! thread reads that pipe, passes each signal on to the loop, and arms a deadline. The loss of the
 //! terminal (stdin at EOF or EIO) arms it too. The loop normally ends the child and finishes well
-//! before the deadline; if it has not (it is blocked, or far too slow), the watchdog ends the child
-//! itself (the same signal to its process group, SIGKILL after a grace), ends what the child left
-//! running, puts the terminal back without any lock the stuck loop may hold, and exits with 128+N
+//! before the deadline; if it has not (it is blocked, or far too slow), the watchdog puts the terminal
+//! back without any lock the stuck loop may hold, ends the child itself (the same signal to its
+//! process group, SIGKILL after a grace), ends what the child left running, and exits with 128+N
 //! (N = the signal; SIGHUP's 1 for a lost terminal), as if pokeshell had been killed by it.
 
 use std::os::fd::IntoRawFd;
@@ -206,8 +206,10 @@ fn watch(fd: i32, forward: impl Fn(i32)) {
     }
 }
 
-/// The loop did not finish in time: end the child and what it left, restore the terminal, exit.
+/// The loop did not finish in time: restore the terminal, end the child and what it left, exit.
 fn take_over(cause: Cause) -> ! {
+    // The terminal first: the user gets it back while the child is being ended.
+    super::restore_from_any_thread();
     let sig = cause.signal();
     crate::pty::signal_child(sig);
     if !child_gone_within(CHILD_GRACE) {
@@ -215,7 +217,6 @@ fn take_over(cause: Cause) -> ! {
         child_gone_within(CHILD_GRACE);
     }
     crate::reaper::end_orphans(ORPHAN_GRACE);
-    super::restore_from_any_thread();
     // SAFETY: _exit ends the process at once; nothing buffered by the stuck loop is flushed.
     unsafe { libc::_exit(128 + sig) }
 }
