@@ -3,10 +3,14 @@
 
 pub mod modes;
 pub mod probe;
+pub mod start_gate;
+pub mod stdin;
+pub mod test_hook;
+pub mod watchdog;
 
 use std::io::Write;
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -16,6 +20,8 @@ pub use modes::HostModes;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static KITTY_PUSHED: AtomicBool = AtomicBool::new(false);
 static MODIFY_OTHER_KEYS_SET: AtomicBool = AtomicBool::new(false);
+/// The terminal's settings before raw mode, for a restore that cannot go through crossterm.
+static SAVED_TERMIOS: Mutex<Option<libc::termios>> = Mutex::new(None);
 
 /// Everything that undoes what pokeshell (or pi through it) turned on, in reverse order.
 fn restore_sequence() -> Vec<u8> {
@@ -39,7 +45,83 @@ pub fn restore() {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(&restore_sequence());
     let _ = out.flush();
+    quit_shield(true);
     let _ = crossterm::terminal::disable_raw_mode();
+}
+
+extern "C" fn ignore_signal(_: libc::c_int) {}
+
+/// While the terminal is not in raw mode (start-up, after the restore at exit, while suspended) a
+/// Ctrl+\ typed there is a SIGQUIT for pokeshell: it must not end pokeshell and leave pi without its
+/// host or lose pi's exit code, so it is caught and does nothing. In raw mode the terminal sends no
+/// SIGQUIT: one then comes from `kill` and keeps its default action (a core dump, for debugging). A
+/// caught signal, unlike an ignored one, gets its default action back in programs pokeshell starts.
+pub fn quit_shield(on: bool) {
+    let handler = if on {
+        ignore_signal as extern "C" fn(libc::c_int) as libc::sighandler_t
+    } else {
+        libc::SIG_DFL
+    };
+    // SAFETY: a zeroed sigaction with an empty handler or the default action, for a plain signal.
+    unsafe {
+        let mut act: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = handler;
+        act.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut act.sa_mask);
+        libc::sigaction(libc::SIGQUIT, &act, std::ptr::null_mut());
+    }
+}
+
+/// [`restore`] for a thread other than the loop's, which may be stuck holding stdout's lock or in a
+/// write the terminal does not take: the bytes go straight to fd 1 from a helper thread that is
+/// given a moment and then left behind, and the saved terminal settings are put back with
+/// `tcsetattr`, which does not wait for output to drain.
+pub(crate) fn restore_from_any_thread() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let bytes = restore_sequence();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let writer = std::thread::Builder::new().spawn(move || {
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            // SAFETY: writing from a live slice of the given length.
+            let n = unsafe { libc::write(1, rest.as_ptr().cast(), rest.len()) };
+            if n <= 0 {
+                break;
+            }
+            rest = &rest[n as usize..];
+        }
+        let _ = done_tx.send(());
+    });
+    if writer.is_ok() {
+        let _ = done_rx.recv_timeout(Duration::from_millis(500));
+    }
+    quit_shield(true);
+    let saved = *SAVED_TERMIOS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(termios) = saved {
+        // SAFETY: tcsetattr reads the termios we saved from the same descriptor.
+        unsafe { libc::tcsetattr(0, libc::TCSANOW, &termios) };
+    }
+}
+
+/// Keeps the terminal's settings from before the first switch to raw mode.
+fn save_termios() {
+    let mut saved = SAVED_TERMIOS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if saved.is_some() {
+        return;
+    }
+    // SAFETY: tcgetattr writes only into the zeroed struct it is given.
+    unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        if libc::tcgetattr(0, &mut t) == 0 {
+            *saved = Some(t);
+        }
+    }
 }
 
 pub(crate) fn note_kitty_pushed() {
@@ -57,7 +139,9 @@ pub struct TerminalGuard(());
 
 /// Raw mode, alternate screen, bracketed paste (kept on for pokeshell's own dialogs).
 fn take_terminal() -> Result<()> {
+    save_termios();
     crossterm::terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+    quit_shield(false);
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = std::io::stdout().lock();
     out.write_all(b"\x1b[?1049h\x1b[?2004h\x1b[?25l\x1b[2J")
@@ -122,4 +206,34 @@ fn stop_child_after_panic() {
         std::thread::sleep(Duration::from_millis(10));
     }
     crate::pty::signal_child(libc::SIGKILL);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quit_handler() -> libc::sighandler_t {
+        // SAFETY: sigaction with a null new action only reads the current one into the local.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGQUIT, std::ptr::null(), &mut old);
+            old.sa_sigaction
+        }
+    }
+
+    #[test]
+    fn a_sigquit_while_the_terminal_is_not_raw_does_nothing() {
+        quit_shield(false);
+        assert_eq!(quit_handler(), libc::SIG_DFL, "raw mode: the default action");
+        quit_shield(true);
+        assert_ne!(quit_handler(), libc::SIG_DFL);
+        assert_ne!(
+            quit_handler(),
+            libc::SIG_IGN,
+            "caught, so that a program started gets the default"
+        );
+        // SAFETY: raise with a plain signal number; the shield's handler does nothing.
+        let sent = unsafe { libc::raise(libc::SIGQUIT) };
+        assert_eq!(sent, 0, "and the test process is still here");
+    }
 }

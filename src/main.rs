@@ -75,6 +75,8 @@ fn child_spec(cli: &Cli) -> Result<CommandSpec, ExitCode> {
 }
 
 fn main() -> ExitCode {
+    // First: the terminal is not in raw mode yet (see `quit_shield`).
+    pokeshell::host::quit_shield(true);
     let cli = Cli::parse();
     if let Some(Mode::Demo(args)) = &cli.mode {
         let code = pokeshell::demo::launch::run_demo(args, probe_timeout());

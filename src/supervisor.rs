@@ -68,6 +68,17 @@ struct PendingRestart {
     stopped: Option<StopCause>,
 }
 
+/// How much the supervisor holds: for tests that check it stays bounded however long pi runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StateSize {
+    pub ledger: usize,
+    pub sends: usize,
+    pub tools: usize,
+    pub wakeups: usize,
+    pub recovery_sessions: usize,
+    pub loop_signatures: usize,
+}
+
 /// The whole supervision state of one pokeshell run.
 #[derive(Debug)]
 pub struct Supervisor {
@@ -283,6 +294,18 @@ impl Supervisor {
         }
         out.extend(self.tick(now));
         out
+    }
+
+    pub fn state_size(&self) -> StateSize {
+        let (recovery_sessions, loop_signatures) = self.recovery.size();
+        StateSize {
+            ledger: self.ledger.recent().count(),
+            sends: self.sends.len(),
+            tools: self.tools.len(),
+            wakeups: self.wakeups.len(),
+            recovery_sessions,
+            loop_signatures,
+        }
     }
 
     /// What the footer and the side pane show at `now`.

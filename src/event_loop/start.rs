@@ -18,6 +18,7 @@ use super::sinks::HostScreen;
 use super::{Clock, Loop, Signal, WorldEvent, lock};
 use crate::bridge::server::{BridgeHandle, BridgeServer};
 use crate::config::Settings;
+use crate::host::watchdog::Watchdog;
 use crate::host::{self, TerminalGuard};
 use crate::ledger::LedgerFile;
 use crate::pty::{ChildPty, CommandSpec, PtyEvent};
@@ -84,32 +85,11 @@ pub fn run<L: Layer>(cfg: RunConfig, layer: L) -> Result<i32> {
     rt.block_on(run_async(cfg, layer))
 }
 
-fn spawn_stdin(tx: UnboundedSender<WorldEvent>) {
-    std::thread::spawn(move || {
-        let mut buf = vec![0u8; 16 * 1024];
-        loop {
-            // SAFETY: reading into a local buffer of the given length.
-            let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            if n <= 0 {
-                let _ = tx.send(WorldEvent::StdinClosed);
-                return;
-            }
-            if tx.send(WorldEvent::Stdin(buf[..n as usize].to_vec())).is_err() {
-                return;
-            }
-        }
-    });
-}
-
-/// Each signal pokeshell handles becomes a [`WorldEvent::Signal`].
+/// Each signal pokeshell handles becomes a [`WorldEvent::Signal`]; SIGTERM and SIGHUP come through
+/// the watchdog instead, which does not depend on this runtime.
 fn spawn_signals(tx: &UnboundedSender<WorldEvent>) -> Result<()> {
     let kinds = [
         (SignalKind::window_change(), Signal::Winch, "terminal resizes"),
-        (SignalKind::terminate(), Signal::Term, "SIGTERM"),
-        (SignalKind::hangup(), Signal::Hup, "SIGHUP"),
         (SignalKind::interrupt(), Signal::Int, "SIGINT"),
         (SignalKind::user_defined1(), Signal::Usr1, "SIGUSR1"),
     ];
@@ -129,6 +109,20 @@ fn spawn_signals(tx: &UnboundedSender<WorldEvent>) -> Result<()> {
 
 async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
+    // First, so that no signal finds the terminal taken and nobody to give it back.
+    let watchdog = {
+        let tx = tx.clone();
+        Watchdog::start(move |sig| {
+            let sig = if sig == libc::SIGTERM {
+                Signal::Term
+            } else {
+                Signal::Hup
+            };
+            let _ = tx.send(WorldEvent::Signal(sig));
+        })?
+    };
+    // Raw mode as early as possible: until then a Ctrl+C typed at pokeshell's start ends it.
+    let guard = TerminalGuard::enter()?;
     let (bridge, bridge_state) = if cfg.bridge {
         match start_bridge(&mut cfg.spec, &cfg.settings) {
             Ok((handle, mut events)) => {
@@ -147,7 +141,6 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     } else {
         (None, None)
     };
-    let guard = TerminalGuard::enter()?;
     let reading = host::probe::probe(cfg.probe_timeout);
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let start = Instant::now();
@@ -187,7 +180,25 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         },
     )?;
     let pid = child.pid();
-    spawn_stdin(tx.clone());
+    let gate = if cfg.bridge {
+        host::start_gate::StartGate::until_ready(std::time::Instant::now())
+    } else {
+        host::start_gate::StartGate::open()
+    };
+    let (stdin_tx, closed_tx, ready_mirror) = (tx.clone(), tx.clone(), mirror.clone());
+    host::stdin::spawn(
+        reading.leftover,
+        gate,
+        host::test_hook::LoopBlocker::from_env(),
+        host::stdin::Sinks {
+            pass: move |bytes| stdin_tx.send(WorldEvent::Stdin(bytes)).is_ok(),
+            closed: move || {
+                watchdog.terminal_lost();
+                let _ = closed_tx.send(WorldEvent::StdinClosed);
+            },
+            child_ready: move || lock(&ready_mirror).modes().bracketed_paste,
+        },
+    );
     spawn_signals(&tx)?;
     if cfg.bridge {
         let program = cfg.spec.program.clone();
@@ -216,9 +227,6 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         tx.clone(),
     );
     lp.input(Input::ChildStarted { pid })?;
-    if !reading.leftover.is_empty() {
-        lp.input(Input::Stdin(reading.leftover))?;
-    }
     // A test hook: proves the terminal is restored and the child stopped on a panic.
     let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
     let exit = if panic_on_output {
@@ -240,6 +248,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     } else {
         lp.run(&mut rx).await?
     };
+    watchdog.finished();
 
     // Killed by a signal, pi could not stop its tools; they hold the terminal open, too.
     if exit.signal.is_some() {

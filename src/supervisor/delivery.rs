@@ -31,6 +31,10 @@ impl SendLog {
     }
 
     /// What the answered send was for; `None` for an unknown or forgotten id.
+    pub(crate) fn len(&self) -> usize {
+        self.recent.len()
+    }
+
     pub(crate) fn take(&mut self, send_id: u64) -> Option<Sent> {
         let index = self.recent.iter().position(|(id, _)| *id == send_id)?;
         self.recent.remove(index).map(|(_, sent)| sent)

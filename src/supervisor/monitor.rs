@@ -94,6 +94,10 @@ impl Tools {
         self.running.is_empty()
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.running.len()
+    }
+
     /// POKE-M2: the tools that passed the threshold since the last look, each reported once.
     pub(crate) fn breach(&mut self, now_mono: u64, threshold_ms: u64) -> Vec<Overdue> {
         let mut overdue = Vec::new();

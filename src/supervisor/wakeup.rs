@@ -112,6 +112,10 @@ impl Wakeups {
             .any(|wakeup| wakeup.due_mono <= now_mono + margin_ms)
     }
 
+    pub(crate) fn len(&self) -> usize {
+        self.pending.len()
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }
