@@ -30,8 +30,10 @@ pub mod limit;
 pub mod message;
 mod monitor;
 mod outcome;
+pub mod provider_wait;
 pub mod recovery;
 mod run;
+pub mod stall;
 pub mod texts;
 pub mod time;
 pub mod view;
@@ -55,8 +57,10 @@ use self::flow::settle::Settle;
 use self::ledger::{Ledger, LedgerKind as Kind, rule};
 use self::monitor::Tools;
 use self::outcome::Outcomes;
+use self::provider_wait::ProviderWaits;
 use self::recovery::Recovery;
 use self::run::RunState;
+use self::stall::StallWatch;
 use self::wake::{CompactionEnd, PostCompact};
 use self::wakeup::Wakeups;
 
@@ -80,6 +84,10 @@ pub struct Supervisor {
     context: Option<ContextUsage>,
     ledger: Ledger,
     sends: SendLog,
+    stall: StallWatch,
+    provider: ProviderWaits,
+    /// The local offset from UTC in seconds (east positive), for reset times written without a zone.
+    utc_offset_secs: i32,
 }
 
 impl Supervisor {
@@ -100,7 +108,21 @@ impl Supervisor {
             context: None,
             ledger: Ledger::default(),
             sends: SendLog::default(),
+            stall: StallWatch::default(),
+            provider: ProviderWaits::default(),
+            utc_offset_secs: 0,
         }
+    }
+
+    /// The local offset from UTC (seconds east), measured by the shell: provider reset times written
+    /// without a zone are local times.
+    pub fn set_utc_offset(&mut self, secs: i32) {
+        self.utc_offset_secs = secs;
+    }
+
+    /// A planned resume after a provider error is waiting (typing cancels it).
+    pub fn limit_wait_pending(&self) -> bool {
+        self.provider.wait().is_some()
     }
 
     pub fn config(&self) -> &SupervisorConfig {
@@ -110,6 +132,8 @@ impl Supervisor {
     /// Feeds one event; returns what to do, in order.
     pub fn handle(&mut self, event: Event, now: Now) -> Vec<Action> {
         let mut out = Vec::new();
+        // Every event is a sign that pi and its run are alive (STALL-S1, STALL-R1).
+        self.stall.alive(now.mono_ms);
         match event {
             Event::BridgeConnected => self.on_bridge_connected(),
             Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
@@ -189,6 +213,11 @@ impl Supervisor {
             Event::ToolCallRequest { call_id, name, args } => {
                 self.on_tool_call(call_id, &name, &args, now, &mut out)
             }
+            Event::Progress => {}
+            Event::UserTyped => {
+                self.stall.end_episode();
+                self.cancel_limit_wait("you typed", now, &mut out);
+            }
             Event::ManualPoke => self.on_manual_poke(now, &mut out),
             Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
             Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),
@@ -202,6 +231,7 @@ impl Supervisor {
         let mut out = Vec::new();
         self.compaction_hold_tick(now, &mut out);
         self.monitor_tick(now, &mut out);
+        self.stall_tick(now, &mut out);
         let wakeup_fired = self.wakeup_tick(now, &mut out);
         if wakeup_fired {
             // The wakeup restarts the agent; its run will be judged at its own settle (X4).
@@ -209,6 +239,7 @@ impl Supervisor {
         }
         self.deferred_tick(now, &mut out);
         self.held_manual_poke_tick(now, &mut out);
+        self.limit_tick(now, &mut out);
         self.orphan_tick(now, &mut out);
         self.outcome_tick(now, &mut out);
         out
@@ -225,6 +256,8 @@ impl Supervisor {
             self.held_manual_poke_deadline(),
             self.compaction.hold_deadline(),
             self.outcomes.deadline(),
+            self.stall_deadline(),
+            self.limit_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -237,6 +270,8 @@ impl Supervisor {
         let mut out = Vec::new();
         let was_enabled = self.config.poke.enabled;
         self.config = config;
+        // A watch switched on or changed starts counting now, not from an old event.
+        self.stall.alive(now.mono_ms);
         match (was_enabled, self.config.poke.enabled) {
             (false, true) => self.record(
                 &mut out,
@@ -272,7 +307,7 @@ impl Supervisor {
     /// Whether the view shows something that changes every second (a tool's timer, a wakeup's
     /// countdown); cheaper than building the view.
     pub fn has_live_timers(&self) -> bool {
-        !self.tools.is_empty() || !self.wakeups.is_empty()
+        !self.tools.is_empty() || !self.wakeups.is_empty() || self.provider.wait().is_some()
     }
 
     /// A request of the user's that cannot be carried out now: the ledger and a warning say why.

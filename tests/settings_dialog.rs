@@ -77,10 +77,10 @@ fn change(key: KeyId, value: SettingValue) -> Change {
 fn arrows_move_over_rows_only_and_wrap() {
     let mut d = SettingsDialog::new(&plain());
     assert_eq!(d.selected_row(), Some(RowKind::Setting(KeyId::PokeEnabled)));
-    for _ in 0..7 {
+    for _ in 0..9 {
         press(&mut d, KeyCode::Down);
     }
-    // Seven poke rows, then the "Recovery" header is skipped.
+    // Nine poke rows, then the "Recovery" header is skipped.
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::RecoveryMaxRetries))
@@ -241,7 +241,7 @@ fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
         Some(RowKind::Setting(KeyId::PokeThresholdSeconds))
     );
     let shown: Vec<_> = d.visible_rows().map(|(r, _)| r.kind).collect();
-    assert!(shown.len() < 23 && shown.contains(&RowKind::Setting(KeyId::PokeThresholdSeconds)));
+    assert!(shown.len() < 25 && shown.contains(&RowKind::Setting(KeyId::PokeThresholdSeconds)));
     for (row, visible) in d.visible_rows() {
         // Rows matched through the key's name in the file have nothing to highlight in the label.
         let label: Vec<char> = row.label.to_lowercase().chars().collect();
@@ -255,7 +255,7 @@ fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     assert_eq!(d.filter(), "th");
     assert_eq!(d.handle_key(ctrl('u')), DialogOutcome::None);
     assert_eq!(d.filter(), "");
-    assert_eq!(d.visible_rows().count(), 23);
+    assert_eq!(d.visible_rows().count(), 25);
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::PokeThresholdSeconds)),

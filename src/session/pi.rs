@@ -35,6 +35,9 @@ impl Session {
                     }
                 }
                 Wired::Log(record) => fx.push(Effect::Ledger(record)),
+                // The supervisor already told the user and the ledger; restarting pi is the child's
+                // part of the session, which reads `View::stall_abort_pending` and this flag.
+                Wired::Unresponsive { .. } => self.pi.frozen = true,
             }
         }
     }

@@ -43,6 +43,8 @@ pub struct PiInfo {
     pub last_heard_ms: Option<u64>,
     /// Lines the bridge sent that never arrived, by the gaps in their sequence numbers.
     pub lost_lines: u64,
+    /// pi did not settle 30 s after pokeshell's own abort of a stalled run (STALL-F1).
+    pub frozen: bool,
 }
 
 /// The bridge sends a heartbeat every 5 s: after three missed ones it counts as silent.
@@ -324,6 +326,21 @@ fn supervision_lines(view: &View) -> Vec<Line<'static>> {
             format!("{} (cooldown)", duration(p.due_in_ms))
         };
         lines.push(toned(format!("resume ({}) waits {why}", p.rule), Tone::Warn));
+    }
+    if let Some(w) = &view.limit_wait {
+        let when = match w.held {
+            Some(why) => format!("due, held: {why}"),
+            None => format!("in {} (at {})", duration(w.remaining_ms), clock(w.at_wall_ms)),
+        };
+        lines.push(toned(format!("⏸ {} — resume {when}", w.kind), Tone::Warn));
+        lines.push(toned(format!("  {}", w.error_line), Tone::Dim));
+        lines.push(toned(
+            "  prefix+p resumes now; typing cancels".to_string(),
+            Tone::Dim,
+        ));
+    }
+    if view.stall_abort_pending {
+        lines.push(toned("stopping a stalled run…".to_string(), Tone::Warn));
     }
     if view.manual_poke_held {
         lines.push(toned("your poke waits for the compaction", Tone::Warn));

@@ -4,7 +4,9 @@
 //! supervisor (`flow/settle.rs`).
 
 use super::ledger::rule;
+use super::limit::{ErrorKind, Plan};
 use super::recovery::emptiness::EmptyReply;
+use super::stall::StallKind;
 
 /// A resume message one rule wants to send.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +25,8 @@ pub(crate) enum Resume {
         nudge: Option<u32>,
         last: bool,
     },
+    /// STALL-S1 / STALL-R1: pokeshell stopped a silent run; resume it.
+    Stall { kind: StallKind, seconds: u64 },
 }
 
 impl Resume {
@@ -32,6 +36,7 @@ impl Resume {
             Self::Orphan { .. } => rule::POKE_ORPHAN,
             Self::Retry { .. } => rule::SAR_RETRY,
             Self::Loop { .. } => rule::SAR_LOOP,
+            Self::Stall { kind, .. } => stall_rule(*kind),
         }
     }
 
@@ -46,6 +51,7 @@ impl Resume {
             Self::Orphan { .. } => "the orphaned-tool poke".to_string(),
             Self::Retry { reason } => format!("the retry ({})", reason.reason().to_lowercase()),
             Self::Loop { tool, count, .. } => format!("the loop-guard message ({tool} failed {count} times)"),
+            Self::Stall { seconds, .. } => format!("the resume after a {seconds}s stall"),
         }
     }
 }
@@ -76,6 +82,13 @@ impl GiveUp {
     }
 }
 
+pub(crate) fn stall_rule(kind: StallKind) -> &'static str {
+    match kind {
+        StallKind::Stream => rule::STALL_STREAM,
+        StallKind::Run => rule::STALL_RUN,
+    }
+}
+
 /// What a rule made of a settle.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Claim {
@@ -86,6 +99,12 @@ pub(crate) enum Claim {
     },
     /// It gives up if it wins; nothing else resumes.
     GiveUp(GiveUp),
+    /// LIMIT-W1 / LIMIT-N1: a provider error pi's retries did not get past; the plan for it.
+    Limit {
+        plan: Plan,
+        kind: ErrorKind,
+        error: String,
+    },
 }
 
 impl Claim {
@@ -94,6 +113,10 @@ impl Claim {
             Self::Inject(resume) => resume.rule(),
             Self::Quiet { rule } => rule,
             Self::GiveUp(give_up) => give_up.rule(),
+            Self::Limit { plan, .. } => match plan {
+                Plan::Resume { .. } => rule::LIMIT_WAIT,
+                Plan::Notify { .. } | Plan::GiveUp => rule::LIMIT_NOTIFY,
+            },
         }
     }
 
@@ -103,7 +126,7 @@ impl Claim {
         match self {
             Self::Inject(Resume::Loop { last, .. }) => *last,
             Self::Quiet { rule } => *rule == rule::SAR_LOOP,
-            Self::Inject(_) | Self::GiveUp(_) => false,
+            Self::Inject(_) | Self::GiveUp(_) | Self::Limit { .. } => false,
         }
     }
 }
@@ -121,6 +144,8 @@ pub enum StopCause {
     User,
     AutoAbort,
     Handoff,
+    /// pokeshell stopped a silent run (STALL-S1, STALL-R1); its settle resumes it.
+    Stall,
 }
 
 impl StopCause {
@@ -130,6 +155,7 @@ impl StopCause {
             Self::User => "you (Esc)",
             Self::AutoAbort => "pokeshell's auto-abort",
             Self::Handoff => "the handoff compaction",
+            Self::Stall => "pokeshell's stall watch",
         }
     }
 }

@@ -118,6 +118,11 @@ pub enum Event {
         name: String,
         args: Value,
     },
+    /// The model's reply is streaming (text, thinking or a tool call grows), or another sign that the
+    /// request in flight is alive; the bridge sends at most one per second per kind.
+    Progress,
+    /// The user typed a key into pi's pane (anything, Esc included), before any prompt is submitted.
+    UserTyped,
     /// The user asked for a poke (prefix+p).
     ManualPoke,
     /// The user asked for a handoff now (prefix+h), with an optional focus line.

@@ -161,8 +161,19 @@ impl Supervisor {
                 });
                 (texts::CT_LOOP, text, notify)
             }
+            Resume::Stall { kind, seconds } => {
+                self.stall.count_resume();
+                let stream = *kind == crate::supervisor::stall::StallKind::Stream;
+                let notify = (NotifyLevel::Info, texts::notify_stall_resume());
+                (
+                    texts::CT_POKE,
+                    texts::stall_resume(stream, *seconds),
+                    Some(notify),
+                )
+            }
         };
-        self.arbiter.injected(now.mono_ms, resume.is_poke());
+        let shown = resume.is_poke() || matches!(resume, Resume::Stall { .. });
+        self.arbiter.injected(now.mono_ms, shown);
         let deliver_as = self.auto_deliver_as();
         let send_id = self.send(
             out,

@@ -28,14 +28,21 @@ impl Supervisor {
         let aborted = settle.aborted || last_visible(&settle.tail).is_some_and(Message::is_aborted_assistant);
         self.judge_outcome(aborted, &settle.tail, now, out);
         let cause = self.arbiter.new_settle();
+        let stall_abort = self.stall.settled();
         self.cancel_deferred("the agent settled again before it went out", now, out);
         if !self.config.poke.enabled {
             self.explain_disabled_settle(&settle, out, now);
             return;
         }
         if aborted {
-            self.settle_aborted(cause, now, out);
+            match stall_abort {
+                Some(abort) if cause == StopCause::Stall => self.settle_after_stall(abort, now, out),
+                _ => self.settle_aborted(cause, now, out),
+            }
             return;
+        }
+        if !self.run.failed() {
+            self.stall.end_episode();
         }
 
         let loop_claim = self.evaluate_loop(&settle.tail, now, out);
@@ -43,9 +50,12 @@ impl Supervisor {
         if !wake_handled {
             self.close_episode_unless_orphaned(now);
         }
+        let limit_claim = self.evaluate_limit(now, out);
         let retry_claim = self.evaluate_retry(&settle.tail);
 
-        let mut claims = [loop_claim, wake_claim, retry_claim].into_iter().flatten();
+        let mut claims = [loop_claim, wake_claim, limit_claim, retry_claim]
+            .into_iter()
+            .flatten();
         if let Some(winner) = claims.next() {
             self.arbiter.claim();
             let winner_rule = winner.rule();
@@ -54,6 +64,13 @@ impl Supervisor {
                 let lost = match &loser {
                     Claim::Inject(resume) => Some((resume.rule(), resume.describe())),
                     Claim::GiveUp(give_up) => Some((give_up.rule(), give_up.describe().to_string())),
+                    Claim::Limit { kind, .. } => Some((
+                        loser.rule(),
+                        format!(
+                            "the plan for the {}",
+                            crate::supervisor::provider_wait::kind_label(*kind)
+                        ),
+                    )),
                     Claim::Quiet { .. } => None,
                 };
                 if let Some((rule, what)) = lost {
@@ -69,6 +86,7 @@ impl Supervisor {
             match winner {
                 Claim::Inject(resume) => self.dispatch(resume, now, out),
                 Claim::GiveUp(give_up) => self.give_up_settle(give_up, now, out),
+                Claim::Limit { plan, kind, error } => self.settle_on_limit(plan, kind, &error, now, out),
                 Claim::Quiet { .. } => {}
             }
             return;
@@ -92,6 +110,7 @@ impl Supervisor {
             format!("{who} stopped the run: nothing resumes until you type")
         };
         self.record(out, now, rule::ARB_ABORTED, LedgerKind::Declined, reason, None);
+        self.cancel_limit_wait("the run was stopped", now, out);
     }
 
     /// POKE-W4 in the order of N3. Returns whether a wake was handled (else POKE-O2 runs) and its claim.
