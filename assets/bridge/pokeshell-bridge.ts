@@ -24,6 +24,7 @@ import { forwardEvents } from "./events.ts";
 import { heartbeatFields, RunningTools } from "./heartbeat.ts";
 import { HEARTBEAT_MS, TURN_HOLD_MS } from "./limits.ts";
 import { Link } from "./link.ts";
+import { ProgressThrottle } from "./progress.ts";
 import { takeSecrets } from "./secrets.ts";
 import type { Bridge } from "./state.ts";
 import { ForwardedTools, registerWakeupTools } from "./tools.ts";
@@ -48,6 +49,7 @@ function startBridge(pi: any, socketPath: string, token: string) {
 		tools: new ForwardedTools(),
 		turns: new TurnHolds(TURN_HOLD_MS),
 		running: new RunningTools(),
+		progress: new ProgressThrottle(),
 		handoffArm: null,
 	};
 	b.link = new Link(socketPath, token, randomUUID(), {

@@ -3,6 +3,7 @@
 
 import type { RunningTools } from "./heartbeat.ts";
 import type { Link } from "./link.ts";
+import type { ProgressThrottle } from "./progress.ts";
 import type { ForwardedTools } from "./tools.ts";
 import type { TurnHolds } from "./turns.ts";
 
@@ -17,5 +18,6 @@ export type Bridge = {
 	tools: ForwardedTools;
 	turns: TurnHolds;
 	running: RunningTools;
+	progress: ProgressThrottle;
 	handoffArm: HandoffArm | null;
 };

@@ -158,7 +158,8 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         ledger_path: Some(ledger.path().to_path_buf()),
         host_kitty: reading.caps.kitty,
     };
-    let session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
+    let mut session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
+    session.set_utc_offset(Session::local_utc_offset(wall_ms));
     let pane = session.pane();
     let mirror = Arc::new(Mutex::new(Mirror::new(
         pane.height,

@@ -157,6 +157,9 @@ fn every_event() -> Vec<PiEvent> {
             tail_truncated: false,
         }),
         PiEvent::MessageEnd(MessageEnd { message: assistant }),
+        PiEvent::Progress(Progress {
+            kind: ProgressKind::Thinking,
+        }),
         PiEvent::ToolExecutionStart(ToolExecutionStart {
             tool_call_id: "c1".into(),
             tool_name: "bash".into(),
@@ -258,6 +261,24 @@ fn every_command() -> Vec<Command> {
             level: NotifyLevel::Warning,
         },
     ]
+}
+
+#[test]
+fn the_bridges_progress_line_parses_and_an_unknown_kind_is_kept_as_other() {
+    let parsed: PiEvent = serde_json::from_value(json!({"type": "progress", "kind": "toolcall"})).unwrap();
+    assert_eq!(
+        parsed,
+        PiEvent::Progress(Progress {
+            kind: ProgressKind::Toolcall
+        })
+    );
+    let newer: PiEvent = serde_json::from_value(json!({"type": "progress", "kind": "image"})).unwrap();
+    assert_eq!(
+        newer,
+        PiEvent::Progress(Progress {
+            kind: ProgressKind::Other
+        })
+    );
 }
 
 #[test]
