@@ -13,15 +13,15 @@ fn error_of(text: &str) -> String {
 }
 
 #[test]
-fn built_in_tour_has_the_seven_stalls_each_with_a_recovery_to_wait_for() {
+fn built_in_tour_has_the_nine_stalls_each_with_a_recovery_to_wait_for() {
     let tour = Tour::built_in().unwrap();
     let plans = tour.plans(None).unwrap();
-    assert_eq!(plans.len(), 7);
+    assert_eq!(plans.len(), 9);
     let expected: Vec<&str> = plans.iter().map(|p| p.expect[0].rule.as_str()).collect();
     assert_eq!(
         expected,
         [
-            "POKE-M2", "POKE-M3", "POKE-W4", "SAR-S8", "SAR-L4", "WAK-T3", "HO-T1"
+            "POKE-M2", "POKE-M3", "POKE-W4", "SAR-S8", "SAR-L4", "WAK-T3", "HO-T1", "STALL-S1", "LIMIT-W1"
         ]
     );
     for (i, plan) in plans.iter().enumerate() {
@@ -216,11 +216,11 @@ fn chapter_ranges_select_chapters_and_keep_their_numbers() {
         .collect();
     assert_eq!(numbers, [2, 3]);
     let err = tour
-        .plans(Some(ChapterRange { first: 6, last: 9 }))
+        .plans(Some(ChapterRange { first: 6, last: 11 }))
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("no chapter 9") && err.contains("7 chapters"),
+        err.contains("no chapter 11") && err.contains("9 chapters"),
         "{err}"
     );
 }
