@@ -59,3 +59,80 @@ fn limit_w1_a_429_with_a_reset_hint_is_resumed_after_the_reset() {
     m.wait_record("LIMIT-W1", "action", "wait is over");
     m.assert_model_quiet(Duration::from_secs(2));
 }
+
+/// A rate limit that asks for a minute: long enough that only the user ends the wait.
+fn waiting_a_minute() -> Matrix {
+    let server = model_server();
+    server.push_all((0..2).map(|_| Step::rate_limited(60)));
+    server.set_default(Step::text("Back after the poke."));
+    let mut m = Matrix::builder()
+        .settings(json!({"retry": {"maxRetries": 1, "baseDelayMs": 200}}))
+        .start(server);
+    m.submit("refactor the lexer");
+    m.wait_chats(2);
+    m.wait_footer("⏸ limit 1:0");
+    m
+}
+
+#[test]
+fn limit_w1_typing_in_pis_editor_cancels_the_wait() {
+    let mut m = waiting_a_minute();
+    m.pty.send("x");
+    m.wait_record("LIMIT-W1", "declined", "cancelled: you typed");
+    m.pty.wait_until("the countdown gone", support::WAIT, |s| {
+        !support::shell::footer(s).contains("⏸ limit")
+    });
+    m.assert_model_quiet(Duration::from_secs(3));
+    assert_eq!(m.chat().len(), 2, "nothing resumed the agent");
+}
+
+#[test]
+fn limit_w1_prefix_p_resumes_at_once_with_one_message() {
+    let mut m = waiting_a_minute();
+    m.pty.send("\x1dp");
+    m.wait_trailing("poked this session by hand");
+    m.wait_record("LIMIT-W1", "declined", "poked by hand");
+    m.wait_text("Back after the poke.");
+    m.assert_model_quiet(Duration::from_secs(3));
+    let trailing = m.trailing_user_texts();
+    assert_eq!(
+        trailing.len(),
+        3,
+        "the prompt, pi's retry of it and the manual poke, no planned resume: {trailing:?}"
+    );
+    assert!(trailing[2].contains("poked this session by hand"), "{trailing:?}");
+    assert!(
+        !trailing.iter().any(|t| t.contains("failed with a")),
+        "{trailing:?}"
+    );
+}
+
+#[test]
+fn limit_r1_the_wait_survives_a_restart_of_pokeshell() {
+    const RESET: u64 = 15;
+    let server = model_server();
+    server.push_all((0..2).map(|_| Step::rate_limited(RESET)));
+    server.set_default(Step::text("Resumed after the restart."));
+    let mut m = Matrix::builder()
+        .settings(json!({"retry": {"maxRetries": 1, "baseDelayMs": 200}}))
+        .start(server);
+    m.submit("tidy the tests");
+    m.wait_chats(2);
+    m.wait_footer("⏸ limit 0:1");
+    m.restart(&["--continue"]);
+    m.wait_footer("⏸ limit 0:");
+    m.wait_record(
+        "LIMIT-R1",
+        "action",
+        "re-armed the planned resume after a rate limit",
+    );
+    let resumed = m.wait_trailing("failed with a rate limit");
+    let chat = m.chat();
+    let waited = chat[resumed].at - chat[1].at;
+    eprintln!("last 429 → resumed request across a restart: {waited:?} (reset hint {RESET}s)");
+    assert!(
+        waited >= Duration::from_secs(RESET),
+        "not before the reset: {waited:?}"
+    );
+    m.wait_text("Resumed after the restart.");
+}

@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::matrix::Matrix;
@@ -77,4 +77,61 @@ fn stall_s1_twin_a_slow_steady_stream_is_left_alone() {
         .filter(|r| r["rule"].as_str().is_some_and(|rule| rule.starts_with("STALL")))
         .collect();
     assert!(stall.is_empty(), "the watch never acted: {stall:?}");
+}
+
+/// An extension that never lets a run end: its `agent_end` handler awaits a promise that never
+/// settles, so pi never reaches `agent_settled`.
+const ENDLESS: &str = r#"
+let stuck = true;
+export default function (pi: any) {
+	pi.on("agent_end", async () => {
+		if (!stuck) return;
+		stuck = false;
+		await new Promise(() => {});
+	});
+}
+"#;
+
+/// pi 1.6.0 cannot settle while an extension still awaits at `agent_end`, even after an abort: the
+/// watch aborts the run (STALL-R1), and 30 s later, with no settle, reports pi as frozen (STALL-F1)
+/// for the shell to restart it.
+#[test]
+fn stall_r1_a_run_that_never_settles_is_aborted_then_reported_frozen() {
+    let server = model_server();
+    server.set_default(Step::text("All done here."));
+    let mut m = Matrix::builder()
+        .settings(json!({"poke": {"streamStallSeconds": STALL_SECONDS}}))
+        .extension(ENDLESS)
+        .start(server);
+    m.submit("say something");
+    m.wait_text("All done here.");
+    let started = Instant::now();
+    let abort = m.wait_record("STALL-R1", "action", "aborted the agent");
+    assert!(
+        abort["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the run after its end was silent"),
+        "{abort}"
+    );
+    let aborted_after = started.elapsed();
+    let deadline = Instant::now() + Duration::from_secs(45);
+    while m.records("STALL-F1", "declined").is_empty() {
+        assert!(Instant::now() < deadline, "no STALL-F1: {:?}", m.ledger());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let frozen_after = started.elapsed();
+    eprintln!(
+        "endless run: aborted {aborted_after:?} after the reply showed, reported frozen {frozen_after:?} after it"
+    );
+    assert!(
+        frozen_after >= aborted_after + Duration::from_secs(29),
+        "30 s after the abort: {aborted_after:?} then {frozen_after:?}"
+    );
+    m.wait_footer("looks frozen");
+    assert_eq!(
+        m.trailing_user_texts(),
+        ["say something"],
+        "nothing was resumed without a settle"
+    );
 }
