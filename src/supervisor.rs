@@ -7,6 +7,8 @@
 //! - [`wake`]: the post-compaction wake and pi-poke's stall episode;
 //! - [`recovery`]: the empty-reply retry's and the loop guard's budgets (pi-stalled-agent-recovery);
 //! - [`wakeup`]: model-scheduled wakeups (pi-wakeup);
+//! - [`stall`]: the silence of a run in flight (the stall watch); [`provider_wait`]: the planned
+//!   resume after a provider error, read with [`limit`];
 //! - [`arbiter`]: who owned the last settle, the shared cooldown, the parked resume, the user's stop;
 //! - [`delivery`]: the sends waiting for the bridge's answer; [`outcome`]: what came of a resume;
 //!   [`ledger`]: the latest records.
@@ -304,8 +306,8 @@ impl Supervisor {
         self.build_view(now)
     }
 
-    /// Whether the view shows something that changes every second (a tool's timer, a wakeup's
-    /// countdown); cheaper than building the view.
+    /// Whether the view shows something that changes every second (a tool's timer, a wakeup's or a
+    /// provider limit's countdown); cheaper than building the view.
     pub fn has_live_timers(&self) -> bool {
         !self.tools.is_empty() || !self.wakeups.is_empty() || self.provider.wait().is_some()
     }

@@ -129,6 +129,7 @@ fn stall_r1_a_run_that_never_settles_is_aborted_then_reported_frozen() {
         "30 s after the abort: {aborted_after:?} then {frozen_after:?}"
     );
     m.wait_footer("looks frozen");
+    m.wait_side("pi did not stop after pokeshell's abort: it looks frozen");
     assert_eq!(
         m.trailing_user_texts(),
         ["say something"],

@@ -53,9 +53,12 @@ impl Session {
                     }
                 }
                 Wired::Log(record) => fx.push(Effect::Ledger(record)),
-                // The supervisor already told the user and the ledger; restarting pi is the child's
-                // part of the session, which reads `View::stall_abort_pending` and this flag.
-                Wired::Unresponsive { .. } => self.pi.frozen = true,
+                // The supervisor already told the user and the ledger. The side pane says pi looks
+                // frozen until it settles or a new bridge connects; restarting pi is up to the shell.
+                Wired::Unresponsive { .. } => {
+                    self.pi.frozen = true;
+                    fx.push(Effect::Redraw);
+                }
             }
         }
     }
@@ -165,6 +168,7 @@ impl Session {
                 error_message: e.error_message,
             },
             PiEvent::AgentSettled(s) => {
+                self.pi.frozen = false;
                 self.pi.note_context(s.context_usage.as_ref().map(link::usage));
                 sup::Event::AgentSettled {
                     aborted: s.aborted,

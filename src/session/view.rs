@@ -66,6 +66,7 @@ impl PiInfo {
 
     pub fn connected(&mut self, hello: &Hello) {
         self.status = BridgeStatus::Connected;
+        self.frozen = false;
         self.version = hello.pi_version.clone().or(self.version.take());
         self.session = hello.session_name.clone().or(hello.session_id.clone());
         self.model = hello.model.clone();
@@ -277,6 +278,12 @@ impl Session {
                 Span::styled(format!("not connected: {why}"), theme::warn()),
             ]),
         });
+        if self.pi.frozen {
+            lines.push(toned(
+                "⚠ pi did not stop after pokeshell's abort: it looks frozen".to_string(),
+                Tone::Error,
+            ));
+        }
         if let Some(v) = &self.pi.version {
             lines.push(kv("version", v.clone()));
         }

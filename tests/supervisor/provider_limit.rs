@@ -253,3 +253,56 @@ fn limit_r1_the_wait_survives_a_restart() {
     third.session_with("s1", done);
     assert_eq!(third.view().limit_wait, None);
 }
+
+#[test]
+fn limit_n1_a_notice_leaves_the_settle_to_the_orphaned_tool_poke() {
+    let mut sim = Sim::new();
+    sim.agent_start().tool_start("t1", "bash");
+    let error = r#"400: {"message":"the provider gave up","type":"invalid_request_error"}"#;
+    sim.event(Event::AgentEnd {
+        stop_reason: Some(StopReason::Error),
+        error_message: Some(error.to_string()),
+    });
+    sim.settle();
+    assert_eq!(
+        sim.records("LIMIT-N1", LedgerKind::Declined).len(),
+        1,
+        "the user is told"
+    );
+    sim.run_for(40);
+    let sent = sim.sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(
+        sent[0].text.contains("is still running after"),
+        "the orphan poke: {}",
+        sent[0].text
+    );
+}
+
+#[test]
+fn limit_w1_a_planned_resume_loses_to_the_post_compaction_wake() {
+    let mut sim = Sim::new();
+    sim.agent_start().compact(true);
+    fails_with_after_start(&mut sim, RATE_LIMIT);
+    let lost = sim.records("LIMIT-W1", LedgerKind::Declined);
+    assert!(
+        lost.iter().any(|r| r.reason.contains("pre-empted by POKE-W4")),
+        "{lost:?}"
+    );
+    assert_eq!(sim.view().limit_wait, None, "the loser changed nothing");
+    assert!(sim.entries("pokeshell-limit-wait").is_empty());
+}
+
+/// As [`fails_with`], inside a run that already started.
+fn fails_with_after_start(sim: &mut Sim, error: &str) {
+    sim.event(Event::AgentEnd {
+        stop_reason: Some(StopReason::Error),
+        error_message: Some(error.to_string()),
+    });
+    let mut failed = Message::assistant(StopReason::Error, vec![]);
+    failed.error_message = Some(error.to_string());
+    sim.settle_as(Settled {
+        tail: vec![Message::user("go"), failed],
+        ..Settled::default()
+    });
+}

@@ -8,6 +8,7 @@ use crate::supervisor::action::Action;
 use crate::supervisor::arbiter::{Claim, GiveUp, Resume, StopCause};
 use crate::supervisor::event::ContextUsage;
 use crate::supervisor::ledger::{LedgerKind, rule};
+use crate::supervisor::limit::Plan;
 use crate::supervisor::message::{Message, Role, last_visible};
 use crate::supervisor::recovery::emptiness::evaluate_empty;
 use crate::supervisor::texts;
@@ -50,7 +51,17 @@ impl Supervisor {
         if !wake_handled {
             self.close_episode_unless_orphaned(now);
         }
-        let limit_claim = self.evaluate_limit(now, out);
+        // Only a planned resume claims the settle; a notice (no resume) leaves the settle to the other
+        // rules, the orphaned-tool poke included, and is given only when none of them acts.
+        let (limit_claim, mut limit_notice) = match self.evaluate_limit(now, out) {
+            Some(
+                claim @ Claim::Limit {
+                    plan: Plan::Resume { .. },
+                    ..
+                },
+            ) => (Some(claim), None),
+            other => (None, other),
+        };
         let retry_claim = self.evaluate_retry(&settle.tail);
 
         let mut claims = [loop_claim, wake_claim, limit_claim, retry_claim]
@@ -60,7 +71,7 @@ impl Supervisor {
             self.arbiter.claim();
             let winner_rule = winner.rule();
             // ARB-LOSE: a rule that loses records it and changes nothing.
-            for loser in claims {
+            for loser in claims.chain(limit_notice.take()) {
                 let lost = match &loser {
                     Claim::Inject(resume) => Some((resume.rule(), resume.describe())),
                     Claim::GiveUp(give_up) => Some((give_up.rule(), give_up.describe().to_string())),
@@ -90,6 +101,9 @@ impl Supervisor {
                 Claim::Quiet { .. } => {}
             }
             return;
+        }
+        if let Some(Claim::Limit { plan, kind, error }) = limit_notice {
+            self.settle_on_limit(plan, kind, &error, now, out);
         }
         if !self.post_compact.armed() {
             self.evaluate_handoff(settle.is_idle, now, out);
