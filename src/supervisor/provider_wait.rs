@@ -168,3 +168,41 @@ pub fn countdown(remaining_ms: u64) -> String {
         format!("{minutes}:{seconds:02}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn countdown_reads_m_ss_then_h_mm_ss_rounding_up() {
+        assert_eq!(countdown(24_000), "0:24");
+        assert_eq!(countdown(23_001), "0:24", "a started second still counts");
+        assert_eq!(countdown(0), "0:00");
+        assert_eq!(countdown(725_000), "12:05");
+        assert_eq!(countdown(3_725_000), "1:02:05");
+    }
+
+    #[test]
+    fn first_line_skips_blank_lines_and_cuts_long_ones() {
+        assert_eq!(first_line("\n  429: too many\nmore"), "429: too many");
+        let long = "x".repeat(500);
+        let cut = first_line(&long);
+        assert_eq!(cut.chars().count(), 161);
+        assert!(cut.ends_with('…'));
+        assert_eq!(first_line(""), "");
+    }
+
+    #[test]
+    fn a_kind_survives_its_label_round_trip() {
+        for kind in [
+            ErrorKind::RateLimit,
+            ErrorKind::Overloaded,
+            ErrorKind::ServerError,
+            ErrorKind::Network,
+            ErrorKind::UsageLimit,
+        ] {
+            assert_eq!(kind_from_label(kind_label(kind)), kind);
+        }
+        assert_eq!(kind_from_label("nonsense"), ErrorKind::Unknown);
+    }
+}

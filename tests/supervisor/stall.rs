@@ -210,3 +210,27 @@ fn stall_f1_an_abort_without_a_settle_reports_pi_as_unresponsive_once() {
     assert_eq!(unresponsive(&sim), 1, "said once");
     assert_eq!(sim.aborts(), 1, "no second abort while the first is unanswered");
 }
+
+#[test]
+fn stall_r1_twin_pis_own_retry_wait_after_an_error_is_not_a_stall() {
+    let mut sim = Sim::configured(|config| config.poke.stream_stall_seconds = 3);
+    sim.agent_start().turn_start().event(Event::Progress);
+    // The request failed; pi waits 8 s before its retry, with no event meanwhile.
+    sim.agent_end(StopReason::Error).run_for(8);
+    assert_eq!(sim.aborts(), 0, "a retry wait is not a stall");
+    sim.agent_start().turn_start().event(Event::Progress).run_for(4);
+    assert_eq!(
+        sim.aborts(),
+        1,
+        "the retried request's stream is watched as usual"
+    );
+}
+
+#[test]
+fn stall_r1_after_an_error_a_minute_of_silence_still_counts() {
+    let mut sim = Sim::configured(|config| config.poke.stream_stall_seconds = 3);
+    sim.agent_start().agent_end(StopReason::Error).run_for(59);
+    assert_eq!(sim.aborts(), 0);
+    sim.run_for(2);
+    assert_eq!(sim.aborts(), 1, "no retry takes a minute: the run never settled");
+}

@@ -10,6 +10,9 @@ use crate::supervisor::stall::{ABORT_SETTLE_LIMIT_MS, StallAbort, StallKind};
 use crate::supervisor::texts;
 use crate::supervisor::time::Now;
 
+/// The least silence taken for a stall while pi may be waiting to retry a failed request.
+const RETRY_WAIT_FLOOR_MS: u64 = 60_000;
+
 impl Supervisor {
     /// The watch is open: supervision on, the bridge there, a run in flight, no tool, no compaction.
     fn stall_watched(&self) -> Option<StallKind> {
@@ -18,11 +21,22 @@ impl Supervisor {
         if open { self.run.in_flight() } else { None }
     }
 
+    /// The silence allowed now. After a run that ended on an error pi may be waiting to retry it (2,
+    /// 4 and 8 s by default, and no event meanwhile): that wait is not taken for a stall.
+    fn stall_limit(&self, kind: StallKind) -> Option<u64> {
+        let limit = self.config.stall_ms()?;
+        let retrying = kind == StallKind::Run && self.run.failed();
+        Some(if retrying {
+            limit.max(RETRY_WAIT_FLOOR_MS)
+        } else {
+            limit
+        })
+    }
+
     pub(in crate::supervisor) fn stall_deadline(&self) -> Option<u64> {
         let silence = self
-            .config
-            .stall_ms()
-            .filter(|_| self.stall_watched().is_some())
+            .stall_watched()
+            .and_then(|kind| self.stall_limit(kind))
             .and_then(|limit| self.stall.deadline(limit));
         [silence, self.stall.frozen_deadline()]
             .into_iter()
@@ -32,10 +46,10 @@ impl Supervisor {
 
     pub(in crate::supervisor) fn stall_tick(&mut self, now: Now, out: &mut Vec<Action>) {
         self.frozen_tick(now, out);
-        let Some(limit) = self.config.stall_ms() else {
+        let Some(kind) = self.stall_watched() else {
             return;
         };
-        let Some(kind) = self.stall_watched() else {
+        let Some(limit) = self.stall_limit(kind) else {
             return;
         };
         if self.stall.deadline(limit).is_none_or(|due| now.mono_ms < due) {
