@@ -216,7 +216,10 @@ impl Session {
             }
             Input::ChildStopped => fx.push(Effect::Suspend),
             Input::ChildExited { code, signal } => self.on_child_exited(code, signal, now, &mut fx),
-            Input::LoopAway { ms } => self.watch.away(ms, now),
+            Input::LoopAway { ms } => {
+                self.watch.away(ms, now);
+                self.supervise(crate::supervisor::Event::TimeAway { ms }, now, &mut fx);
+            }
             Input::ProgramStatus(status) => {
                 self.pi.program_status = status;
                 fx.push(Effect::Redraw);

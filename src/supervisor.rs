@@ -7,6 +7,8 @@
 //! - [`wake`]: the post-compaction wake and pi-poke's stall episode;
 //! - [`recovery`]: the empty-reply retry's and the loop guard's budgets (pi-stalled-agent-recovery);
 //! - [`wakeup`]: model-scheduled wakeups (pi-wakeup);
+//! - [`stall`]: the silence of a run in flight (the stall watch); [`provider_wait`]: the planned
+//!   resume after a provider error, read with [`limit`];
 //! - [`arbiter`]: who owned the last settle, the shared cooldown, the parked resume, the user's stop;
 //! - [`delivery`]: the sends waiting for the bridge's answer; [`outcome`]: what came of a resume;
 //!   [`ledger`]: the latest records.
@@ -30,8 +32,10 @@ pub mod limit;
 pub mod message;
 mod monitor;
 mod outcome;
+pub mod provider_wait;
 pub mod recovery;
 mod run;
+pub mod stall;
 pub mod texts;
 pub mod time;
 pub mod view;
@@ -55,8 +59,10 @@ use self::flow::settle::Settle;
 use self::ledger::{Ledger, LedgerKind as Kind, rule};
 use self::monitor::Tools;
 use self::outcome::Outcomes;
+use self::provider_wait::ProviderWaits;
 use self::recovery::Recovery;
 use self::run::RunState;
+use self::stall::StallWatch;
 use self::wake::{CompactionEnd, PostCompact};
 use self::wakeup::Wakeups;
 
@@ -101,6 +107,10 @@ pub struct Supervisor {
     context: Option<ContextUsage>,
     ledger: Ledger,
     sends: SendLog,
+    stall: StallWatch,
+    provider: ProviderWaits,
+    /// The local offset from UTC in seconds (east positive), for reset times written without a zone.
+    utc_offset_secs: i32,
 }
 
 impl Supervisor {
@@ -122,7 +132,21 @@ impl Supervisor {
             context: None,
             ledger: Ledger::default(),
             sends: SendLog::default(),
+            stall: StallWatch::default(),
+            provider: ProviderWaits::default(),
+            utc_offset_secs: 0,
         }
+    }
+
+    /// The local offset from UTC (seconds east), measured by the shell: provider reset times written
+    /// without a zone are local times.
+    pub fn set_utc_offset(&mut self, secs: i32) {
+        self.utc_offset_secs = secs;
+    }
+
+    /// A planned resume after a provider error is waiting (typing cancels it).
+    pub fn limit_wait_pending(&self) -> bool {
+        self.provider.wait().is_some()
     }
 
     pub fn config(&self) -> &SupervisorConfig {
@@ -132,6 +156,8 @@ impl Supervisor {
     /// Feeds one event; returns what to do, in order.
     pub fn handle(&mut self, event: Event, now: Now) -> Vec<Action> {
         let mut out = Vec::new();
+        // Every event is a sign that pi and its run are alive (STALL-S1, STALL-R1).
+        self.stall.alive(now.mono_ms);
         match event {
             Event::BridgeConnected => self.on_bridge_connected(),
             Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
@@ -168,6 +194,7 @@ impl Supervisor {
             }
             Event::ToolEnd { id } => self.tools.end(&id),
             Event::ToolsRunning { ids } => self.forget_ghost_tools(&ids, now, &mut out),
+            Event::TimeAway { ms } => self.stall.away(ms),
             Event::CompactStart { .. } => self.compaction.start(now.mono_ms),
             Event::Compact {
                 reason,
@@ -220,6 +247,11 @@ impl Supervisor {
             Event::ToolCallRequest { call_id, name, args } => {
                 self.on_tool_call(call_id, &name, &args, now, &mut out)
             }
+            Event::Progress => {}
+            Event::UserTyped => {
+                self.stall.end_episode();
+                self.cancel_limit_wait("you typed", now, &mut out);
+            }
             Event::ManualPoke => self.on_manual_poke(now, &mut out),
             Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
             Event::CancelWakeup { id } => self.user_cancel_wakeup(&id, now, &mut out),
@@ -234,6 +266,7 @@ impl Supervisor {
         let mut out = Vec::new();
         self.compaction_hold_tick(now, &mut out);
         self.monitor_tick(now, &mut out);
+        self.stall_tick(now, &mut out);
         let wakeup_fired = self.wakeup_tick(now, &mut out);
         if wakeup_fired {
             // The wakeup restarts the agent; its run will be judged at its own settle (X4).
@@ -241,6 +274,7 @@ impl Supervisor {
         }
         self.deferred_tick(now, &mut out);
         self.held_manual_poke_tick(now, &mut out);
+        self.limit_tick(now, &mut out);
         self.orphan_tick(now, &mut out);
         self.outcome_tick(now, &mut out);
         out
@@ -257,6 +291,8 @@ impl Supervisor {
             self.held_manual_poke_deadline(),
             self.compaction.hold_deadline(),
             self.outcomes.deadline(),
+            self.stall_deadline(),
+            self.limit_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -269,6 +305,8 @@ impl Supervisor {
         let mut out = Vec::new();
         let was_enabled = self.config.poke.enabled;
         self.config = config;
+        // A watch switched on or changed starts counting now, not from an old event.
+        self.stall.alive(now.mono_ms);
         match (was_enabled, self.config.poke.enabled) {
             (false, true) => self.record(
                 &mut out,
@@ -313,10 +351,10 @@ impl Supervisor {
         self.build_view(now)
     }
 
-    /// Whether the view shows something that changes every second (a tool's timer, a wakeup's
-    /// countdown); cheaper than building the view.
+    /// Whether the view shows something that changes every second (a tool's timer, a wakeup's or a
+    /// provider limit's countdown); cheaper than building the view.
     pub fn has_live_timers(&self) -> bool {
-        !self.tools.is_empty() || !self.wakeups.is_empty()
+        !self.tools.is_empty() || !self.wakeups.is_empty() || self.provider.wait().is_some()
     }
 
     /// A request of the user's that cannot be carried out now: the ledger and a warning say why.

@@ -54,9 +54,19 @@ async fn print_mode_events_wakeup_tool_and_send_message() {
         request.args,
         json!({"delay_seconds": 120, "prompt": "check the build", "reason": "ci is slow"})
     );
-    let order: Vec<String> = names(&before)
+    let all = names(&before);
+    // The tool call streamed in: at least one `progress` line, after the turn started and before
+    // the tool ran (its count depends on the stream's speed, at most one a second).
+    let turn = all.iter().position(|n| n == "turn_start");
+    let progress = all.iter().position(|n| n == "progress");
+    let tool = all.iter().position(|n| n == "tool_execution_start");
+    assert!(
+        turn < progress && progress < tool && progress.is_some(),
+        "{all:?}"
+    );
+    let order: Vec<String> = all
         .into_iter()
-        .filter(|n| n != "message_end" && n != "snapshot")
+        .filter(|n| n != "message_end" && n != "snapshot" && n != "progress")
         .collect();
     assert_eq!(
         order,

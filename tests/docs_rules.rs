@@ -12,13 +12,15 @@ use std::path::{Path, PathBuf};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Families whose IDs read `FAMILY-<letter><number>` (or `FAMILY-#<number>` for a scenario).
-const FAMILIES: [&str; 6] = ["POKE", "SAR", "WAK", "HO", "ARB", "RST"];
+const FAMILIES: [&str; 8] = ["POKE", "SAR", "WAK", "HO", "ARB", "RST", "STALL", "LIMIT"];
 /// One-letter IDs without a family: the original's bugs, the newer upstream rules, the conflicts.
 const BARE: [char; 3] = ['B', 'N', 'X'];
 /// Test-name prefixes and the family their lower-case IDs belong to (`fix_b5` is B5).
-const TEST_FAMILIES: [(&str, &str); 7] = [
+const TEST_FAMILIES: [(&str, &str); 9] = [
     ("rst", "RST"),
     ("poke", "POKE"),
+    ("stall", "STALL"),
+    ("limit", "LIMIT"),
     ("sar", "SAR"),
     ("wak", "WAK"),
     ("ho", "HO"),

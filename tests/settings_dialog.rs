@@ -77,10 +77,10 @@ fn change(key: KeyId, value: SettingValue) -> Change {
 fn arrows_move_over_rows_only_and_wrap() {
     let mut d = SettingsDialog::new(&plain());
     assert_eq!(d.selected_row(), Some(RowKind::Setting(KeyId::PokeEnabled)));
-    for _ in 0..9 {
+    for _ in 0..11 {
         press(&mut d, KeyCode::Down);
     }
-    // Nine poke rows, then the "Recovery" header is skipped.
+    // Eleven poke rows, then the "Recovery" header is skipped.
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::RecoveryMaxRetries))
@@ -255,7 +255,7 @@ fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     assert_eq!(d.filter(), "th");
     assert_eq!(d.handle_key(ctrl('u')), DialogOutcome::None);
     assert_eq!(d.filter(), "");
-    assert_eq!(d.visible_rows().count(), 25);
+    assert_eq!(d.visible_rows().count(), 27);
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::PokeThresholdSeconds)),
@@ -385,7 +385,7 @@ fn snapshot_the_whole_list() {
     s.apply_session_changes(&[change(KeyId::PokePostCompactMaxPokes, SettingValue::Int(3))])
         .unwrap();
     let d = SettingsDialog::new(&s);
-    insta::assert_snapshot!(draw(&d, 80, 42).backend());
+    insta::assert_snapshot!(draw(&d, 80, 44).backend());
 }
 
 #[test]

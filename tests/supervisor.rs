@@ -13,12 +13,14 @@ mod supervisor {
     mod poke_fixes;
     mod poke_rules;
     mod properties;
+    mod provider_limit;
     mod random_events;
     mod reconnect;
     mod recovery;
     mod recovery_detectors;
     mod recovery_in_run;
     mod restart;
+    mod stall;
     mod stop_and_lose;
     mod wakeup;
     mod wakeup_restore;

@@ -90,7 +90,11 @@ impl Soak {
                 },
                 Action::Compact { .. } => self.compact_pending = true,
                 Action::AppendEntry { custom_type, data } => self.note_entry(custom_type, &data),
-                Action::ToolReply { .. } | Action::Abort | Action::Notify { .. } | Action::Log(_) => {}
+                Action::ToolReply { .. }
+                | Action::Abort
+                | Action::Notify { .. }
+                | Action::Log(_)
+                | Action::Unresponsive { .. } => {}
             }
         }
     }

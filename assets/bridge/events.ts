@@ -3,6 +3,7 @@
 import { branchOf, idleOf, pendingMessagesOf, sessionInfo, usageOf } from "./context.ts";
 import { writeHandoff } from "./handoff.ts";
 import { ERROR_TEXT_MAX, PREVIEW_STRING_MAX } from "./limits.ts";
+import { progressKindOf } from "./progress.ts";
 import type { Bridge } from "./state.ts";
 import { branchTail, ownEntries, summarizeMessage } from "./summaries.ts";
 import { bound, boundText, modelName, numberOrNull } from "./util.ts";
@@ -112,6 +113,13 @@ export function forwardEvents(b: Bridge) {
 		const hold = b.link.open ? b.turns.hold() : null;
 		emit("turn_end", { turnIndex: event.turnIndex ?? 0, tail, tailTruncated: truncated, holdId: hold?.id ?? null });
 		return hold?.released;
+	});
+
+	// The stall watch only needs to know that the reply still streams: throttled per kind.
+	on(b, "message_update", (event) => {
+		const kind = progressKindOf(event);
+		if (kind && b.progress.take(kind)) emit("progress", { kind });
+		return undefined;
 	});
 
 	on(b, "message_end", (event) => {

@@ -25,6 +25,7 @@ import { forwardEvents } from "./events.ts";
 import { heartbeatFields, RunningTools } from "./heartbeat.ts";
 import { HEARTBEAT_MS, TURN_HOLD_MS, USER_COMMAND_TIMEOUT_MS } from "./limits.ts";
 import { Link } from "./link.ts";
+import { ProgressThrottle } from "./progress.ts";
 import { takeSecrets } from "./secrets.ts";
 import { PendingAsks, registerSlashCommands } from "./slash-commands.ts";
 import type { Bridge } from "./state.ts";
@@ -59,6 +60,7 @@ function startBridge(pi: any, socketPath: string, token: string, asks: PendingAs
 		turns: new TurnHolds(TURN_HOLD_MS),
 		running: new RunningTools(),
 		asks,
+		progress: new ProgressThrottle(),
 		handoffArm: null,
 	};
 	b.link = new Link(socketPath, token, randomUUID(), {

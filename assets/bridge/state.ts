@@ -4,6 +4,7 @@
 import type { RunningTools } from "./heartbeat.ts";
 import type { Link } from "./link.ts";
 import type { PendingAsks } from "./slash-commands.ts";
+import type { ProgressThrottle } from "./progress.ts";
 import type { ForwardedTools } from "./tools.ts";
 import type { TurnHolds } from "./turns.ts";
 
@@ -20,5 +21,6 @@ export type Bridge = {
 	running: RunningTools;
 	/** The pi commands waiting for pokeshell's answer. */
 	asks: PendingAsks;
+	progress: ProgressThrottle;
 	handoffArm: HandoffArm | null;
 };

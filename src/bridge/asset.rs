@@ -33,6 +33,7 @@ pub const BRIDGE_FILES: &[(&str, &str)] = modules![
     "summaries.ts",
     "context.ts",
     "heartbeat.ts",
+    "progress.ts",
     "state.ts",
     "turns.ts",
     "wakeup-bounds.ts",

@@ -19,9 +19,10 @@ pub use commands::{
 pub use events::{
     AgentEnd, AgentSettled, BeforeAgentStart, Block, CompactReason, ContextUsage, CustomEntry,
     HandoffOutcome, HandoffReport, InputEvent, InputSource, LogEvent, MessageEnd, MessageSummary,
-    ModelSelect, PiEvent, Role, SessionBeforeCompact, SessionCompact, SessionCompactFailed,
-    SessionInfoChanged, SessionReason, SessionShutdown, SessionStart, SessionTree, Snapshot, StopReason,
-    TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnEnd, TurnStart,
+    ModelSelect, PiEvent, Progress, ProgressKind, Role, SessionBeforeCompact, SessionCompact,
+    SessionCompactFailed, SessionInfoChanged, SessionReason, SessionShutdown, SessionStart, SessionTree,
+    Snapshot, StopReason, TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnEnd,
+    TurnStart,
 };
 pub use heartbeat::{Heartbeat, SeqGaps};
 pub use user_commands::{UserCommand, UserRequest};

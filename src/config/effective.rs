@@ -67,6 +67,8 @@ impl EffectiveSettings {
                 post_compact_poke: flag(KeyId::PokePostCompactPoke),
                 post_compact_cooldown_seconds: secs(KeyId::PokePostCompactCooldownSeconds),
                 post_compact_max_pokes: count(KeyId::PokePostCompactMaxPokes),
+                stream_stall_seconds: secs(KeyId::PokeStreamStallSeconds),
+                provider_retry_max_minutes: secs(KeyId::PokeProviderRetryMaxMinutes),
             },
             recovery: RecoverySettings {
                 max_retries: count(KeyId::RecoveryMaxRetries),

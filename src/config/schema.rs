@@ -64,6 +64,8 @@ pub enum KeyId {
     PokePostCompactMaxPokes,
     PokeUnresponsiveSeconds,
     PokeMaxRestartsPerHour,
+    PokeStreamStallSeconds,
+    PokeProviderRetryMaxMinutes,
     RecoveryMaxRetries,
     RecoveryLoopThreshold,
     RecoveryMaxLoopNudges,
@@ -180,7 +182,7 @@ const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 23] = [
+pub static KEYS: [KeySpec; 25] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -296,6 +298,35 @@ pub static KEYS: [KeySpec; 23] = [
         label: "Restarts of pi per hour",
         description: "Times pokeshell restarts a frozen or crashed pi within an hour before it \
                       stops and tells you; 0 never restarts.",
+    },
+    KeySpec {
+        id: KeyId::PokeStreamStallSeconds,
+        block: Block::Poke,
+        name: "streamStallSeconds",
+        group: Group::Poke,
+        kind: ValueKind::Int {
+            min: 0,
+            max: DAY_SECONDS,
+        },
+        unit: Unit::Seconds,
+        default: DefaultValue::Int(120),
+        label: "Stalled stream limit",
+        description: "Seconds a run may go without any sign of life (no streamed token, no event, no \
+                      tool running) before pokeshell aborts it and asks the agent to go on; 0 turns \
+                      this off.",
+    },
+    KeySpec {
+        id: KeyId::PokeProviderRetryMaxMinutes,
+        block: Block::Poke,
+        name: "providerRetryMaxMinutes",
+        group: Group::Poke,
+        kind: ValueKind::Int { min: 0, max: 10_080 },
+        unit: Unit::None,
+        default: DefaultValue::Int(300),
+        label: "Provider error waits (minutes)",
+        description: "After pi's own retries give up on a rate limit, overload or network error, \
+                      pokeshell waits for the provider's reset time (or a backoff) and resumes, for \
+                      at most this many minutes in all; 0 turns this off.",
     },
     KeySpec {
         id: KeyId::RecoveryMaxRetries,

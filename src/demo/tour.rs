@@ -23,7 +23,7 @@ pub const BUILT_IN: &str = include_str!("../../assets/demo/tour.json");
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 45;
 
 /// The rule IDs a chapter may expect: the supervisor's ledger rules.
-pub const KNOWN_RULES: [&str; 24] = [
+pub const KNOWN_RULES: [&str; 30] = [
     rule::POKE_BREACH,
     rule::POKE_AUTO_ABORT,
     rule::POKE_ORPHAN,
@@ -48,6 +48,12 @@ pub const KNOWN_RULES: [&str; 24] = [
     rule::RESTART_DIED,
     rule::RESTART_LIMIT,
     rule::RESTART_RESUME,
+    rule::STALL_STREAM,
+    rule::STALL_RUN,
+    rule::STALL_FROZEN,
+    rule::LIMIT_WAIT,
+    rule::LIMIT_NOTIFY,
+    rule::LIMIT_RESTORE,
 ];
 
 /// A scenario file as `pokeshell demo --script` reads it.

@@ -159,7 +159,8 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         host_kitty: reading.caps.kitty,
         child_args: cfg.spec.args.clone(),
     };
-    let session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
+    let mut session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
+    session.set_utc_offset(Session::local_utc_offset(wall_ms));
     let pane = session.pane();
     let mirror = Arc::new(Mutex::new(Mirror::new(
         pane.height,

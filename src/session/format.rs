@@ -51,6 +51,20 @@ pub fn clock(wall_ms: u64) -> String {
     format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
 }
 
+/// The local offset from UTC (seconds east) at `wall_ms`, for the shell to hand to the session; 0
+/// when the C library cannot tell.
+pub fn utc_offset_secs(wall_ms: u64) -> i32 {
+    let secs = (wall_ms / 1000) as libc::time_t;
+    // SAFETY: localtime_r writes only into the zeroed local struct it is given.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return 0;
+        }
+        i32::try_from(tm.tm_gmtoff).unwrap_or(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -93,6 +93,12 @@ impl Session {
                     {
                         self.child.note_suspend_key(now);
                     }
+                    if let Token::Key(b) = &tok
+                        && keys::decode_sgr_mouse(b).is_none()
+                        && !keys::is_focus_report(b)
+                    {
+                        self.note_typing(now, fx);
+                    }
                     self.forward(tok, &mut out)
                 }
                 Some(Routed::PrefixArmed) => fx.push(Effect::Redraw),

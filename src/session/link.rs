@@ -219,6 +219,8 @@ pub enum Wired {
     },
     /// A record for the intervention ledger.
     Log(sup::LedgerRecord),
+    /// pi did not settle after pokeshell's own abort (the supervisor's `Action::Unresponsive`).
+    Unresponsive { aborted_mono_ms: u64 },
 }
 
 /// A supervisor action in the wire's terms.
@@ -275,6 +277,7 @@ pub fn wire_action(action: Action) -> Wired {
         }
         Action::Notify { level, text, desktop } => Wired::Notify { level, text, desktop },
         Action::Log(record) => Wired::Log(record),
+        Action::Unresponsive { aborted_mono_ms } => Wired::Unresponsive { aborted_mono_ms },
     }
 }
 

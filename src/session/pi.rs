@@ -12,6 +12,24 @@ use crate::supervisor::{self as sup, Action, Now};
 use crate::ui::theme::Tone;
 
 impl Session {
+    /// The local offset from UTC (seconds east), measured by the shell at start: provider reset times
+    /// written without a zone are read in it.
+    pub fn set_utc_offset(&mut self, secs: i32) {
+        self.supervisor.set_utc_offset(secs);
+    }
+
+    /// The local offset from UTC at `wall_ms`, as the C library knows it (the shell's side).
+    pub fn local_utc_offset(wall_ms: u64) -> i32 {
+        super::format::utc_offset_secs(wall_ms)
+    }
+
+    /// A key the user typed into pi's pane: it cancels a planned resume after a provider error.
+    pub(super) fn note_typing(&mut self, now: Now, fx: &mut Vec<Effect>) {
+        if self.supervisor.limit_wait_pending() {
+            self.supervise(sup::Event::UserTyped, now, fx);
+        }
+    }
+
     /// Feeds one supervisor event and turns its actions into effects.
     pub(super) fn supervise(&mut self, event: sup::Event, now: Now, fx: &mut Vec<Effect>) {
         let actions = self.supervisor.handle(event, now);
@@ -39,6 +57,13 @@ impl Session {
                     }
                 }
                 Wired::Log(record) => fx.push(Effect::Ledger(record)),
+                // The supervisor already told the user and the ledger. The side pane says pi looks
+                // frozen until it settles or a new bridge connects; the restart watch, which saw the
+                // abort go out, relaunches pi (RST-F2).
+                Wired::Unresponsive { .. } => {
+                    self.pi.frozen = true;
+                    fx.push(Effect::Redraw);
+                }
             }
         }
     }
@@ -161,6 +186,7 @@ impl Session {
             },
             PiEvent::AgentSettled(s) => {
                 self.watch.settled();
+                self.pi.frozen = false;
                 self.pi.note_context(s.context_usage.as_ref().map(link::usage));
                 sup::Event::AgentSettled {
                     aborted: s.aborted,
@@ -171,6 +197,12 @@ impl Session {
                 }
             }
             PiEvent::TurnStart(_) => sup::Event::TurnStart,
+            PiEvent::Progress(_) => {
+                // Only the stall watch's clock moves: nothing to redraw.
+                let actions = self.supervisor.handle(sup::Event::Progress, now);
+                self.perform(actions, now, fx);
+                return;
+            }
             PiEvent::TurnEnd(t) => {
                 self.supervise(
                     sup::Event::TurnEnd {

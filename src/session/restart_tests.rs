@@ -158,9 +158,20 @@ fn rst_f1_a_frozen_pi_mid_run_is_relaunched_on_its_session_and_resumed() {
     assert!(lines.iter().any(|l| l.contains("Restarts of pi")), "{lines:?}");
 }
 
+/// The stall watch (STALL-S1) would rightly abort a run that long without progress; these tests are
+/// about the freeze watch alone.
+fn without_stall_watch(s: &mut Session) {
+    let off = crate::config::Change {
+        key: crate::config::KeyId::PokeStreamStallSeconds,
+        value: crate::config::SettingValue::Int(0),
+    };
+    s.handle(Input::ApplySettings(vec![off]), at(0));
+}
+
 #[test]
 fn heartbeats_or_output_keep_pi_alive() {
     let mut s = pi();
+    without_stall_watch(&mut s);
     event(&mut s, json!({"type": "agent_start"}), 1000);
     for t in (5_000..300_000).step_by(5_000) {
         heartbeat(&mut s, t);

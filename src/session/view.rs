@@ -45,6 +45,8 @@ pub struct PiInfo {
     pub lost_lines: u64,
     /// pi's own latest status report (OSC 7501), read from its screen output.
     pub program_status: Option<crate::screen::ProgramStatus>,
+    /// pi did not settle 30 s after pokeshell's own abort of a stalled run (STALL-F1).
+    pub frozen: bool,
 }
 
 /// The bridge sends a heartbeat every 5 s: after three missed ones it counts as silent.
@@ -66,6 +68,7 @@ impl PiInfo {
 
     pub fn connected(&mut self, hello: &Hello) {
         self.status = BridgeStatus::Connected;
+        self.frozen = false;
         self.version = hello.pi_version.clone().or(self.version.take());
         self.session = hello.session_name.clone().or(hello.session_id.clone());
         self.model = hello.model.clone();
@@ -286,6 +289,12 @@ impl Session {
                 Span::styled(format!("not connected: {why}"), theme::warn()),
             ]),
         });
+        if self.pi.frozen {
+            lines.push(toned(
+                "⚠ pi did not stop after pokeshell's abort: it looks frozen".to_string(),
+                Tone::Error,
+            ));
+        }
         if let Some(v) = &self.pi.version {
             lines.push(kv("version", v.clone()));
         }
@@ -335,6 +344,21 @@ fn supervision_lines(view: &View) -> Vec<Line<'static>> {
             format!("{} (cooldown)", duration(p.due_in_ms))
         };
         lines.push(toned(format!("resume ({}) waits {why}", p.rule), Tone::Warn));
+    }
+    if let Some(w) = &view.limit_wait {
+        let when = match w.held {
+            Some(why) => format!("due, held: {why}"),
+            None => format!("in {} (at {})", duration(w.remaining_ms), clock(w.at_wall_ms)),
+        };
+        lines.push(toned(format!("⏸ {} — resume {when}", w.kind), Tone::Warn));
+        lines.push(toned(format!("  {}", w.error_line), Tone::Dim));
+        lines.push(toned(
+            "  prefix+p resumes now; typing cancels".to_string(),
+            Tone::Dim,
+        ));
+    }
+    if view.stall_abort_pending {
+        lines.push(toned("stopping a stalled run…".to_string(), Tone::Warn));
     }
     if view.manual_poke_held {
         lines.push(toned("your poke waits for the compaction", Tone::Warn));

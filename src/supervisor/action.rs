@@ -67,6 +67,9 @@ pub enum Action {
         text: String,
         desktop: bool,
     },
+    /// pokeshell aborted the run itself and pi did not settle within [`super::stall::ABORT_SETTLE_LIMIT_MS`]:
+    /// pi looks frozen. The shell may restart it; the supervisor does nothing more about it.
+    Unresponsive { aborted_mono_ms: u64 },
     /// Append one record to the intervention ledger (a JSON line).
     Log(LedgerRecord),
 }

@@ -4,7 +4,9 @@
 //! supervisor (`flow/settle.rs`).
 
 use super::ledger::rule;
+use super::limit::{ErrorKind, Plan};
 use super::recovery::emptiness::EmptyReply;
+use super::stall::StallKind;
 
 /// A resume message one rule wants to send.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +27,8 @@ pub(crate) enum Resume {
     },
     /// RST-R1: pi was restarted mid-run; `reason` says why.
     Restart { reason: String },
+    /// STALL-S1 / STALL-R1: pokeshell stopped a silent run; resume it.
+    Stall { kind: StallKind, seconds: u64 },
 }
 
 impl Resume {
@@ -35,6 +39,7 @@ impl Resume {
             Self::Retry { .. } => rule::SAR_RETRY,
             Self::Loop { .. } => rule::SAR_LOOP,
             Self::Restart { .. } => rule::RESTART_RESUME,
+            Self::Stall { kind, .. } => stall_rule(*kind),
         }
     }
 
@@ -50,6 +55,7 @@ impl Resume {
             Self::Retry { reason } => format!("the retry ({})", reason.reason().to_lowercase()),
             Self::Loop { tool, count, .. } => format!("the loop-guard message ({tool} failed {count} times)"),
             Self::Restart { .. } => "the resume after pi's restart".to_string(),
+            Self::Stall { seconds, .. } => format!("the resume after a {seconds}s stall"),
         }
     }
 }
@@ -80,6 +86,13 @@ impl GiveUp {
     }
 }
 
+pub(crate) fn stall_rule(kind: StallKind) -> &'static str {
+    match kind {
+        StallKind::Stream => rule::STALL_STREAM,
+        StallKind::Run => rule::STALL_RUN,
+    }
+}
+
 /// What a rule made of a settle.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Claim {
@@ -90,6 +103,12 @@ pub(crate) enum Claim {
     },
     /// It gives up if it wins; nothing else resumes.
     GiveUp(GiveUp),
+    /// LIMIT-W1 / LIMIT-N1: a provider error pi's retries did not get past; the plan for it.
+    Limit {
+        plan: Plan,
+        kind: ErrorKind,
+        error: String,
+    },
 }
 
 impl Claim {
@@ -98,6 +117,10 @@ impl Claim {
             Self::Inject(resume) => resume.rule(),
             Self::Quiet { rule } => rule,
             Self::GiveUp(give_up) => give_up.rule(),
+            Self::Limit { plan, .. } => match plan {
+                Plan::Resume { .. } => rule::LIMIT_WAIT,
+                Plan::Notify { .. } | Plan::GiveUp => rule::LIMIT_NOTIFY,
+            },
         }
     }
 
@@ -107,7 +130,7 @@ impl Claim {
         match self {
             Self::Inject(Resume::Loop { last, .. }) => *last,
             Self::Quiet { rule } => *rule == rule::SAR_LOOP,
-            Self::Inject(_) | Self::GiveUp(_) => false,
+            Self::Inject(_) | Self::GiveUp(_) | Self::Limit { .. } => false,
         }
     }
 }
@@ -125,6 +148,8 @@ pub enum StopCause {
     User,
     AutoAbort,
     Handoff,
+    /// pokeshell stopped a silent run (STALL-S1, STALL-R1); its settle resumes it.
+    Stall,
 }
 
 impl StopCause {
@@ -134,6 +159,7 @@ impl StopCause {
             Self::User => "you (Esc)",
             Self::AutoAbort => "pokeshell's auto-abort",
             Self::Handoff => "the handoff compaction",
+            Self::Stall => "pokeshell's stall watch",
         }
     }
 }

@@ -25,6 +25,11 @@ pub struct PokeConfig {
     pub post_compact_poke: bool,
     pub post_compact_cooldown_seconds: u64,
     pub post_compact_max_pokes: u32,
+    /// Seconds without a sign of life from a run in flight (no stream progress, no event) before
+    /// pokeshell aborts and resumes it (STALL-S1, STALL-R1); 0 turns the watch off.
+    pub stream_stall_seconds: u64,
+    /// How long, in total, pokeshell keeps resuming a streak of provider errors (LIMIT-W1).
+    pub provider_retry_max_minutes: u64,
 }
 
 /// pi-stalled-agent-recovery's keys (docs/configuration.md).
@@ -72,6 +77,8 @@ impl Default for PokeConfig {
             post_compact_poke: true,
             post_compact_cooldown_seconds: 30,
             post_compact_max_pokes: 2,
+            stream_stall_seconds: 120,
+            provider_retry_max_minutes: 300,
         }
     }
 }
@@ -111,6 +118,11 @@ impl SupervisorConfig {
 
     pub(crate) fn global_cooldown_ms(&self) -> u64 {
         self.global_cooldown_seconds.saturating_mul(1000)
+    }
+
+    /// The stall watch's silence limit; `None` when it is off.
+    pub(crate) fn stall_ms(&self) -> Option<u64> {
+        (self.poke.stream_stall_seconds > 0).then(|| self.poke.stream_stall_seconds.saturating_mul(1000))
     }
 
     pub(crate) fn max_pokes(&self) -> u32 {

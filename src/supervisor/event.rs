@@ -83,6 +83,11 @@ pub enum Event {
     ToolsRunning {
         ids: Vec<String>,
     },
+    /// pokeshell itself did not run for `ms` (it was stopped): that time is not pi's silence, so
+    /// the stall watch's clock moves on by as much (STALL-S1).
+    TimeAway {
+        ms: u64,
+    },
     /// `session_before_compact`: a compaction begins.
     CompactStart {
         reason: CompactReason,
@@ -123,6 +128,11 @@ pub enum Event {
         name: String,
         args: Value,
     },
+    /// The model's reply is streaming (text, thinking or a tool call grows), or another sign that the
+    /// request in flight is alive; the bridge sends at most one per second per kind.
+    Progress,
+    /// The user typed a key into pi's pane (anything, Esc included), before any prompt is submitted.
+    UserTyped,
     /// The user asked for a poke (prefix+p).
     ManualPoke,
     /// The user asked for a handoff now (prefix+h), with an optional focus line.

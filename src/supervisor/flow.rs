@@ -3,10 +3,12 @@
 
 pub(crate) mod handoff;
 pub(crate) mod lifecycle;
+pub(crate) mod limit;
 pub(crate) mod recovery;
 pub(crate) mod restart;
 pub(crate) mod resume;
 pub(crate) mod settle;
+pub(crate) mod stall;
 pub(crate) mod timers;
 pub(crate) mod user;
 pub(crate) mod wakeups;

@@ -51,6 +51,12 @@ pub mod rule {
     pub const WAK_RESTORE: &str = "WAK-T5";
     pub const HO_AUTO: &str = "HO-T1";
     pub const HO_MANUAL: &str = "HO-T2";
+    pub const STALL_STREAM: &str = "STALL-S1";
+    pub const STALL_RUN: &str = "STALL-R1";
+    pub const STALL_FROZEN: &str = "STALL-F1";
+    pub const LIMIT_WAIT: &str = "LIMIT-W1";
+    pub const LIMIT_NOTIFY: &str = "LIMIT-N1";
+    pub const LIMIT_RESTORE: &str = "LIMIT-R1";
     pub const ARB_ABORTED: &str = "ARB-ABORT";
     pub const RESTART_FROZEN: &str = "RST-F1";
     pub const RESTART_ABORT: &str = "RST-F2";

@@ -1,6 +1,7 @@
 //! Where pi's agent loop is, as far as the bridge's events tell.
 
 use super::message::StopReason;
+use super::stall::StallKind;
 
 /// pi-poke's run phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,6 +51,26 @@ impl RunState {
     /// pi has settled and no run started since (whatever pi said about queued work).
     pub(crate) fn settled_phase(&self) -> bool {
         self.phase == RunPhase::Idle
+    }
+
+    /// Whether a run is in flight, and which silence the stall watch would see (STALL-S1, STALL-R1).
+    pub(crate) fn in_flight(&self) -> Option<StallKind> {
+        if !self.known {
+            return None;
+        }
+        match self.phase {
+            RunPhase::Running => Some(StallKind::Stream),
+            RunPhase::BetweenRuns => Some(StallKind::Run),
+            RunPhase::Idle => None,
+        }
+    }
+
+    /// The error text of the last run, when it ended on an error (LIMIT-W1).
+    pub(crate) fn provider_error(&self) -> Option<&str> {
+        match self.last_stop {
+            Some(StopReason::Error) => self.last_error.as_deref(),
+            _ => None,
+        }
     }
 
     pub(crate) fn known(&self) -> bool {

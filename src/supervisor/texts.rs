@@ -14,6 +14,9 @@ pub const ENTRY_WAKEUP_SCHEDULED: &str = "pokeshell-wakeup-scheduled";
 pub const ENTRY_WAKEUP_FIRED: &str = "pokeshell-wakeup-fired";
 pub const ENTRY_WAKEUP_CANCELLED: &str = "pokeshell-wakeup-cancelled";
 pub const ENTRY_WAKEUP_FAILED: &str = "pokeshell-wakeup-failed";
+/// A planned resume after a provider error (LIMIT-W1); `pokeshell-limit-done` ends it.
+pub const ENTRY_LIMIT_WAIT: &str = "pokeshell-limit-wait";
+pub const ENTRY_LIMIT_DONE: &str = "pokeshell-limit-done";
 
 const CARRY_ON: &str = "Carry on from where the work stopped: check the current state, then continue the task that \
                         was in progress.";
@@ -265,4 +268,64 @@ pub fn notify_restart_resume() -> String {
 
 pub fn notify_restart(reason: &str) -> String {
     format!("{reason}: restarting pi on its session")
+}
+
+/// STALL-S1 and STALL-R1: the resume after pokeshell stopped a silent run.
+pub fn stall_resume(stream: bool, seconds: u64) -> String {
+    let what = if stream {
+        format!(
+            "[Poke] The model provider's reply stream stalled: nothing arrived for {seconds} seconds, so \
+             pokeshell stopped that request."
+        )
+    } else {
+        format!(
+            "[Poke] The run never finished: nothing happened for {seconds} seconds after its work ended, so \
+             pokeshell stopped it."
+        )
+    };
+    format!(
+        "{what}\nContinue from where you were: check what the last steps already did, then carry on with the \
+         task in progress.\nIf that task is already finished, reply with a short note on the final state."
+    )
+}
+
+/// LIMIT-W1: the resume when the planned wait after a provider error is over.
+pub fn limit_resume(kind: &str, error_line: &str, waited_s: u64) -> String {
+    format!(
+        "[Poke] The last model request failed with a {kind} from the provider (\"{error_line}\"), and pi's own \
+         retries did not get past it. pokeshell waited {waited_s}s for it to clear; that wait is over.\n\
+         {CARRY_ON}\nIf that task is already finished, reply with a short note on the final state."
+    )
+}
+
+pub fn notify_stall_abort(stream: bool, seconds: u64) -> String {
+    if stream {
+        format!("🔴 pokeshell stopped a stalled model stream (silent for {seconds}s) and will resume it")
+    } else {
+        format!("🔴 pokeshell stopped a run that never settled (silent for {seconds}s) and will resume it")
+    }
+}
+
+pub fn notify_stall_resume() -> String {
+    "📌 pokeshell resumed the agent after a stall".to_string()
+}
+
+pub fn notify_stall_give_up(max: u32) -> String {
+    format!("⚠️ The agent stalled again; pokeshell already resumed it {max} time(s) and leaves it to you")
+}
+
+pub fn notify_frozen(seconds: u64) -> String {
+    format!("🔴 pi did not stop {seconds}s after pokeshell aborted it: it looks frozen")
+}
+
+pub fn notify_limit_wait(kind: &str, wait: &str) -> String {
+    format!("⏸ The provider answered with a {kind}: pokeshell resumes the agent in {wait} (prefix+p: now)")
+}
+
+pub fn notify_limit_resume(kind: &str) -> String {
+    format!("📌 pokeshell resumed the agent after the {kind} wait")
+}
+
+pub fn notify_limit_stop(what: &str) -> String {
+    format!("🔴 The agent stopped on a provider error pokeshell will not wait out: {what}")
 }

@@ -24,6 +24,10 @@ pub struct View {
     pub handoff_in_flight: bool,
     /// Set after an aborted settle: nothing resumes until the user types.
     pub stopped_by: Option<StopCause>,
+    /// A planned resume after a provider error (LIMIT-W1).
+    pub limit_wait: Option<LimitWaitView>,
+    /// pokeshell aborted a silent run and waits for its settle (STALL-S1, STALL-R1).
+    pub stall_abort_pending: bool,
     pub counters: Counters,
     /// Context use as of the last settle.
     pub context: Option<ContextUsage>,
@@ -48,6 +52,8 @@ pub enum FooterSuffix {
     PostCompact,
     /// `📤 resume`: pokeshell sent a resume poke (until the next settle).
     Resume,
+    /// `⏸ limit 0:24`: a planned resume after a provider error, counting down.
+    LimitWait { remaining_ms: u64 },
 }
 
 impl Footer {
@@ -70,6 +76,9 @@ impl FooterSuffix {
             FooterSuffix::Overdue { tool, seconds } => format!("⚠️ {tool} {seconds}s"),
             FooterSuffix::PostCompact => "👀 post-compact".to_string(),
             FooterSuffix::Resume => "📤 resume".to_string(),
+            FooterSuffix::LimitWait { remaining_ms } => {
+                format!("⏸ limit {}", super::provider_wait::countdown(*remaining_ms))
+            }
         }
     }
 }
@@ -113,6 +122,19 @@ pub struct WakeView {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LimitWaitView {
+    /// "rate limit", "overload", ...
+    pub kind: &'static str,
+    /// The first line of the provider's error.
+    pub error_line: String,
+    /// When the resume is planned (Unix epoch ms).
+    pub at_wall_ms: u64,
+    pub remaining_ms: u64,
+    /// Why a due resume does not go out yet.
+    pub held: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PendingResumeView {
     pub rule: &'static str,
     pub due_in_ms: u64,
@@ -135,12 +157,21 @@ pub struct Counters {
 impl Supervisor {
     pub(super) fn build_view(&self, now: Now) -> View {
         let tools = self.tools.views(now.mono_ms, self.config.threshold_ms());
+        let limit_remaining = self
+            .provider
+            .wait()
+            .map(|wait| wait.due_mono.saturating_sub(now.mono_ms));
         let wakeups = self.wakeups.views(now.mono_ms, self.wakeups_held());
         let session = self.session_id.as_deref();
         View {
             footer: Footer {
                 enabled: self.config.poke.enabled,
-                suffix: self.footer_suffix(&tools),
+                suffix: match limit_remaining {
+                    Some(remaining_ms) if self.config.poke.enabled => {
+                        Some(FooterSuffix::LimitWait { remaining_ms })
+                    }
+                    _ => self.footer_suffix(&tools),
+                },
             },
             agent: self.agent_state(),
             bridge_connected: self.connected,
@@ -156,6 +187,21 @@ impl Supervisor {
             manual_poke_held: self.held_manual_poke.is_some(),
             handoff_in_flight: self.compaction.handoff_in_flight(),
             stopped_by: self.arbiter.stopped(),
+            limit_wait: self.provider.wait().map(|wait| {
+                let remaining_ms = wait.due_mono.saturating_sub(now.mono_ms);
+                LimitWaitView {
+                    kind: super::provider_wait::kind_label(wait.kind),
+                    error_line: wait.error_line.clone(),
+                    at_wall_ms: wait.at_wall,
+                    remaining_ms,
+                    held: if remaining_ms == 0 {
+                        self.limit_held()
+                    } else {
+                        None
+                    },
+                }
+            }),
+            stall_abort_pending: self.stall.pending_abort().is_some(),
             counters: Counters {
                 pokes: self.post_compact.pokes(),
                 max_pokes: self.config.max_pokes(),

@@ -40,7 +40,9 @@ impl FooterView {
 fn suffix_tone(suffix: &FooterSuffix) -> Tone {
     match suffix {
         FooterSuffix::Running { .. } => Tone::Dim,
-        FooterSuffix::Overdue { .. } | FooterSuffix::PostCompact => Tone::Warn,
+        FooterSuffix::Overdue { .. } | FooterSuffix::PostCompact | FooterSuffix::LimitWait { .. } => {
+            Tone::Warn
+        }
         FooterSuffix::Resume => Tone::Accent,
     }
 }

@@ -123,6 +123,12 @@ async fn heartbeats_keep_a_busy_pi_alive() {
     let mut w = World::new();
     hello(&w, "a");
     w.wire(event(1, json!({"type": "agent_start"})));
+    // A long tool keeps the run busy without model progress, so only the freeze watch is at play.
+    w.wire(event(
+        2,
+        json!({"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash",
+               "args": {"command": "make"}}),
+    ));
     for seq in 0..60 {
         w.wire(json!({"type": "heartbeat", "seq": seq, "at": 0}));
         w.run_secs(5).await;

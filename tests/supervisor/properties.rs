@@ -39,6 +39,9 @@ struct Checker {
     /// The user asked for a poke that has not gone out yet.
     manual_pending: bool,
     stopped: bool,
+    /// pokeshell aborted a silent run (STALL-S1, STALL-R1): the next aborted settle is its own, and
+    /// resumes the run.
+    stall_abort: bool,
     /// Compaction as the events say: since when it runs (None: not running), and a handoff in flight.
     compacting_since: Option<u64>,
     handoff: bool,
@@ -78,6 +81,12 @@ impl Checker {
                         );
                     }
                 }
+            }
+            if let Action::Log(record) = action
+                && matches!(record.rule, "STALL-S1" | "STALL-R1")
+                && record.kind == LedgerKind::Action
+            {
+                self.stall_abort = true;
             }
             if let Action::Compact { .. } = action {
                 self.compacting_since = Some(self.now.mono_ms);
@@ -189,7 +198,8 @@ impl Checker {
                     .rev()
                     .find(|message| !message.is_custom())
                     .is_some_and(Message::is_aborted_assistant);
-                if (*aborted || tail_aborted) && self.config.poke.enabled {
+                let own_abort = std::mem::take(&mut self.stall_abort);
+                if (*aborted || tail_aborted) && self.config.poke.enabled && !own_abort {
                     self.stopped = true;
                 }
             }
@@ -204,6 +214,7 @@ impl Checker {
                     self.own_in_window = 0;
                 }
                 self.stopped = false;
+                self.stall_abort = false;
                 self.manual_pending = false;
                 self.compacting_since = None;
                 self.handoff = false;
@@ -268,6 +279,7 @@ proptest! {
             own_in_window: 0,
             manual_pending: false,
             stopped: false,
+            stall_abort: false,
             compacting_since: None,
             handoff: false,
             next_send_failed: false,

@@ -21,6 +21,8 @@ pub enum PiEvent {
     /// Sent only for a turn whose tool batch had a failure: the branch tail, as at a settle.
     TurnEnd(TurnEnd),
     MessageEnd(MessageEnd),
+    /// The model's reply is streaming; at most one per second per kind.
+    Progress(Progress),
     ToolExecutionStart(ToolExecutionStart),
     ToolExecutionEnd(ToolExecutionEnd),
     SessionBeforeCompact(SessionBeforeCompact),
@@ -277,6 +279,23 @@ pub enum Block {
     Other {
         kind: String,
     },
+}
+
+/// What grew in the streaming reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgressKind {
+    Text,
+    Thinking,
+    Toolcall,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    pub kind: ProgressKind,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

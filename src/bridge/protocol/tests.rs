@@ -47,6 +47,24 @@ fn hello() -> Hello {
 }
 
 #[test]
+fn the_bridges_progress_line_parses_and_an_unknown_kind_is_kept_as_other() {
+    let parsed: PiEvent = serde_json::from_value(json!({"type": "progress", "kind": "toolcall"})).unwrap();
+    assert_eq!(
+        parsed,
+        PiEvent::Progress(Progress {
+            kind: ProgressKind::Toolcall
+        })
+    );
+    let newer: PiEvent = serde_json::from_value(json!({"type": "progress", "kind": "image"})).unwrap();
+    assert_eq!(
+        newer,
+        PiEvent::Progress(Progress {
+            kind: ProgressKind::Other
+        })
+    );
+}
+
+#[test]
 fn every_bridge_message_round_trips() {
     round_trip_from_bridge(FromBridge::Hello(hello()));
     for e in every_event() {

@@ -343,5 +343,9 @@ fn the_whole_built_in_tour_plays_through_when_every_recovery_comes() {
     assert_eq!(typed, prompts, "each chapter's prompt typed once, in order");
     assert_eq!(d.stage(), Stage::Finished);
     assert!(d.missed().is_empty());
-    assert_eq!((applied, restored), (2, 2), "auto-abort and handoff chapters");
+    assert_eq!(
+        (applied, restored),
+        (3, 3),
+        "auto-abort, handoff and stalled-stream chapters"
+    );
 }

@@ -13,15 +13,16 @@ fn error_of(text: &str) -> String {
 }
 
 #[test]
-fn built_in_tour_has_the_eight_stalls_each_with_a_recovery_to_wait_for() {
+fn built_in_tour_has_the_ten_stalls_each_with_a_recovery_to_wait_for() {
     let tour = Tour::built_in().unwrap();
     let plans = tour.plans(None).unwrap();
-    assert_eq!(plans.len(), 8);
+    assert_eq!(plans.len(), 10);
     let expected: Vec<&str> = plans.iter().map(|p| p.expect[0].rule.as_str()).collect();
     assert_eq!(
         expected,
         [
-            "POKE-M2", "POKE-M3", "POKE-W4", "SAR-S8", "SAR-L4", "WAK-T3", "HO-T1", "RST-D1"
+            "POKE-M2", "POKE-M3", "POKE-W4", "SAR-S8", "SAR-L4", "WAK-T3", "HO-T1", "STALL-S1", "LIMIT-W1",
+            "RST-D1"
         ]
     );
     for (i, plan) in plans.iter().enumerate() {
@@ -216,11 +217,11 @@ fn chapter_ranges_select_chapters_and_keep_their_numbers() {
         .collect();
     assert_eq!(numbers, [2, 3]);
     let err = tour
-        .plans(Some(ChapterRange { first: 6, last: 10 }))
+        .plans(Some(ChapterRange { first: 6, last: 12 }))
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("no chapter 10") && err.contains("8 chapters"),
+        err.contains("no chapter 12") && err.contains("10 chapters"),
         "{err}"
     );
 }

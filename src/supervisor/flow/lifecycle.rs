@@ -29,7 +29,9 @@ impl Supervisor {
         self.tools.clear();
         self.compaction.reset();
         self.recovery.reset(self.session_id.as_deref());
+        self.stall.reset();
         self.restore_wakeups(entries, now, out);
+        self.restore_limit_wait(entries, now, out);
     }
 
     /// `/tree`: pi-poke's state resets; recovery budgets and wakeups stay (X7).
@@ -44,6 +46,8 @@ impl Supervisor {
         self.drop_held_manual_poke("the session ended", now, out);
         self.tools.clear();
         self.wakeups.clear();
+        self.provider.drop_timer();
+        self.stall.reset();
         self.compaction.reset();
         self.run.lost_track();
     }
@@ -74,6 +78,7 @@ impl Supervisor {
         self.run.started();
         self.recovery.new_run();
         self.cancel_deferred("the agent started a new run", now, out);
+        self.cancel_limit_wait("the agent started a new run", now, out);
     }
 
     /// POKE-E8 / POKE-E9: a compaction ended; an automatic one that interrupted work arms the wake.

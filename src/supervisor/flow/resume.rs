@@ -165,8 +165,19 @@ impl Supervisor {
                 let notify = (NotifyLevel::Info, texts::notify_restart_resume());
                 (texts::CT_POKE, texts::restart_poke(reason), Some(notify))
             }
+            Resume::Stall { kind, seconds } => {
+                self.stall.count_resume();
+                let stream = *kind == crate::supervisor::stall::StallKind::Stream;
+                let notify = (NotifyLevel::Info, texts::notify_stall_resume());
+                (
+                    texts::CT_POKE,
+                    texts::stall_resume(stream, *seconds),
+                    Some(notify),
+                )
+            }
         };
-        self.arbiter.injected(now.mono_ms, resume.is_poke());
+        let shown = resume.is_poke() || matches!(resume, Resume::Stall { .. });
+        self.arbiter.injected(now.mono_ms, shown);
         let deliver_as = self.auto_deliver_as();
         let send_id = self.send(
             out,

@@ -8,6 +8,7 @@ use crate::supervisor::action::Action;
 use crate::supervisor::arbiter::{Claim, GiveUp, Resume, StopCause};
 use crate::supervisor::event::ContextUsage;
 use crate::supervisor::ledger::{LedgerKind, rule};
+use crate::supervisor::limit::Plan;
 use crate::supervisor::message::{Message, Role, last_visible};
 use crate::supervisor::recovery::emptiness::evaluate_empty;
 use crate::supervisor::texts;
@@ -28,14 +29,21 @@ impl Supervisor {
         let aborted = settle.aborted || last_visible(&settle.tail).is_some_and(Message::is_aborted_assistant);
         self.judge_outcome(aborted, &settle.tail, now, out);
         let cause = self.arbiter.new_settle();
+        let stall_abort = self.stall.settled();
         self.cancel_deferred("the agent settled again before it went out", now, out);
         if !self.config.poke.enabled {
             self.explain_disabled_settle(&settle, out, now);
             return;
         }
         if aborted {
-            self.settle_aborted(cause, now, out);
+            match stall_abort {
+                Some(abort) if cause == StopCause::Stall => self.settle_after_stall(abort, now, out),
+                _ => self.settle_aborted(cause, now, out),
+            }
             return;
+        }
+        if !self.run.failed() {
+            self.stall.end_episode();
         }
 
         let loop_claim = self.evaluate_loop(&settle.tail, now, out);
@@ -43,17 +51,37 @@ impl Supervisor {
         if !wake_handled {
             self.close_episode_unless_orphaned(now);
         }
+        // Only a planned resume claims the settle; a notice (no resume) leaves the settle to the other
+        // rules, the orphaned-tool poke included, and is given only when none of them acts.
+        let (limit_claim, mut limit_notice) = match self.evaluate_limit(now, out) {
+            Some(
+                claim @ Claim::Limit {
+                    plan: Plan::Resume { .. },
+                    ..
+                },
+            ) => (Some(claim), None),
+            other => (None, other),
+        };
         let retry_claim = self.evaluate_retry(&settle.tail);
 
-        let mut claims = [loop_claim, wake_claim, retry_claim].into_iter().flatten();
+        let mut claims = [loop_claim, wake_claim, limit_claim, retry_claim]
+            .into_iter()
+            .flatten();
         if let Some(winner) = claims.next() {
             self.arbiter.claim();
             let winner_rule = winner.rule();
             // ARB-LOSE: a rule that loses records it and changes nothing.
-            for loser in claims {
+            for loser in claims.chain(limit_notice.take()) {
                 let lost = match &loser {
                     Claim::Inject(resume) => Some((resume.rule(), resume.describe())),
                     Claim::GiveUp(give_up) => Some((give_up.rule(), give_up.describe().to_string())),
+                    Claim::Limit { kind, .. } => Some((
+                        loser.rule(),
+                        format!(
+                            "the plan for the {}",
+                            crate::supervisor::provider_wait::kind_label(*kind)
+                        ),
+                    )),
                     Claim::Quiet { .. } => None,
                 };
                 if let Some((rule, what)) = lost {
@@ -69,9 +97,13 @@ impl Supervisor {
             match winner {
                 Claim::Inject(resume) => self.dispatch(resume, now, out),
                 Claim::GiveUp(give_up) => self.give_up_settle(give_up, now, out),
+                Claim::Limit { plan, kind, error } => self.settle_on_limit(plan, kind, &error, now, out),
                 Claim::Quiet { .. } => {}
             }
             return;
+        }
+        if let Some(Claim::Limit { plan, kind, error }) = limit_notice {
+            self.settle_on_limit(plan, kind, &error, now, out);
         }
         if !self.post_compact.armed() {
             self.evaluate_handoff(settle.is_idle, now, out);
@@ -92,6 +124,7 @@ impl Supervisor {
             format!("{who} stopped the run: nothing resumes until you type")
         };
         self.record(out, now, rule::ARB_ABORTED, LedgerKind::Declined, reason, None);
+        self.cancel_limit_wait("the run was stopped", now, out);
     }
 
     /// POKE-W4 in the order of N3. Returns whether a wake was handled (else POKE-O2 runs) and its claim.

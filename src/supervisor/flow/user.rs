@@ -20,6 +20,9 @@ impl Supervisor {
             self.record(out, now, rule::POKE_INPUT, LedgerKind::Declined, reason, None);
         }
         self.post_compact.end_episode();
+        self.stall.end_episode();
+        self.provider.end_streak();
+        self.cancel_limit_wait("you typed", now, out);
         self.arbiter.lift_stop();
         self.arbiter.hide_resume();
         // Fix B8: the dead run's stop reason is no stall evidence once the user took over.
@@ -33,6 +36,8 @@ impl Supervisor {
         self.post_compact.drop_wake();
         self.post_compact.end_episode();
         self.arbiter.lift_stop();
+        self.stall.end_episode();
+        self.cancel_limit_wait("you poked by hand: your poke resumes the agent now", now, out);
         self.cancel_deferred("you poked by hand", now, out);
         if !self.connected {
             let text = texts::notify_not_connected("No poke sent");

@@ -118,6 +118,9 @@ pub(super) fn every_event() -> Vec<PiEvent> {
             tail_truncated: false,
         }),
         PiEvent::MessageEnd(MessageEnd { message: assistant }),
+        PiEvent::Progress(Progress {
+            kind: ProgressKind::Thinking,
+        }),
         PiEvent::ToolExecutionStart(ToolExecutionStart {
             tool_call_id: "c1".into(),
             tool_name: "bash".into(),
