@@ -187,6 +187,14 @@ impl ChildPty {
         self.pid
     }
 
+    /// What hands the host's capabilities to the mirror once the start-up probe has its answer.
+    pub fn caps_handoff(&self, mirror: Arc<Mutex<Mirror>>) -> CapsHandoff {
+        CapsHandoff {
+            mirror,
+            input: self.input.clone(),
+        }
+    }
+
     /// Queues bytes for the child's input. Never blocks the caller.
     pub fn write(&self, bytes: Vec<u8>) {
         if !bytes.is_empty() {
@@ -207,6 +215,27 @@ impl ChildPty {
     }
 }
 
+/// Gives the mirror the host's capabilities and sends the answers it held to the child.
+pub struct CapsHandoff {
+    mirror: Arc<Mutex<Mirror>>,
+    input: mpsc::Sender<Vec<u8>>,
+}
+
+impl CapsHandoff {
+    pub fn give(self, caps: crate::screen::HostCaps) {
+        let mut m = self
+            .mirror
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        m.set_host_caps(caps);
+        let answers = m.take_replies();
+        // Sent under the lock, like the parser's answers, so no later answer can overtake these.
+        if !answers.is_empty() {
+            let _ = self.input.send(answers);
+        }
+    }
+}
+
 fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) {
     // The writer lives in this thread until every sender is gone, which happens only after the
     // child has exited: dropping it earlier would type "\n^D" into pi.
@@ -221,8 +250,14 @@ fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) 
     });
 }
 
-/// Chunks read from the PTY but not parsed yet; beyond this the reader waits (about 4 MiB).
+/// Chunks read from the PTY but not parsed yet; beyond this the reader waits.
 const READ_QUEUE: usize = 64;
+/// At most this much output is parsed under one hold of the mirror's lock.
+const MAX_BATCH: usize = 256 * 1024;
+/// A read this big suggests more output is on its way (a PTY hands out at most 4 KiB at a time).
+const FULL_READ: usize = 4000;
+/// How long the parser waits for the rest of a flood before parsing it: well under a frame.
+const FLOOD_LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 
 fn spawn_reader(
     mut reader: Box<dyn Read + Send>,
@@ -235,13 +270,12 @@ fn spawn_reader(
     // throughput is then bounded by the slower of the two, not by their sum.
     let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(READ_QUEUE);
     thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
         loop {
-            let mut buf = vec![0u8; 64 * 1024];
             match reader.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    buf.truncate(n);
-                    if tx.send(buf).is_err() {
+                    if tx.send(buf[..n].to_vec()).is_err() {
                         break;
                     }
                 }
@@ -249,18 +283,28 @@ fn spawn_reader(
         }
     });
     thread::spawn(move || {
-        while let Ok(first) = rx.recv() {
-            let answer = {
-                let Ok(mut m) = mirror.lock() else { break };
-                m.process(&first);
-                // Parse whatever else is already queued under the same lock.
-                while let Ok(more) = rx.try_recv() {
-                    m.process(&more);
+        while let Ok(mut batch) = rx.recv() {
+            // A full read means a flood: let more of it arrive first. Fewer, bigger batches cost
+            // fewer wake-ups, and the mirror skips more of a flood.
+            if batch.len() >= FULL_READ {
+                thread::sleep(FLOOD_LINGER);
+            }
+            // Whatever is queued is parsed as one batch; the cap bounds how long the lock keeps a
+            // frame waiting.
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(more) => batch.extend_from_slice(&more),
+                    Err(_) => break,
                 }
-                m.take_replies()
-            };
-            if !answer.is_empty() {
-                let _ = replies.send(answer);
+            }
+            {
+                let Ok(mut m) = mirror.lock() else { break };
+                m.process(&batch);
+                let answer = m.take_replies();
+                // Sent under the lock: answers the start-up probe released keep their place.
+                if !answer.is_empty() {
+                    let _ = replies.send(answer);
+                }
             }
             if !pending.swap(true, Ordering::AcqRel) {
                 events(PtyEvent::Output);

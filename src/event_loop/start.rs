@@ -20,7 +20,7 @@ use crate::bridge::server::{BridgeHandle, BridgeServer};
 use crate::config::Settings;
 use crate::host::{self, TerminalGuard};
 use crate::ledger::LedgerFile;
-use crate::pty::{ChildPty, CommandSpec, PtyEvent};
+use crate::pty::{CapsHandoff, ChildPty, CommandSpec, PtyEvent};
 use crate::screen::Mirror;
 use crate::session::{Input, Session, SessionOptions};
 use crate::workspace::Workspace;
@@ -77,24 +77,37 @@ pub fn run<L: Layer>(cfg: RunConfig, layer: L) -> Result<i32> {
     rt.block_on(run_async(cfg, layer))
 }
 
-fn spawn_stdin(tx: UnboundedSender<WorldEvent>) {
+/// Reads the host's answers to the start-up probe (already sent), hands them to the child's mirror,
+/// then reads stdin for the rest of the run: the child is not kept waiting for a slow terminal.
+fn spawn_probe_then_stdin(timeout: Duration, caps: CapsHandoff, tx: UnboundedSender<WorldEvent>) {
     std::thread::spawn(move || {
-        let mut buf = vec![0u8; 16 * 1024];
-        loop {
-            // SAFETY: reading into a local buffer of the given length.
-            let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            if n <= 0 {
-                let _ = tx.send(WorldEvent::StdinClosed);
-                return;
-            }
-            if tx.send(WorldEvent::Stdin(buf[..n as usize].to_vec())).is_err() {
-                return;
-            }
+        let reading = host::probe::read_answers(timeout);
+        caps.give(reading.caps);
+        // The host modes pi asked for meanwhile may now reach a kitty-capable host.
+        let _ = tx.send(WorldEvent::Pty(PtyEvent::Output));
+        if !reading.leftover.is_empty() && tx.send(WorldEvent::Stdin(reading.leftover)).is_err() {
+            return;
         }
+        read_stdin(&tx);
     });
+}
+
+fn read_stdin(tx: &UnboundedSender<WorldEvent>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        // SAFETY: reading into a local buffer of the given length.
+        let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        if n <= 0 {
+            let _ = tx.send(WorldEvent::StdinClosed);
+            return;
+        }
+        if tx.send(WorldEvent::Stdin(buf[..n as usize].to_vec())).is_err() {
+            return;
+        }
+    }
 }
 
 /// Each signal pokeshell handles becomes a [`WorldEvent::Signal`].
@@ -141,7 +154,8 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         (None, None)
     };
     let guard = TerminalGuard::enter()?;
-    let reading = host::probe::probe(cfg.probe_timeout);
+    // The host's answers are read while the child starts; its queries wait for them in the mirror.
+    let probing = host::probe::send();
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let start = Instant::now();
     let wall_ms = std::time::SystemTime::now()
@@ -156,15 +170,12 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         label: cfg.label,
         bridge: bridge_state,
         ledger_path: Some(ledger.path().to_path_buf()),
-        host_kitty: reading.caps.kitty,
+        // Not known yet: the mirror's modes carry it once the probe has answered.
+        host_kitty: false,
     };
     let session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
     let pane = session.pane();
-    let mirror = Arc::new(Mutex::new(Mirror::new(
-        pane.height,
-        pane.width,
-        reading.caps.clone(),
-    )));
+    let mirror = Arc::new(Mutex::new(Mirror::awaiting_host_caps(pane.height, pane.width)));
     let output_pending = Arc::new(AtomicBool::new(false));
     let pty_tx = tx.clone();
     crate::reaper::adopt_orphans(crate::pty::live_child_pid);
@@ -179,7 +190,12 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         },
     )?;
     let pid = child.pid();
-    spawn_stdin(tx.clone());
+    let probe_timeout = if probing {
+        cfg.probe_timeout
+    } else {
+        Duration::ZERO
+    };
+    spawn_probe_then_stdin(probe_timeout, child.caps_handoff(mirror.clone()), tx.clone());
     spawn_signals(&tx)?;
     if cfg.bridge {
         let program = cfg.spec.program.clone();
@@ -208,9 +224,6 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         tx.clone(),
     );
     lp.input(Input::ChildStarted { pid })?;
-    if !reading.leftover.is_empty() {
-        lp.input(Input::Stdin(reading.leftover))?;
-    }
     // A test hook: proves the terminal is restored and the child stopped on a panic.
     let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
     let exit = if panic_on_output {

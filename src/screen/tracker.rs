@@ -27,6 +27,23 @@ pub struct Tracker {
     /// The child's latest OSC 7501 report, and how many it sent so far.
     pub(super) program_status: Option<ProgramStatus>,
     pub(super) program_status_seq: u64,
+    /// While the host has not answered the start-up probe yet: every answer owed to the child, in
+    /// order, the ones that depend on the host's capabilities still unanswered.
+    held: Option<Vec<Held>>,
+    /// vt100 scrolled a region that starts at the top row (fast-forward learns the region from it).
+    pub(super) scrolled: bool,
+}
+
+/// An answer owed to the child while the host's capabilities are still unknown.
+#[derive(Debug)]
+enum Held {
+    /// An answer that does not depend on the host, already computed.
+    Ready(Vec<u8>),
+    /// The kitty keyboard query, with the flags at the time it was asked.
+    Kitty(u16),
+    Da1,
+    /// OSC 10, 11 or 4 asking for colours, its parameters as received.
+    Colour(Vec<Vec<u8>>),
 }
 
 impl Tracker {
@@ -36,6 +53,59 @@ impl Tracker {
             size: (rows, cols),
             ..Self::default()
         }
+    }
+
+    /// A tracker that holds the child's answers until [`Tracker::set_caps`] tells what the host is.
+    pub fn awaiting_caps(rows: u16, cols: u16) -> Self {
+        Self {
+            held: Some(Vec::new()),
+            ..Self::new(HostCaps::default(), rows, cols)
+        }
+    }
+
+    pub fn caps_known(&self) -> bool {
+        self.held.is_none()
+    }
+
+    /// The host's capabilities are known: the held answers are given, in the order they were asked.
+    pub fn set_caps(&mut self, caps: HostCaps) {
+        self.caps = caps;
+        for held in self.held.take().unwrap_or_default() {
+            match held {
+                Held::Ready(bytes) => self.replies.extend_from_slice(&bytes),
+                Held::Kitty(flags) => self.answer_kitty(flags),
+                Held::Da1 => self.answer_da1(),
+                Held::Colour(params) => {
+                    let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
+                    self.osc_colour(&params);
+                }
+            }
+        }
+    }
+
+    /// Every answer goes through here, so held answers keep their order.
+    fn reply_bytes(&mut self, bytes: &[u8]) {
+        match &mut self.held {
+            Some(held) => held.push(Held::Ready(bytes.to_vec())),
+            None => self.replies.extend_from_slice(bytes),
+        }
+    }
+
+    fn answer_kitty(&mut self, flags: u16) {
+        // Only a host that speaks the kitty protocol may make pi believe it does.
+        if self.caps.kitty {
+            self.replies
+                .extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
+        }
+    }
+
+    fn answer_da1(&mut self) {
+        let da1 = self
+            .caps
+            .da1
+            .clone()
+            .unwrap_or_else(|| HostCaps::FALLBACK_DA1.to_vec());
+        self.replies.extend_from_slice(&da1);
     }
 
     pub fn kitty_flags(&self, alternate: bool) -> u16 {
@@ -58,11 +128,12 @@ impl Tracker {
     fn kitty(&mut self, screen: &vt100::Screen, marker: u8, params: &[&[u16]]) {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
         match marker {
-            // Only a host that speaks the kitty protocol may make pi believe it does.
-            b'?' if self.caps.kitty => {
+            b'?' => {
                 let flags = self.kitty_flags(screen.alternate_screen());
-                self.replies
-                    .extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
+                match &mut self.held {
+                    Some(held) => held.push(Held::Kitty(flags)),
+                    None => self.answer_kitty(flags),
+                }
             }
             b'>' => {
                 let stack = self.kitty_stack(screen);
@@ -111,7 +182,7 @@ impl Tracker {
     }
 
     fn reply(&mut self, s: &str) {
-        self.replies.extend_from_slice(s.as_bytes());
+        self.reply_bytes(s.as_bytes());
     }
 
     /// OSC 7501: pokeshell reads program-status reports, so the query is always answered; a report
@@ -119,7 +190,7 @@ impl Tracker {
     fn osc_program_status(&mut self, params: &[&[u8]]) {
         let body = params.get(1..).unwrap_or_default().join(&b';');
         match program_status::parse(&body) {
-            Osc7501::Query => self.replies.extend_from_slice(QUERY_REPLY),
+            Osc7501::Query => self.reply_bytes(QUERY_REPLY),
             Osc7501::Report(status) => {
                 self.program_status = Some(status);
                 self.program_status_seq += 1;
@@ -134,6 +205,10 @@ impl Tracker {
     }
 
     fn osc_colour(&mut self, params: &[&[u8]]) {
+        if let Some(held) = &mut self.held {
+            held.push(Held::Colour(params.iter().map(|p| p.to_vec()).collect()));
+            return;
+        }
         match params {
             [b"10", b"?"] => {
                 if let Some(c) = self.caps.fg.clone() {
@@ -165,6 +240,10 @@ impl Tracker {
 }
 
 impl vt100::Callbacks for Tracker {
+    fn on_scroll(&mut self, _: vt100::capture::RowContents<'_>, _: bool) {
+        self.scrolled = true;
+    }
+
     fn audible_bell(&mut self, _: &mut vt100::Screen) {
         self.host_out.push(0x07);
     }
@@ -198,14 +277,10 @@ impl vt100::Callbacks for Tracker {
     ) {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
         match (i1, i2, c) {
-            (None, None, 'c') if first == 0 => {
-                let da1 = self
-                    .caps
-                    .da1
-                    .clone()
-                    .unwrap_or_else(|| HostCaps::FALLBACK_DA1.to_vec());
-                self.replies.extend_from_slice(&da1);
-            }
+            (None, None, 'c') if first == 0 => match &mut self.held {
+                Some(held) => held.push(Held::Da1),
+                None => self.answer_da1(),
+            },
             (Some(b'>'), None, 'c') => self.reply("\x1b[>0;10;1c"),
             (None, None, 'n') if first == 5 => self.reply("\x1b[0n"),
             (None, None, 'n') if first == 6 => {
