@@ -84,55 +84,6 @@ impl Mirror {
         }
     }
 
-    /// Parses a batch of the child's output. The bigger the batch, the more of a flood can be
-    /// skipped: pass everything that is at hand at once.
-    pub fn process(&mut self, bytes: &[u8]) {
-        let Some(scanner) = &mut self.scanner else {
-            self.parser.process(bytes);
-            return;
-        };
-        let rows = usize::from(self.parser.screen().size().0.get());
-        let runs = scanner.runs(bytes, 2 * rows + 2);
-        let mut fed = 0;
-        for run in runs {
-            self.parser.process(&bytes[fed..run.start]);
-            self.fast_forward(&bytes[run.start..run.end], rows);
-            fed = run.end;
-        }
-        self.parser.process(&bytes[fed..]);
-    }
-
-    /// Parses a plain run (see [`fast_forward`]), skipping what scrolls away unseen. The run is
-    /// parsed a few lines at a time until vt100 scrolls, which shows the cursor on the bottom row
-    /// of a region that starts at the top; then the cut is made.
-    fn fast_forward(&mut self, run: &[u8], rows: usize) {
-        self.parser.callbacks_mut().scrolled = false;
-        let mut at = 0;
-        let mut fed_lines = 0;
-        while !self.parser.callbacks().scrolled && fed_lines <= rows {
-            let (row, _) = self.parser.screen().cursor_position();
-            let step = rows.saturating_sub(usize::from(row)).max(1);
-            let Some(end) = after_line_feeds(&run[at..], step) else {
-                break;
-            };
-            self.parser.process(&run[at..at + end]);
-            at += end;
-            fed_lines += step;
-        }
-        if self.parser.callbacks().scrolled {
-            let (bottom, _) = self.parser.screen().cursor_position();
-            if let Some((from, to)) = fast_forward::cut(run, at, bottom) {
-                // The skipped stretch ends with CR LF on the bottom row: the cursor ends at column 0.
-                let mut instead = fast_forward::colour_changes(&run[from..to]);
-                instead.push(b'\r');
-                self.parser.process(&instead);
-                self.skipped += to - from;
-                at = to;
-            }
-        }
-        self.parser.process(&run[at..]);
-    }
-
     /// A mirror that parses every byte, to check fast-forwarding against.
     #[cfg(test)]
     fn parsing_everything(rows: u16, cols: u16) -> Self {
@@ -196,16 +147,6 @@ impl Mirror {
     pub fn sync_deadline(&self) -> Option<Instant> {
         self.parser.callbacks().sync_since.map(|t| t + SYNC_TIMEOUT)
     }
-}
-
-/// The index just past the `n`th line feed of `bytes`, if it has that many.
-fn after_line_feeds(bytes: &[u8], n: usize) -> Option<usize> {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .nth(n.checked_sub(1)?)
-        .map(|(i, _)| i + 1)
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 //! state machine closely enough to know when the parser is at rest (it only ever errs towards "not
 //! sure", which means no skipping), and the scroll region is learnt by watching vt100 scroll.
 
+use super::Mirror;
+
 const ESC: u8 = 0x1b;
 
 /// Where the byte stream stands, a coarser copy of the parser's own state machine.
@@ -203,6 +205,67 @@ pub fn colour_changes(skipped: &[u8]) -> Vec<u8> {
         end = at;
     }
     kept.iter().rev().flat_map(|s| s.iter().copied()).collect()
+}
+
+impl Mirror {
+    /// Parses a batch of the child's output. The bigger the batch, the more of a flood can be
+    /// skipped: pass everything that is at hand at once.
+    pub fn process(&mut self, bytes: &[u8]) {
+        let Some(scanner) = &mut self.scanner else {
+            self.parser.process(bytes);
+            return;
+        };
+        let rows = usize::from(self.parser.screen().size().0.get());
+        let runs = scanner.runs(bytes, 2 * rows + 2);
+        let mut fed = 0;
+        for run in runs {
+            self.parser.process(&bytes[fed..run.start]);
+            self.fast_forward(&bytes[run.start..run.end], rows);
+            fed = run.end;
+        }
+        self.parser.process(&bytes[fed..]);
+    }
+
+    /// Parses a plain run (see the module's comment), skipping what scrolls away unseen. The run is
+    /// parsed a few lines at a time until vt100 scrolls, which shows the cursor on the bottom row
+    /// of a region that starts at the top; then the cut is made.
+    fn fast_forward(&mut self, run: &[u8], rows: usize) {
+        self.parser.callbacks_mut().scrolled = false;
+        let mut at = 0;
+        let mut fed_lines = 0;
+        while !self.parser.callbacks().scrolled && fed_lines <= rows {
+            let (row, _) = self.parser.screen().cursor_position();
+            let step = rows.saturating_sub(usize::from(row)).max(1);
+            let Some(end) = after_line_feeds(&run[at..], step) else {
+                break;
+            };
+            self.parser.process(&run[at..at + end]);
+            at += end;
+            fed_lines += step;
+        }
+        if self.parser.callbacks().scrolled {
+            let (bottom, _) = self.parser.screen().cursor_position();
+            if let Some((from, to)) = cut(run, at, bottom) {
+                // The skipped stretch ends with CR LF on the bottom row: the cursor ends at column 0.
+                let mut instead = colour_changes(&run[from..to]);
+                instead.push(b'\r');
+                self.parser.process(&instead);
+                self.skipped += to - from;
+                at = to;
+            }
+        }
+        self.parser.process(&run[at..]);
+    }
+}
+
+/// The index just past the `n`th line feed of `bytes`, if it has that many.
+fn after_line_feeds(bytes: &[u8], n: usize) -> Option<usize> {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(n.checked_sub(1)?)
+        .map(|(i, _)| i + 1)
 }
 
 #[cfg(test)]
