@@ -292,6 +292,9 @@ fn main() {
             "echo {mode}: {} keys each; no echo within 2 s: raw {r_miss}, pokeshell {p_miss}, tmux {t_miss}",
             keys
         );
+        for (name, v) in [("raw", &r), ("pokeshell", &p), ("tmux", &t)] {
+            eprintln!("  {name} slowest (ms): {:?}", echo::slowest_ms(v, 5));
+        }
         for p_ in [50.0, 99.0] {
             rows.push(table::Row {
                 what: format!("key-to-echo p{p_:.0}, {mode} pane"),

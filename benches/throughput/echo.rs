@@ -145,3 +145,14 @@ pub fn percentile_ms(v: &[Duration], p: f64) -> f64 {
     let idx = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
     v[idx.min(v.len() - 1)].as_secs_f64() * 1000.0
 }
+
+/// The `n` largest of `v`, in milliseconds, largest first.
+pub fn slowest_ms(v: &[Duration], n: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = v
+        .iter()
+        .map(|d| (d.as_secs_f64() * 10_000.0).round() / 10.0)
+        .collect();
+    v.sort_by(|a, b| b.total_cmp(a));
+    v.truncate(n);
+    v
+}
