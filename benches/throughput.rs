@@ -1,21 +1,34 @@
-//! Side-by-side benchmark: output throughput of `cat` on a 64 MB file with ANSI colours through
-//! (a) a raw PTY, (b) pokeshell --command, (c) an attached tmux pane; then pokeshell's CPU use while
-//! hosting an idle pi for 10 s, and its peak memory. Each program runs in a PTY of its own whose
-//! output this bench drains, like a terminal would.
+//! Side-by-side benchmark of a raw PTY, pokeshell (`--command`) and an attached tmux, each in a PTY
+//! of its own whose output this bench drains like a terminal would:
+//! - throughput: `cat` of a 64 MB file with ANSI colours; wall time, and the CPU time and peak memory
+//!   of what sits between the program and the terminal (pokeshell; tmux's client and server);
+//! - key-to-echo latency, p50 and p99, on a quiet pane and while the pane floods;
+//! - a soak: 1 GB of mixed output through pokeshell, its memory sampled along the way;
+//! - pokeshell's CPU use while it hosts an idle pi, and its memory.
+//!
+//! Everything ends in one table, with ratios against the raw PTY.
 //!
 //! Run: `cargo bench --bench throughput` (needs tmux; the idle-pi part needs `scripts/setup-pi.sh`).
-//! Environment: BENCH_MB (default 64), BENCH_RUNS (default 3), BENCH_IDLE_SECS (default 10).
+//! Environment: BENCH_MB (default 64), BENCH_RUNS (default 3), BENCH_KEYS (keys per latency run,
+//! default 150), BENCH_SOAK_MB (default 1024, 0 skips), BENCH_SOAK_EVERY_MB (default 64),
+//! BENCH_IDLE_SECS (default 10, 0 skips).
+
+#[path = "throughput/echo.rs"]
+mod echo;
+#[path = "throughput/pty_run.rs"]
+mod pty_run;
+#[path = "throughput/soak.rs"]
+mod soak;
+#[path = "throughput/table.rs"]
+mod table;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-
-const COLS: u16 = 120;
-const ROWS: u16 = 40;
+use pty_run::{COLS, ROWS, Usage};
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -27,7 +40,6 @@ fn env_num(name: &str, default: u64) -> u64 {
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
-
 /// A file of coloured log-like lines, deterministic, of about `mb` megabytes.
 fn make_input(mb: u64) -> PathBuf {
     let path = std::env::temp_dir().join(format!("pokeshell-bench-{mb}mb.txt"));
@@ -58,79 +70,30 @@ fn make_input(mb: u64) -> PathBuf {
 
 struct Outcome {
     wall: Duration,
-    peak_rss_kb: u64,
+    usage: Usage,
     bytes_out: u64,
 }
 
-fn rss_kb(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Runs `cmd` in a fresh PTY, drains its output like a terminal (answering DA1 so programs that
-/// probe the terminal do not wait), and times it until the PTY closes.
-fn run_in_pty(program: &str, args: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("openpty");
-    let mut cmd = CommandBuilder::new(program);
-    cmd.args(args);
-    cmd.env("TERM", "xterm-256color");
-    cmd.env_remove("TMUX");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+/// Runs `program` until it exits; `tmux_socket` names the tmux server whose usage counts too.
+fn run_once(program: &str, args: &[&str], tmux_socket: Option<&str>) -> Outcome {
     let start = Instant::now();
-    let mut child = pair.slave.spawn_command(cmd).expect("spawn");
-    drop(pair.slave);
-    let pid = child.process_id().expect("pid");
-    let mut reader = pair.master.try_clone_reader().expect("reader");
-    let mut writer = pair.master.take_writer().expect("writer");
-    let (tx, rx) = mpsc::channel::<usize>();
-    let drain = std::thread::spawn(move || {
-        let mut buf = vec![0u8; 256 * 1024];
-        let mut total = 0u64;
-        let mut answered = false;
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    total += n as u64;
-                    if !answered && buf[..n].windows(3).any(|w| w == b"\x1b[c") {
-                        answered = true;
-                        let _ = tx.send(n);
-                    }
-                }
-            }
+    let running = pty_run::spawn(program, args, &[], |_| {});
+    let client = running.pid;
+    let mut server = None;
+    let mut last_look = Instant::now() - Duration::from_secs(1);
+    let (wall, usage, bytes_out) = running.finish(start, Duration::from_secs(600), |u| {
+        let Some(socket) = tmux_socket else { return };
+        if server.is_none() && last_look.elapsed() > Duration::from_millis(50) {
+            last_look = Instant::now();
+            server = pty_run::tmux_server_pid(socket, client);
         }
-        total
+        if let Some(pid) = server {
+            u.sample(pid);
+        }
     });
-    let mut peak = 0;
-    loop {
-        if rx.try_recv().is_ok() {
-            let _ = writer.write_all(b"\x1b[?62;22c");
-            let _ = writer.flush();
-        }
-        if let Some(kb) = rss_kb(pid) {
-            peak = peak.max(kb);
-        }
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let wall = start.elapsed();
-    drop(writer);
-    let bytes_out = drain.join().unwrap_or(0);
     Outcome {
         wall,
-        peak_rss_kb: peak,
+        usage,
         bytes_out,
     }
 }
@@ -149,13 +112,6 @@ fn release_binary() -> PathBuf {
     assert!(status.success(), "release build failed");
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
     target.join("release/pokeshell")
-}
-
-fn cpu_ticks(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &s[s.rfind(')')? + 2..];
-    let f: Vec<&str> = after.split_whitespace().collect();
-    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
 }
 
 /// pokeshell hosting real pi, idle for `secs`: CPU share of one core and peak RSS of pokeshell alone.
@@ -206,52 +162,77 @@ fn idle_pi(bin: &Path, secs: u64) -> Option<(f64, u64)> {
     });
     // Let pi start up and settle before measuring.
     std::thread::sleep(Duration::from_secs(3));
-    let t0 = cpu_ticks(pid)?;
+    let t0 = pty_run::cpu_ticks(pid)?;
     std::thread::sleep(Duration::from_secs(secs));
-    let t1 = cpu_ticks(pid)?;
-    let rss = rss_kb(pid).unwrap_or(0);
+    let t1 = pty_run::cpu_ticks(pid)?;
+    let rss = pty_run::status_kb(pid, "VmHWM:").unwrap_or(0);
     let _ = child.kill();
     let _ = child.wait();
-    // SAFETY: sysconf has no memory effects.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let hz = pty_run::ticks_per_sec();
     Some(((t1 - t0) as f64 / hz / secs as f64 * 100.0, rss))
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; nothing else to parse.
+    let args: Vec<String> = std::env::args().collect();
+    // The bench binary is also the echo program and the soak's generator, run inside the PTYs.
+    if args.get(1).map(String::as_str) == Some(echo::ECHO_FLAG) {
+        echo::echo_program(args.get(2).map(String::as_str) == Some("flood"));
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some(soak::SOAK_FLAG) {
+        let num = |i: usize| args.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let out = PathBuf::from(args.get(4).map_or("/dev/null", String::as_str));
+        soak::generator(num(2), num(3), &out);
+        return;
+    }
     let mb = env_num("BENCH_MB", 64);
     let runs = env_num("BENCH_RUNS", 3).max(1);
+    let keys = env_num("BENCH_KEYS", 150) as usize;
+    let soak_mb = env_num("BENCH_SOAK_MB", 1024);
+    let soak_every = env_num("BENCH_SOAK_EVERY_MB", 64);
     let idle_secs = env_num("BENCH_IDLE_SECS", 10);
     let input = make_input(mb);
     let input_s = input.to_str().expect("utf-8 temp path").to_string();
     let bin = release_binary();
     let bin_s = bin.to_str().expect("utf-8 path").to_string();
-    let cat_line = format!("cat {input_s}");
+    let me = std::env::current_exe().expect("the bench's own path");
+    let me_s = me.to_str().expect("utf-8 path").to_string();
     let tmux_socket = format!("pokeshell-bench-{}", std::process::id());
+    let tmux_args = |line: &str| -> Vec<String> {
+        [
+            "-L",
+            &tmux_socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            line,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let kill_tmux = || {
+        let _ = Command::new("tmux")
+            .args(["-L", &tmux_socket, "kill-server"])
+            .stderr(std::process::Stdio::null())
+            .status();
+    };
 
-    let mut raw = Vec::new();
-    let mut poke = Vec::new();
-    let mut tmux = Vec::new();
-    let mut poke_rss = 0;
+    // Throughput.
+    let cat_line = format!("cat {input_s}");
+    let tmux_cat = tmux_args(&cat_line);
+    let tmux_cat: Vec<&str> = tmux_cat.iter().map(String::as_str).collect();
+    let (mut raw, mut poke, mut tmux) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut raw_use, mut poke_use, mut tmux_use) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs {
-        let r = run_in_pty("cat", &[&input_s], &[]);
-        let p = run_in_pty(&bin_s, &["--command", &cat_line], &[]);
-        let t = run_in_pty(
-            "tmux",
-            &[
-                "-L",
-                &tmux_socket,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-x",
-                "120",
-                "-y",
-                "40",
-                &cat_line,
-            ],
-            &[],
-        );
+        let r = run_once("cat", &[&input_s], None);
+        let p = run_once(&bin_s, &["--command", &cat_line], None);
+        let t = run_once("tmux", &tmux_cat, Some(&tmux_socket));
+        kill_tmux();
         eprintln!(
             "run {}: raw {:.3}s  pokeshell {:.3}s  tmux {:.3}s  (bytes to the outer terminal: raw {} / pokeshell {} / tmux {})",
             run + 1,
@@ -262,33 +243,124 @@ fn main() {
             p.bytes_out,
             t.bytes_out
         );
-        poke_rss = poke_rss.max(p.peak_rss_kb);
         raw.push(r.wall);
         poke.push(p.wall);
         tmux.push(t.wall);
+        raw_use.push(r.usage);
+        poke_use.push(p.usage);
+        tmux_use.push(t.usage);
     }
-    let _ = Command::new("tmux")
-        .args(["-L", &tmux_socket, "kill-server"])
-        .status();
-    let (raw, poke, tmux) = (median(raw), median(poke), median(tmux));
-    println!("throughput: cat of {mb} MB with ANSI colours, {COLS}x{ROWS}, median of {runs} runs");
-    println!("  raw PTY          {:>8.3} s", raw.as_secs_f64());
-    println!("  pokeshell        {:>8.3} s", poke.as_secs_f64());
-    println!("  tmux (attached)  {:>8.3} s", tmux.as_secs_f64());
-    println!(
-        "  pokeshell / tmux = {:.2}x (target <= 0.5)   pokeshell / raw = {:.2}x (target <= 1.5)",
-        poke.as_secs_f64() / tmux.as_secs_f64(),
-        poke.as_secs_f64() / raw.as_secs_f64()
-    );
-    println!(
-        "  pokeshell peak RSS during the run: {:.1} MB",
-        poke_rss as f64 / 1024.0
-    );
-    if let Some((cpu, rss)) = idle_pi(&bin, idle_secs) {
-        println!("idle: pokeshell hosting an idle pi for {idle_secs} s");
-        println!(
-            "  CPU {cpu:.2}% of one core (target < 1%)   RSS {:.1} MB (target < 30 MB)",
-            rss as f64 / 1024.0
+    let med_wall = |v: Vec<Duration>| median(v).as_secs_f64();
+    let cpu_ms_per_mb =
+        |v: &[Usage]| median(v.iter().map(Usage::cpu).collect()).as_secs_f64() * 1000.0 / mb as f64;
+    let peak_mb = |v: &[Usage]| v.iter().map(|u| u.peak_rss_kb).max().unwrap_or(0) as f64 / 1024.0;
+    let mut rows = vec![
+        table::Row {
+            what: format!("cat {mb} MB coloured text, median of {runs}"),
+            unit: "s",
+            raw: Some(med_wall(raw)),
+            poke: Some(med_wall(poke)),
+            tmux: Some(med_wall(tmux)),
+        },
+        table::Row {
+            what: "CPU of the program in the PTY per MB".into(),
+            unit: "ms",
+            raw: Some(cpu_ms_per_mb(&raw_use)),
+            poke: Some(cpu_ms_per_mb(&poke_use)),
+            tmux: Some(cpu_ms_per_mb(&tmux_use)),
+        },
+        table::Row {
+            what: "peak RSS of the program in the PTY".into(),
+            unit: "MB",
+            raw: Some(peak_mb(&raw_use)),
+            poke: Some(peak_mb(&poke_use)),
+            tmux: Some(peak_mb(&tmux_use)),
+        },
+    ];
+
+    // Key-to-echo latency.
+    for flood in [false, true] {
+        let mode = if flood { "flood" } else { "quiet" };
+        let echo_line = format!("'{me_s}' {} {mode}", echo::ECHO_FLAG);
+        let (r, r_miss) = echo::measure(&me_s, &[echo::ECHO_FLAG, mode], keys);
+        let (p, p_miss) = echo::measure(&bin_s, &["--command", &echo_line], keys);
+        let t_args = tmux_args(&echo_line);
+        let t_args: Vec<&str> = t_args.iter().map(String::as_str).collect();
+        let (t, t_miss) = echo::measure("tmux", &t_args, keys);
+        kill_tmux();
+        eprintln!(
+            "echo {mode}: {} keys each; no echo within 2 s: raw {r_miss}, pokeshell {p_miss}, tmux {t_miss}",
+            keys
         );
+        for (name, v) in [("raw", &r), ("pokeshell", &p), ("tmux", &t)] {
+            eprintln!("  {name} slowest (ms): {:?}", echo::slowest_ms(v, 5));
+        }
+        for p_ in [50.0, 99.0] {
+            rows.push(table::Row {
+                what: format!("key-to-echo p{p_:.0}, {mode} pane"),
+                unit: "ms",
+                raw: Some(echo::percentile_ms(&r, p_)),
+                poke: Some(echo::percentile_ms(&p, p_)),
+                tmux: Some(echo::percentile_ms(&t, p_)),
+            });
+        }
     }
+
+    // Soak.
+    if soak_mb > 0 {
+        let s = soak::run(&bin_s, &me_s, soak_mb, soak_every);
+        eprintln!(
+            "soak: {} MB in {:.1} s; pokeshell RSS (MB written, kB): {:?}",
+            s.mb,
+            s.wall.as_secs_f64(),
+            s.samples
+        );
+        let first = s.samples.first().map(|x| x.1 as f64 / 1024.0);
+        let last = s.samples.last().map(|x| x.1 as f64 / 1024.0);
+        let peak = s.samples.iter().map(|x| x.1).max().map(|k| k as f64 / 1024.0);
+        for (what, v) in [("first", first), ("last", last), ("peak", peak)] {
+            rows.push(table::Row {
+                what: format!("soak {soak_mb} MB mixed: RSS {what} sample"),
+                unit: "MB",
+                raw: None,
+                poke: v,
+                tmux: None,
+            });
+        }
+        rows.push(table::Row {
+            what: format!("soak {soak_mb} MB mixed: peak RSS (VmHWM)"),
+            unit: "MB",
+            raw: None,
+            poke: Some(s.peak_rss_kb as f64 / 1024.0),
+            tmux: None,
+        });
+        rows.push(table::Row {
+            what: format!("soak {soak_mb} MB mixed: wall time"),
+            unit: "s",
+            raw: None,
+            poke: Some(s.wall.as_secs_f64()),
+            tmux: None,
+        });
+    }
+
+    // Idle pi.
+    if idle_secs > 0
+        && let Some((cpu, rss)) = idle_pi(&bin, idle_secs)
+    {
+        rows.push(table::Row {
+            what: format!("idle pi for {idle_secs} s: CPU share of a core"),
+            unit: "%",
+            raw: None,
+            poke: Some(cpu),
+            tmux: None,
+        });
+        rows.push(table::Row {
+            what: "idle pi: peak RSS".into(),
+            unit: "MB",
+            raw: None,
+            poke: Some(rss as f64 / 1024.0),
+            tmux: None,
+        });
+    }
+    table::print(&rows);
 }

@@ -1,6 +1,6 @@
 //! The child process in a pseudo-terminal: spawn, output pump, input writer, exit status, resize.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -10,6 +10,9 @@ use anyhow::{Context, Result, anyhow};
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 
 use crate::screen::Mirror;
+
+mod reader;
+use reader::spawn_reader;
 
 /// Environment variables that make pi believe it runs in a terminal with image support, inside tmux
 /// or screen, or inside another multiplexer; inside pokeshell none of that is true.
@@ -234,6 +237,14 @@ impl ChildPty {
         self.pid
     }
 
+    /// What hands the host's capabilities to the mirror once the start-up probe has its answer.
+    pub fn caps_handoff(&self, mirror: Arc<Mutex<Mirror>>) -> CapsHandoff {
+        CapsHandoff {
+            mirror,
+            input: self.input.clone(),
+        }
+    }
+
     /// Queues bytes for the child's input. Never blocks the caller.
     pub fn write(&self, bytes: Vec<u8>) {
         if !bytes.is_empty() {
@@ -254,6 +265,27 @@ impl ChildPty {
     }
 }
 
+/// Gives the mirror the host's capabilities and sends the answers it held to the child.
+pub struct CapsHandoff {
+    mirror: Arc<Mutex<Mirror>>,
+    input: mpsc::Sender<Vec<u8>>,
+}
+
+impl CapsHandoff {
+    pub fn give(self, caps: crate::screen::HostCaps) {
+        let mut m = self
+            .mirror
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        m.set_host_caps(caps);
+        let answers = m.take_replies();
+        // Sent under the lock, like the parser's answers, so no later answer can overtake these.
+        if !answers.is_empty() {
+            let _ = self.input.send(answers);
+        }
+    }
+}
+
 fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) {
     // The writer lives in this thread until every sender is gone, which happens only after the
     // child has exited: dropping it earlier would type "\n^D" into pi.
@@ -265,55 +297,6 @@ fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) 
         }
         // Keep draining so senders never block or error while the child still runs.
         while rx.recv().is_ok() {}
-    });
-}
-
-/// Chunks read from the PTY but not parsed yet; beyond this the reader waits (about 4 MiB).
-const READ_QUEUE: usize = 64;
-
-fn spawn_reader(
-    mut reader: Box<dyn Read + Send>,
-    mirror: Arc<Mutex<Mirror>>,
-    replies: mpsc::Sender<Vec<u8>>,
-    pending: Arc<AtomicBool>,
-    events: impl Fn(PtyEvent) + Send + 'static,
-) {
-    // Reading and parsing run in two threads so the child can keep writing while a chunk is parsed:
-    // throughput is then bounded by the slower of the two, not by their sum.
-    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(READ_QUEUE);
-    thread::spawn(move || {
-        loop {
-            let mut buf = vec![0u8; 64 * 1024];
-            match reader.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    buf.truncate(n);
-                    if tx.send(buf).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    });
-    thread::spawn(move || {
-        while let Ok(first) = rx.recv() {
-            let answer = {
-                let Ok(mut m) = mirror.lock() else { break };
-                m.process(&first);
-                // Parse whatever else is already queued under the same lock.
-                while let Ok(more) = rx.try_recv() {
-                    m.process(&more);
-                }
-                m.take_replies()
-            };
-            if !answer.is_empty() {
-                let _ = replies.send(answer);
-            }
-            if !pending.swap(true, Ordering::AcqRel) {
-                events(PtyEvent::Output);
-            }
-        }
-        events(PtyEvent::Closed);
     });
 }
 

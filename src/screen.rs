@@ -2,6 +2,9 @@
 //! vt100 leaves to the embedder.
 
 pub mod caps;
+#[cfg(test)]
+mod equivalence;
+mod fast_forward;
 pub mod program_status;
 mod tracker;
 
@@ -26,6 +29,8 @@ pub struct ChildModes {
     pub mouse_encoding: MouseProtocolEncoding,
     pub focus_reports: bool,
     pub application_cursor: bool,
+    /// The host terminal speaks the kitty keyboard protocol (false until its probe answered).
+    pub host_kitty: bool,
 }
 
 impl Default for ChildModes {
@@ -38,12 +43,17 @@ impl Default for ChildModes {
             mouse_encoding: MouseProtocolEncoding::Default,
             focus_reports: false,
             application_cursor: false,
+            host_kitty: false,
         }
     }
 }
 
 pub struct Mirror {
     parser: vt100::Parser<Tracker>,
+    /// Follows the output to find text that scrolls away unseen; `None`: every byte is parsed.
+    scanner: Option<fast_forward::Scanner>,
+    /// Bytes fast-forwarding spared the parser, for tests.
+    skipped: usize,
 }
 
 fn nz(v: u16) -> NonZeroU16 {
@@ -52,9 +62,25 @@ fn nz(v: u16) -> NonZeroU16 {
 
 impl Mirror {
     pub fn new(rows: u16, cols: u16, caps: HostCaps) -> Self {
-        let tracker = Tracker::new(caps, rows.max(1), cols.max(1));
+        Self::with_tracker(Tracker::new(caps, rows.max(1), cols.max(1)), rows, cols)
+    }
+
+    /// A mirror for a child started before the host answered the start-up probe: the child's
+    /// queries are answered, in order, once [`Mirror::set_host_caps`] is called.
+    pub fn awaiting_host_caps(rows: u16, cols: u16) -> Self {
+        Self::with_tracker(Tracker::awaiting_caps(rows.max(1), cols.max(1)), rows, cols)
+    }
+
+    /// What the host answered (or did not) to the start-up probe; held answers become replies.
+    pub fn set_host_caps(&mut self, caps: HostCaps) {
+        self.parser.callbacks_mut().set_caps(caps);
+    }
+
+    fn with_tracker(tracker: Tracker, rows: u16, cols: u16) -> Self {
         Self {
             parser: vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker),
+            scanner: Some(fast_forward::Scanner::default()),
+            skipped: 0,
         }
     }
 
@@ -70,8 +96,13 @@ impl Mirror {
         self.parser.callbacks_mut().program_status_seq = seq;
     }
 
-    pub fn process(&mut self, bytes: &[u8]) {
-        self.parser.process(bytes);
+    /// A mirror that parses every byte, to check fast-forwarding against.
+    #[cfg(test)]
+    fn parsing_everything(rows: u16, cols: u16) -> Self {
+        Self {
+            scanner: None,
+            ..Self::new(rows, cols, HostCaps::default())
+        }
     }
 
     pub fn screen(&self) -> &vt100::Screen {
@@ -115,6 +146,7 @@ impl Mirror {
             mouse_encoding: screen.mouse_protocol_encoding(),
             focus_reports: t.focus_reports,
             application_cursor: screen.application_cursor(),
+            host_kitty: t.caps.kitty,
         }
     }
 
@@ -211,6 +243,48 @@ mod tests {
         let mut m = Mirror::new(24, 80, kitty_host());
         m.process(b"\x1b]10;?\x07\x1b]11;?\x07\x1b]4;0;?\x07\x1b[c");
         assert!(m.take_host_output().is_empty());
+    }
+
+    #[test]
+    fn answers_wait_for_the_host_and_keep_their_order() {
+        let mut m = Mirror::awaiting_host_caps(24, 80);
+        let asked = b"\x1b[>7u\x1b[?u\x1b]7501;?\x1b\\\x1b]11;?\x07\x1b[6n\x1b]4;3;?\x07\x1b[c";
+        assert_eq!(
+            replies(&mut m, asked),
+            b"",
+            "nothing is answered before the host is known"
+        );
+        m.process(b"\x1b[5;9H");
+        assert!(m.take_replies().is_empty());
+        m.set_host_caps(kitty_host());
+        assert_eq!(
+            m.take_replies(),
+            [
+                &b"\x1b[?7u"[..],
+                program_status::QUERY_REPLY,
+                b"\x1b]11;rgb:1111/1111/1111\x07",
+                b"\x1b[1;1R",
+                b"\x1b]4;3;rgb:0000/0000/0000\x07",
+                b"\x1b[?62;52c",
+            ]
+            .concat(),
+            "the cursor was where it stood when asked"
+        );
+        assert!(m.modes().host_kitty);
+        assert_eq!(
+            replies(&mut m, b"\x1b[c"),
+            b"\x1b[?62;52c",
+            "later queries are answered at once"
+        );
+    }
+
+    #[test]
+    fn a_silent_host_releases_the_held_answers_as_a_legacy_terminal() {
+        let mut m = Mirror::awaiting_host_caps(24, 80);
+        assert_eq!(replies(&mut m, b"\x1b[?u\x1b]10;?\x07\x1b[c"), b"");
+        assert!(!m.modes().host_kitty);
+        m.set_host_caps(HostCaps::default());
+        assert_eq!(m.take_replies(), HostCaps::FALLBACK_DA1);
     }
 
     #[test]

@@ -342,3 +342,29 @@ fn a_bracketed_paste_reaches_pi_whole_and_the_model_gets_it_verbatim() {
     );
     pty.wait_for_text("pasted fine", WAIT);
 }
+
+/// pi, not the `pi --version` check pokeshell also runs: its command line has no `--version`.
+fn is_pi_session(pid: i32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|c| !c.split(|b| *b == 0).any(|arg| arg == b"--version"))
+}
+
+#[test]
+fn pi_starts_while_the_terminal_probe_still_waits_and_gets_its_answers_after() {
+    let server = model_server();
+    let env = PiEnv::new(&server.base_url());
+    let mut cmd = env.pokeshell_command(&[], &[]);
+    // Far longer than any wait below: the probe is still waiting whenever pi is seen running.
+    cmd.env("POKESHELL_PROBE_TIMEOUT_MS", "600000");
+    let mut pty = Pty::spawn(cmd, 40, 120);
+    let deadline = Instant::now() + WAIT;
+    while !children_of(pty.pid()).into_iter().any(is_pi_session) {
+        if Instant::now() >= deadline {
+            pty.fail("pi was not started while the terminal probe waited for its answer");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The terminal answers the probe only now (DA1 ends it); pi's held queries are answered then.
+    pty.send(b"\x1b[?62;22c");
+    wait_ready(&pty);
+}

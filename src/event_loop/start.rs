@@ -141,7 +141,8 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     } else {
         (None, None)
     };
-    let reading = host::probe::probe(cfg.probe_timeout);
+    // The host's answers are read while the child starts; its queries wait for them in the mirror.
+    let probing = host::probe::send();
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let start = Instant::now();
     let wall_ms = std::time::SystemTime::now()
@@ -156,17 +157,14 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         label: cfg.label,
         bridge: bridge_state,
         ledger_path: Some(ledger.path().to_path_buf()),
-        host_kitty: reading.caps.kitty,
+        // Not known yet: the mirror's modes carry it once the probe has answered.
+        host_kitty: false,
         child_args: cfg.spec.args.clone(),
     };
     let mut session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
     session.set_utc_offset(Session::local_utc_offset(wall_ms));
     let pane = session.pane();
-    let mirror = Arc::new(Mutex::new(Mirror::new(
-        pane.height,
-        pane.width,
-        reading.caps.clone(),
-    )));
+    let mirror = Arc::new(Mutex::new(Mirror::awaiting_host_caps(pane.height, pane.width)));
     let output_pending = Arc::new(AtomicBool::new(false));
     let pty_tx = tx.clone();
     crate::reaper::adopt_orphans(crate::pty::live_child_pid);
@@ -187,8 +185,20 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         host::start_gate::StartGate::open()
     };
     let (stdin_tx, closed_tx, ready_mirror) = (tx.clone(), tx.clone(), mirror.clone());
+    let probe_timeout = if probing {
+        cfg.probe_timeout
+    } else {
+        Duration::ZERO
+    };
+    let (caps, probe_tx) = (child.caps_handoff(mirror.clone()), tx.clone());
     host::stdin::spawn(
-        reading.leftover,
+        move || {
+            let reading = host::probe::read_answers(probe_timeout);
+            caps.give(reading.caps);
+            // The host modes pi asked for meanwhile may now reach a kitty-capable host.
+            let _ = probe_tx.send(WorldEvent::Pty(PtyEvent::Output));
+            reading.leftover
+        },
         gate,
         host::test_hook::LoopBlocker::from_env(),
         host::stdin::Sinks {

@@ -43,7 +43,8 @@ fn mouse_code(m: MouseProtocolMode) -> Option<u16> {
 impl HostModes {
     pub fn for_child(child: &ChildModes, host_kitty: bool) -> Self {
         Self {
-            kitty_flags: host_kitty.then_some(child.kitty_flags),
+            // The probe may answer after the session started: the mirror then knows better.
+            kitty_flags: (host_kitty || child.host_kitty).then_some(child.kitty_flags),
             modify_other_keys: child.modify_other_keys,
             mouse: child.mouse,
             focus_reports: child.focus_reports,

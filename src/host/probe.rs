@@ -13,15 +13,24 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
 /// Sends the probe and reads answers until the DA1 reply (always last) or the timeout. Must run in
 /// raw mode, before anything else reads stdin. Keystrokes typed meanwhile come back in `leftover`.
 pub fn probe(timeout: Duration) -> ProbeReading {
-    let mut out = std::io::stdout().lock();
-    if out
-        .write_all(&HostCaps::probe_query())
-        .and_then(|()| out.flush())
-        .is_err()
-    {
-        return HostCaps::parse_probe(b"");
+    if send() {
+        read_answers(timeout)
+    } else {
+        HostCaps::parse_probe(b"")
     }
-    drop(out);
+}
+
+/// Writes the probe's queries to the host; false when the terminal cannot be written.
+pub fn send() -> bool {
+    let mut out = std::io::stdout().lock();
+    out.write_all(&HostCaps::probe_query())
+        .and_then(|()| out.flush())
+        .is_ok()
+}
+
+/// Reads the host's answers to [`send`] until the DA1 reply or the timeout. Nothing else may read
+/// stdin meanwhile.
+pub fn read_answers(timeout: Duration) -> ProbeReading {
     let deadline = Instant::now() + timeout;
     let mut got = Vec::new();
     loop {

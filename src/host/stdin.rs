@@ -57,13 +57,15 @@ fn read_stdin(buf: &mut [u8], wait: Option<Duration>) -> Read {
     }
 }
 
-/// Starts the reader. `leftover` (keys read by the start-up probe) goes through the gate first.
-pub fn spawn<P, C, R>(
-    leftover: Vec<u8>,
+/// Starts the reader. `first` runs on the reader's thread before anything is read (it reads the
+/// start-up probe's answers); the keys it returns go through the gate first.
+pub fn spawn<F, P, C, R>(
+    first: F,
     mut gate: StartGate,
     mut blocker: Option<LoopBlocker>,
     sinks: Sinks<P, C, R>,
 ) where
+    F: FnOnce() -> Vec<u8> + Send + 'static,
     P: FnMut(Vec<u8>) -> bool + Send + 'static,
     C: FnOnce() + Send + 'static,
     R: Fn() -> bool + Send + 'static,
@@ -74,6 +76,7 @@ pub fn spawn<P, C, R>(
         child_ready,
     } = sinks;
     std::thread::spawn(move || {
+        let leftover = first();
         let mut buf = vec![0u8; 16 * 1024];
         if let Some(bytes) = gate.offer(&leftover, Instant::now(), child_ready())
             && !pass(bytes)

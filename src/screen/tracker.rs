@@ -30,6 +30,23 @@ pub struct Tracker {
     /// A colour query the start-up probe had no answer for went to the host; the DA1 that ends the
     /// child's batch goes there too, so that the host's answers reach the child in order.
     colours_asked_of_host: bool,
+    /// While the host has not answered the start-up probe yet: every answer owed to the child, in
+    /// order, the ones that depend on the host's capabilities still unanswered.
+    held: Option<Vec<Held>>,
+    /// vt100 scrolled a region that starts at the top row (fast-forward learns the region from it).
+    pub(super) scrolled: bool,
+}
+
+/// An answer owed to the child while the host's capabilities are still unknown.
+#[derive(Debug)]
+enum Held {
+    /// An answer that does not depend on the host, already computed.
+    Ready(Vec<u8>),
+    /// The kitty keyboard query, with the flags at the time it was asked.
+    Kitty(u16),
+    Da1,
+    /// OSC 10, 11 or 4 asking for colours, its parameters as received.
+    Colour(Vec<Vec<u8>>),
 }
 
 impl Tracker {
@@ -38,6 +55,50 @@ impl Tracker {
             caps,
             size: (rows, cols),
             ..Self::default()
+        }
+    }
+
+    /// A tracker that holds the child's answers until [`Tracker::set_caps`] tells what the host is.
+    pub fn awaiting_caps(rows: u16, cols: u16) -> Self {
+        Self {
+            held: Some(Vec::new()),
+            ..Self::new(HostCaps::default(), rows, cols)
+        }
+    }
+
+    pub fn caps_known(&self) -> bool {
+        self.held.is_none()
+    }
+
+    /// The host's capabilities are known: the held answers are given, in the order they were asked.
+    pub fn set_caps(&mut self, caps: HostCaps) {
+        self.caps = caps;
+        for held in self.held.take().unwrap_or_default() {
+            match held {
+                Held::Ready(bytes) => self.replies.extend_from_slice(&bytes),
+                Held::Kitty(flags) => self.answer_kitty(flags),
+                Held::Da1 => self.da1(),
+                Held::Colour(params) => {
+                    let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
+                    self.osc_colour(&params);
+                }
+            }
+        }
+    }
+
+    /// Every answer goes through here, so held answers keep their order.
+    fn reply_bytes(&mut self, bytes: &[u8]) {
+        match &mut self.held {
+            Some(held) => held.push(Held::Ready(bytes.to_vec())),
+            None => self.replies.extend_from_slice(bytes),
+        }
+    }
+
+    fn answer_kitty(&mut self, flags: u16) {
+        // Only a host that speaks the kitty protocol may make pi believe it does.
+        if self.caps.kitty {
+            self.replies
+                .extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
         }
     }
 
@@ -61,11 +122,12 @@ impl Tracker {
     fn kitty(&mut self, screen: &vt100::Screen, marker: u8, params: &[&[u16]]) {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
         match marker {
-            // Only a host that speaks the kitty protocol may make pi believe it does.
-            b'?' if self.caps.kitty => {
+            b'?' => {
                 let flags = self.kitty_flags(screen.alternate_screen());
-                self.replies
-                    .extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
+                match &mut self.held {
+                    Some(held) => held.push(Held::Kitty(flags)),
+                    None => self.answer_kitty(flags),
+                }
             }
             b'>' => {
                 let stack = self.kitty_stack(screen);
@@ -114,7 +176,7 @@ impl Tracker {
     }
 
     fn reply(&mut self, s: &str) {
-        self.replies.extend_from_slice(s.as_bytes());
+        self.reply_bytes(s.as_bytes());
     }
 
     /// OSC 7501: pokeshell reads program-status reports, so the query is always answered; a report
@@ -122,7 +184,7 @@ impl Tracker {
     fn osc_program_status(&mut self, params: &[&[u8]]) {
         let body = params.get(1..).unwrap_or_default().join(&b';');
         match program_status::parse(&body) {
-            Osc7501::Query => self.replies.extend_from_slice(QUERY_REPLY),
+            Osc7501::Query => self.reply_bytes(QUERY_REPLY),
             Osc7501::Report(status) => {
                 self.program_status = Some(status);
                 self.program_status_seq += 1;
@@ -142,6 +204,10 @@ impl Tracker {
     /// would reach the child in the host itself. Answering "no colour" instead makes pi fall back to
     /// its faint theme, where pi alone would be in colour.
     fn osc_colour(&mut self, params: &[&[u8]]) {
+        if let Some(held) = &mut self.held {
+            held.push(Held::Colour(params.iter().map(|p| p.to_vec()).collect()));
+            return;
+        }
         match params {
             [b"10", b"?"] => match self.caps.fg.clone() {
                 Some(c) => self.reply(&format!("\x1b]10;{c}\x07")),
@@ -197,6 +263,10 @@ impl Tracker {
 }
 
 impl vt100::Callbacks for Tracker {
+    fn on_scroll(&mut self, _: vt100::capture::RowContents<'_>, _: bool) {
+        self.scrolled = true;
+    }
+
     fn audible_bell(&mut self, _: &mut vt100::Screen) {
         self.host_out.push(0x07);
     }
@@ -230,7 +300,10 @@ impl vt100::Callbacks for Tracker {
     ) {
         let first = params.first().and_then(|p| p.first()).copied().unwrap_or(0);
         match (i1, i2, c) {
-            (None, None, 'c') if first == 0 => self.da1(),
+            (None, None, 'c') if first == 0 => match &mut self.held {
+                Some(held) => held.push(Held::Da1),
+                None => self.da1(),
+            },
             (Some(b'>'), None, 'c') => self.reply("\x1b[>0;10;1c"),
             (None, None, 'n') if first == 5 => self.reply("\x1b[0n"),
             (None, None, 'n') if first == 6 => {
