@@ -6,6 +6,7 @@
 //! bridge. `start` wires it to the real terminal, PTY and bridge server.
 
 mod child_io;
+mod clock;
 mod layer;
 mod restart;
 mod sinks;
@@ -19,6 +20,7 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
+pub use self::clock::Clock;
 pub use self::layer::{Layer, NoLayer};
 pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
 use crate::bridge::server::BridgeEvent;
@@ -28,7 +30,6 @@ use crate::ledger::LedgerFile;
 use crate::pty::{ChildExit, PtyEvent};
 use crate::screen::Mirror;
 use crate::session::{Effect, Input};
-use crate::supervisor::Now;
 use crate::workspace::Workspace;
 
 /// At most about 60 frames a second.
@@ -75,28 +76,6 @@ pub enum WorldEvent {
 pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
     // A poisoned lock means a reader thread panicked; the panic hook is already ending the process.
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// The loop's clock: one monotonic start and one wall-clock reading; every [`Now`] derives from them.
-#[derive(Debug, Clone, Copy)]
-pub struct Clock {
-    start: Instant,
-    wall_ms: u64,
-}
-
-impl Clock {
-    pub fn new(start: Instant, wall_ms: u64) -> Self {
-        Self { start, wall_ms }
-    }
-
-    pub fn now(&self, at: Instant) -> Now {
-        let mono_ms = at.saturating_duration_since(self.start).as_millis() as u64;
-        Now::new(mono_ms, self.wall_ms + mono_ms)
-    }
-
-    pub fn instant(&self, mono_ms: u64) -> Instant {
-        self.start + Duration::from_millis(mono_ms)
-    }
 }
 
 /// The loop's state: the workspace and the world it performs on.
@@ -164,7 +143,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ledger_status: None,
             pane: (pane.width, pane.height),
             dirty: true,
-            last_draw: clock.start,
+            last_draw: clock.start(),
             cursor: None,
             resize_due: None,
             flush_due: None,
@@ -216,8 +195,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
 
     fn next_deadline(&self, now: Instant) -> Option<Instant> {
         let at = self.clock.now(now);
-        let session = self.workspace.next_deadline(at).map(|ms| self.clock.instant(ms));
-        let layer = self.layer.next_deadline().map(|ms| self.clock.instant(ms));
+        let session = self
+            .workspace
+            .next_deadline(at)
+            .and_then(|ms| self.clock.instant(ms));
+        let layer = self.layer.next_deadline().and_then(|ms| self.clock.instant(ms));
         [
             self.draw_due(now),
             self.resize_due,

@@ -29,7 +29,8 @@ impl std::fmt::Display for NotFound {
     }
 }
 
-fn is_executable(p: &Path) -> bool {
+/// A regular file (after symlinks) with an execute bit.
+pub(crate) fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     p.metadata()
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

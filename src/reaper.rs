@@ -89,9 +89,8 @@ fn children() -> Vec<Child> {
         .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // Fields after the command name (which may hold spaces): state, ppid, pgrp, session.
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let mut fields = rest.split_whitespace();
+            // Fields after the command name: state, ppid, pgrp, session.
+            let mut fields = after_name(&stat)?.split_whitespace();
             let state = fields.next()?;
             let ppid: u32 = fields.next()?.parse().ok()?;
             let _pgrp = fields.next()?;
@@ -141,8 +140,15 @@ fn signal_tree(pid: i32, signal: i32) {
 fn exists(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
-        .and_then(|s| s.rfind(')').map(|i| s[i + 2..].starts_with('Z')))
+        .and_then(|s| after_name(&s).map(|rest| rest.starts_with('Z')))
         .is_some_and(|zombie| !zombie)
+}
+
+/// The fields of a `/proc/PID/stat` line after the command name, which may hold spaces and `)`.
+/// `None` for a line cut short (the process went away while it was read).
+#[cfg(target_os = "linux")]
+fn after_name(stat: &str) -> Option<&str> {
+    stat.get(stat.rfind(')')? + 2..)
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -173,5 +179,13 @@ mod tests {
         reap_adopted_zombies(None);
         assert!(children().iter().any(|c| c.pid == pid), "left for its spawner");
         assert!(helper.wait().is_ok(), "and its spawner can still wait for it");
+    }
+
+    #[test]
+    fn a_stat_line_cut_short_has_no_fields_instead_of_a_panic() {
+        assert_eq!(after_name("12 (a b) c) S 1 12 12"), Some("S 1 12 12"));
+        assert_eq!(after_name("12 (sleep)"), None);
+        assert_eq!(after_name("12 (sleep"), None);
+        assert_eq!(after_name(""), None);
     }
 }

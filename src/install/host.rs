@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::error::InstallError;
 use super::version::{Version, parse_node_version};
+pub(crate) use crate::locate::is_executable;
 
 /// How many lines of npm's output an error keeps.
 const TAIL_LINES: usize = 20;
@@ -143,12 +144,6 @@ fn retry_busy<T>(mut f: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T
             other => return other,
         }
     }
-}
-
-pub(crate) fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The last `n` non-blank lines of `text`.

@@ -84,9 +84,10 @@ impl Widget for &FooterView {
                 Span::styled(" help", theme::dim()),
             ])
         };
-        let right_w = right.width() as u16;
+        // A message wider than u16 (a huge notice from pi) must fill the line, not wrap around.
+        let right_w = u16::try_from(right.width()).unwrap_or(u16::MAX);
         let left = Line::from(left);
-        let left_w = (left.width() as u16).min(area.width);
+        let left_w = u16::try_from(left.width()).unwrap_or(u16::MAX).min(area.width);
         left.render(
             Rect {
                 width: left_w,
@@ -95,7 +96,7 @@ impl Widget for &FooterView {
             buf,
         );
         // The hint gives way to the status when the line is short.
-        if area.width >= left_w + right_w + 2 {
+        if area.width >= left_w.saturating_add(right_w).saturating_add(2) {
             let x = area.x + area.width - right_w;
             right.render(Rect::new(x, area.y, right_w, 1), buf);
         }
@@ -147,5 +148,20 @@ mod tests {
             from = at.unwrap_or_default() + entry.len();
         }
         assert_eq!(hint.matches(" · ").count(), COMMANDS.len() - 2);
+    }
+
+    #[test]
+    fn a_message_wider_than_u16_fills_the_line() {
+        let view = FooterView {
+            poke_on: true,
+            suffix: None,
+            message: Some(("x".repeat(usize::from(u16::MAX) + 4), Tone::Ok)),
+            armed: false,
+            prefix: "Ctrl+]".into(),
+        };
+        let area = Rect::new(0, 0, 40, 1);
+        let mut buf = Buffer::empty(area);
+        (&view).render(area, &mut buf);
+        assert_eq!(buf[(39, 0)].symbol(), "x", "the message reaches the last column");
     }
 }
