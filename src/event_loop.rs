@@ -34,6 +34,11 @@ use crate::workspace::Workspace;
 
 /// At most about 60 frames a second.
 const FRAME: Duration = Duration::from_millis(16);
+/// For this long after input went to the child, its output is drawn almost at once (frames at
+/// least `ECHO_GAP` apart) rather than at the next 60 Hz frame, so a typed key's echo does not wait
+/// for the frame clock while the pane floods.
+const ECHO_WINDOW: Duration = Duration::from_millis(50);
+const ECHO_GAP: Duration = Duration::from_millis(2);
 /// A resize burst is applied once, this long after its first signal.
 const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 /// A partial escape sequence is passed on as it is after this long without more bytes.
@@ -98,6 +103,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     pane: (u16, u16),
     dirty: bool,
     last_draw: Instant,
+    /// When input last went to the child (see [`ECHO_WINDOW`]).
+    typed_at: Option<Instant>,
     cursor: Option<vt100::CursorStyle>,
     resize_due: Option<Instant>,
     flush_due: Option<Instant>,
@@ -144,6 +151,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             pane: (pane.width, pane.height),
             dirty: true,
             last_draw: clock.start(),
+            typed_at: None,
             cursor: None,
             resize_due: None,
             flush_due: None,
@@ -296,7 +304,10 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         for e in effects {
             self.layer.observe_effect(&e);
             match e {
-                Effect::ToChild(bytes) => self.child.write(bytes),
+                Effect::ToChild(bytes) => {
+                    self.typed_at = Some(Instant::now());
+                    self.child.write(bytes);
+                }
                 Effect::ResizePane { cols, rows } => self.resize_pane(cols, rows)?,
                 Effect::HostModes(want) => {
                     let bytes = self.host_modes.transition(&want);
@@ -356,7 +367,10 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         if !self.dirty {
             return None;
         }
-        let earliest = self.last_draw + FRAME;
+        let echoing = self
+            .typed_at
+            .is_some_and(|t| now.saturating_duration_since(t) <= ECHO_WINDOW);
+        let earliest = self.last_draw + if echoing { ECHO_GAP } else { FRAME };
         let sync = lock(&self.mirror)
             .sync_deadline()
             .map(Instant::from_std)

@@ -209,8 +209,19 @@ mod tests {
         assert_eq!(replies(&mut m, b"\x1b]11;?\x07"), b"", "no colour is invented");
         assert_eq!(
             m.take_host_output(),
+            b"",
+            "a host that answered nothing at start-up is not asked"
+        );
+        let caps = HostCaps {
+            da1: Some(HostCaps::FALLBACK_DA1.to_vec()),
+            ..HostCaps::default()
+        };
+        let mut m = Mirror::new(24, 80, caps);
+        assert_eq!(replies(&mut m, b"\x1b]11;?\x07"), b"", "no colour is invented");
+        assert_eq!(
+            m.take_host_output(),
             b"\x1b]11;?\x07",
-            "the host is asked instead"
+            "a host that answered the probe's DA1 is asked for the colour it did not give"
         );
     }
 

@@ -119,10 +119,10 @@ fn startup_bytes_before_the_first_frame_print_nothing() {
     assert_eq!(m.screen().cursor_position(), (0, 0));
 }
 
-/// The probe got no colours, so pi's colour queries, and the DA1 that ends them, are the host's to
-/// answer (its answers reach pi as input).
+/// The probe got no answer at all: pi's colour queries get none (no colour is invented) and both
+/// DA1s are answered here, as a VT220-class terminal.
 #[test]
-fn startup_legacy_host_gets_the_program_status_answer_and_da1_and_no_invented_colours() {
+fn startup_silent_host_gets_the_program_status_answer_and_both_da1s_and_no_invented_colours() {
     let bytes = fixtures::read(fixtures::STARTUP);
     let queries = bytes.windows(3).filter(|w| w == b"\x1b[c").count();
     assert_eq!(
@@ -130,6 +130,28 @@ fn startup_legacy_host_gets_the_program_status_answer_and_da1_and_no_invented_co
         "pi sends DA1 after the kitty query and after the colour queries"
     );
     let r = replay(fixtures::STARTUP, HostCaps::default());
+    assert_eq!(
+        r.replies_to(fixtures::STARTUP).escape_ascii().to_string(),
+        [STATUS_REPLY, HostCaps::FALLBACK_DA1, HostCaps::FALLBACK_DA1]
+            .concat()
+            .escape_ascii()
+            .to_string()
+    );
+    assert!(
+        !String::from_utf8_lossy(&r.host_out).contains("\x1b]10;?"),
+        "a host that answered nothing is not asked again"
+    );
+}
+
+/// The probe got a DA1 but no colours (a tmux whose client attaches later), so pi's colour queries,
+/// and the DA1 that ends them, are the host's to answer (its answers reach pi as input).
+#[test]
+fn startup_host_without_colours_is_asked_for_them_with_their_da1() {
+    let caps = HostCaps {
+        da1: Some(HostCaps::FALLBACK_DA1.to_vec()),
+        ..HostCaps::default()
+    };
+    let r = replay(fixtures::STARTUP, caps);
     assert_eq!(
         r.replies_to(fixtures::STARTUP).escape_ascii().to_string(),
         [STATUS_REPLY, HostCaps::FALLBACK_DA1]

@@ -199,8 +199,8 @@ impl Tracker {
     }
 
     /// OSC 10/11/4 queries are answered with the colours the host reported at start-up. A colour the
-    /// host did not report then (a tmux whose client attaches later learns its colours late) is
-    /// asked of the host now: its answer comes back as input and is passed on to the child, as it
+    /// host did not report then, from a host that did answer the probe's DA1 (a tmux whose client
+    /// attaches later learns its colours late), is asked of the host now: its answer comes back as input and is passed on to the child, as it
     /// would reach the child in the host itself. Answering "no colour" instead makes pi fall back to
     /// its faint theme, where pi alone would be in colour.
     fn osc_colour(&mut self, params: &[&[u8]]) {
@@ -240,6 +240,11 @@ impl Tracker {
     }
 
     fn ask_host(&mut self, query: &str) {
+        // A host that did not even answer the probe's DA1 will not answer this either: the child
+        // is left to its own fallback, and its DA1 is answered here.
+        if self.caps.da1.is_none() {
+            return;
+        }
         self.host_out.extend_from_slice(b"\x1b]");
         self.host_out.extend_from_slice(query.as_bytes());
         self.host_out.push(0x07);

@@ -98,3 +98,24 @@ async fn paste_markers_reach_the_child_only_while_it_has_bracketed_paste_on() {
     assert_eq!(w.lp.child.written(), [b"a".as_slice(), PREFIX, b"s"].concat());
     assert!(w.lp.child.resizes.is_empty(), "the side pane stayed");
 }
+
+/// While the pane floods, frames come at most every 16 ms; a typed key's echo is drawn as soon as
+/// it arrives instead of waiting for the next one.
+#[tokio::test(start_paused = true)]
+async fn a_typed_keys_echo_is_drawn_without_waiting_for_the_frame_clock() {
+    let mut w = World::new();
+    w.settle().await;
+    // A frame of flood output has just been drawn.
+    w.lp.child.output(b"\x1b[1;1Hflood line");
+    w.run_for_ms(1).await;
+    assert!(w.rows()[0].starts_with("flood line"), "{:?}", w.rows()[0]);
+    w.lp.child.echo = true;
+    w.stdin(b"\rx");
+    // Well within one 16 ms frame.
+    w.run_for_ms(5).await;
+    assert!(
+        w.rows()[0].starts_with("x"),
+        "the echo is on screen 5 ms after the key: {:?}",
+        w.rows()[0]
+    );
+}
