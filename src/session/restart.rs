@@ -125,15 +125,16 @@ impl Watch {
         self.abort_at = None;
     }
 
-    /// pokeshell did not run for `ms`: none of that time counts as pi's silence.
+    /// pokeshell did not run for about `ms` (the loop only knows it to within its wake interval):
+    /// none of that time counts as pi's silence, and since pi may have been blocked on a terminal
+    /// nobody read meanwhile, it gets the whole limit again from pokeshell's return.
     pub fn away(&mut self, ms: u64, now: Now) {
-        let shift = |at: &mut Option<u64>| {
-            if let Some(t) = at {
-                *t = (*t + ms).min(now.mono_ms);
-            }
-        };
-        shift(&mut self.alive_at);
-        shift(&mut self.abort_at);
+        if let Some(t) = &mut self.alive_at {
+            *t = now.mono_ms;
+        }
+        if let Some(t) = &mut self.abort_at {
+            *t = (*t + ms).min(now.mono_ms);
+        }
     }
 
     /// Restarts within the last hour.
@@ -355,8 +356,10 @@ mod tests {
         assert_eq!(w.due(4000, at(3999)), None);
         w.away(10_000, at(12_000));
         assert_eq!(w.due(4000, at(12_000)), None, "the away time is not counted");
+        // pi may have been blocked on a terminal nobody read: the whole limit starts again.
+        assert_eq!(w.due(4000, at(15_999)), None);
         assert_eq!(
-            w.due(4000, at(14_000)),
+            w.due(4000, at(16_000)),
             Some(RestartCause::Frozen { silent_ms: 4000 })
         );
     }
