@@ -126,7 +126,8 @@ fn limit_r1_the_wait_survives_a_restart_of_pokeshell() {
         "action",
         "re-armed the planned resume after a rate limit",
     );
-    let resumed = m.wait_trailing("failed with a rate limit");
+    // The resume is due a second after the reset, counted from the last 429, not from now.
+    let resumed = m.wait_trailing_within("failed with a rate limit", Duration::from_secs(RESET + 30));
     let chat = m.chat();
     let waited = chat[resumed].at - chat[1].at;
     eprintln!("last 429 → resumed request across a restart: {waited:?} (reset hint {RESET}s)");

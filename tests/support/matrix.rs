@@ -220,9 +220,15 @@ impl Matrix {
     /// Waits until a chat request ends with a user message containing `text`; returns its index.
     #[track_caller]
     pub fn wait_trailing(&self, text: &str) -> usize {
+        self.wait_trailing_within(text, WAIT)
+    }
+
+    /// [`Matrix::wait_trailing`] with a deadline of its own, for a request that is due only after a
+    /// wait longer than the usual one (a provider's reset time).
+    pub fn wait_trailing_within(&self, text: &str, deadline: Duration) -> usize {
         let found = self
             .server
-            .wait_until(&format!("a request ending with {text:?}"), WAIT, |reqs| {
+            .wait_until(&format!("a request ending with {text:?}"), deadline, |reqs| {
                 reqs.iter()
                     .filter_map(trailing_user_text)
                     .any(|t| t.contains(text))
