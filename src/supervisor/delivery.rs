@@ -35,6 +35,13 @@ impl SendLog {
         self.recent.len()
     }
 
+    /// A new session began (WAK-T6): a late answer to a wakeup of the old one must not mark the new
+    /// session's wakeup of the same id as fired (ids start again in every session).
+    pub(crate) fn forget_wakeups(&mut self) {
+        self.recent
+            .retain(|(_, sent)| !matches!(sent, Sent::Wakeup { .. }));
+    }
+
     pub(crate) fn take(&mut self, send_id: u64) -> Option<Sent> {
         let index = self.recent.iter().position(|(id, _)| *id == send_id)?;
         self.recent.remove(index).map(|(_, sent)| sent)

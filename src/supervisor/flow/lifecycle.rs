@@ -24,6 +24,7 @@ impl Supervisor {
         self.drop_held_manual_poke("a new session started", now, out);
         self.session_id = Some(session_id);
         self.arbiter.forget_sent();
+        self.sends.forget_wakeups();
         self.run.session_started();
         // Ghost tools of the previous session cannot be orphans of this one.
         self.tools.clear();
