@@ -131,19 +131,7 @@ impl Supervisor {
 
     /// Why a due wait does not resume yet, if it is held.
     pub(in crate::supervisor) fn limit_held(&self) -> Option<&'static str> {
-        if !self.config.poke.enabled {
-            Some("supervision is off")
-        } else if self.compaction.active() {
-            Some("a compaction is running")
-        } else if !self.connected {
-            Some("the bridge is not connected")
-        } else if self.arbiter.stopped().is_some() {
-            Some("the agent was stopped (Esc)")
-        } else if self.arbiter.injected_since_settle() {
-            Some("another message went to the agent; it waits for the next settle")
-        } else {
-            None
-        }
+        self.planned_message_held("the agent was stopped (Esc)")
     }
 
     pub(in crate::supervisor) fn limit_deadline(&self) -> Option<u64> {

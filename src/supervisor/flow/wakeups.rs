@@ -154,6 +154,13 @@ impl Supervisor {
 
     /// Why due wakeups do not fire now, if they wait.
     pub(in crate::supervisor) fn wakeups_held(&self) -> Option<&'static str> {
+        // WAK-ESC: the user's Esc holds wakeups too, until they type or poke by hand.
+        self.planned_message_held("the agent was stopped (Esc); it waits until you type or poke")
+    }
+
+    /// Why a message pokeshell planned for later (a wakeup, the end of a provider wait) cannot go
+    /// out now, if it cannot; `stopped` is how the user's Esc is worded for it.
+    pub(in crate::supervisor) fn planned_message_held(&self, stopped: &'static str) -> Option<&'static str> {
         if !self.config.poke.enabled {
             Some("supervision is off")
         } else if self.compaction.active() {
@@ -161,8 +168,7 @@ impl Supervisor {
         } else if !self.connected {
             Some("the bridge is not connected")
         } else if self.arbiter.stopped().is_some() {
-            // WAK-ESC: the user's Esc holds wakeups too, until they type or poke by hand.
-            Some("the agent was stopped (Esc); it waits until you type or poke")
+            Some(stopped)
         } else if self.arbiter.injected_since_settle() {
             // ARB-ONE: one message per settle; this one waits for the agent's next settle.
             Some("another message went to the agent; it waits for the next settle")
