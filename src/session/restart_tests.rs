@@ -14,16 +14,7 @@ fn at(ms: u64) -> Now {
     Now::new(ms, WALL + ms)
 }
 
-fn settings() -> Settings {
-    let dir = std::env::temp_dir();
-    let paths = crate::config::ConfigPaths::resolve(
-        Some(&dir.join("pokeshell-no-home")),
-        None,
-        &dir.join("pokeshell-no-work"),
-    )
-    .expect("paths");
-    Settings::from_loaded(paths, Vec::new())
-}
+use super::tests::settings;
 
 /// pi with its bridge, started with a message and a session option, connected at 0.
 fn pi() -> Session {

@@ -21,7 +21,7 @@ fn child_modes(a: &mut Session, modes: ChildModes) {
 }
 
 /// Settings read from an empty home and work dir: the defaults, nothing from this machine.
-fn settings() -> Settings {
+pub(super) fn settings() -> Settings {
     let dir = std::env::temp_dir();
     let paths = crate::config::ConfigPaths::resolve(
         Some(&dir.join("pokeshell-no-home")),
