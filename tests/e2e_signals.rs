@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use portable_pty::CommandBuilder;
 use raw_pty::RawPty;
 use support::pi::PiEnv;
+use support::procs::{children_of, process_alive};
 use support::pty::Pty;
 use support::shell::{footer, side, wait_ready};
 use support::{WAIT, model_server};
@@ -24,34 +25,6 @@ const SHUTDOWN: Duration = Duration::from_secs(40);
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
-}
-
-fn process_alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    unsafe { libc::kill(pid, 0) == 0 }
-}
-
-/// The pids of every process whose parent is `parent`.
-fn children_of(parent: u32) -> Vec<i32> {
-    let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        if rest.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
-            out.push(pid);
-        }
-    }
-    out
 }
 
 #[track_caller]

@@ -6,6 +6,7 @@ pub mod bridge;
 pub mod fixtures;
 pub mod matrix;
 pub mod pi;
+pub mod procs;
 pub mod pty;
 pub mod shell;
 pub mod snapshot;
