@@ -66,6 +66,7 @@ fn child_spec(cli: &Cli) -> Result<CommandSpec, ExitCode> {
             args: cli.pi_args.clone(),
             env: Vec::new(),
             cwd: None,
+            base_env: None,
         }),
         Err(e) => {
             eprintln!("{e}");

@@ -96,6 +96,7 @@ mod tests {
             env: Vec::new(),
             label: "pi".into(),
             cwd: None,
+            base_env: None,
         };
         let (code, message) = exec(&missing);
         assert_eq!(code, 127);

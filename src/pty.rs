@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
@@ -51,6 +51,9 @@ pub struct CommandSpec {
     pub label: String,
     /// The child's working directory; `None`: pokeshell's own.
     pub cwd: Option<PathBuf>,
+    /// The whole environment the child starts from (the client's, in the server); `None`:
+    /// pokeshell's own.
+    pub base_env: Option<Vec<(String, String)>>,
 }
 
 impl CommandSpec {
@@ -63,27 +66,43 @@ impl CommandSpec {
             env: Vec::new(),
             label: line.to_string(),
             cwd: None,
+            base_env: None,
         }
     }
 }
 
-/// The pid of the live child, for the panic hook and signal forwarding (0 when none).
-static CHILD_PID: AtomicI32 = AtomicI32::new(0);
+/// The pids of the live children, for the panic hook, signal forwarding and the reaper. One in a
+/// terminal's own pokeshell; one per session in the server.
+static LIVE_CHILDREN: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
+fn live() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    LIVE_CHILDREN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Every child that has not been reaped yet.
+pub fn live_children() -> Vec<i32> {
+    live().clone()
+}
+
+/// The first live child, if any.
 pub fn live_child_pid() -> Option<i32> {
-    match CHILD_PID.load(Ordering::SeqCst) {
-        0 => None,
-        pid => Some(pid),
+    live().first().copied()
+}
+
+/// Sends a signal to every live child's whole process group (each is a session leader).
+pub fn signal_child(sig: i32) {
+    for pid in live_children() {
+        signal_group(pid, sig);
     }
 }
 
-/// Sends a signal to the child's whole process group (it is a session leader).
-pub fn signal_child(sig: i32) {
-    if let Some(pid) = live_child_pid() {
-        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
-        unsafe {
-            libc::kill(-pid, sig);
-        }
+/// Sends a signal to one child's process group.
+pub fn signal_group(pid: i32, sig: i32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+    unsafe {
+        libc::kill(-pid, sig);
     }
 }
 
@@ -164,6 +183,12 @@ impl ChildPty {
                 }
             }
         }
+        if let Some(base) = &spec.base_env {
+            cmd.env_clear();
+            for (k, v) in base {
+                cmd.env(k, v);
+            }
+        }
         for var in SCRUBBED_ENV {
             cmd.env_remove(var);
         }
@@ -182,7 +207,7 @@ impl ChildPty {
             .process_id()
             .and_then(|p| i32::try_from(p).ok())
             .ok_or_else(|| anyhow!("the child has no process id"))?;
-        CHILD_PID.store(pid, Ordering::SeqCst);
+        live().push(pid);
 
         let reader = pair
             .master
@@ -303,7 +328,7 @@ fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) 
 fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
     thread::spawn(move || {
         let exit = wait_for_exit(pid, &events);
-        CHILD_PID.store(0, Ordering::SeqCst);
+        live().retain(|p| *p != pid);
         events(PtyEvent::Exited(exit));
     });
 }

@@ -14,7 +14,7 @@ const REAP_EVERY: Duration = Duration::from_secs(5);
 
 /// Makes pokeshell the subreaper of its descendants and starts reaping adopted zombies. Call before
 /// the child is spawned. `main_child` tells the reaper which child the waiter thread owns.
-pub fn adopt_orphans(main_child: fn() -> Option<i32>) {
+pub fn adopt_orphans(main_children: fn() -> Vec<i32>) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes a plain integer and touches no memory.
@@ -23,13 +23,13 @@ pub fn adopt_orphans(main_child: fn() -> Option<i32>) {
             let _ = std::thread::Builder::new().name("reaper".into()).spawn(move || {
                 loop {
                     std::thread::sleep(REAP_EVERY);
-                    reap_adopted_zombies(main_child());
+                    reap_adopted_zombies(&main_children());
                 }
             });
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = main_child;
+    let _ = main_children;
 }
 
 /// Ends every process re-parented to pokeshell (SIGTERM to it and its group, SIGKILL after `grace`).
@@ -38,11 +38,11 @@ pub fn end_orphans(grace: Duration) {
     #[cfg(target_os = "linux")]
     {
         // pi itself is never an orphan: after a relaunch, the new pi is a child like the orphans.
-        let live = crate::pty::live_child_pid();
+        let live = crate::pty::live_children();
         let orphans: Vec<i32> = children()
             .into_iter()
             .map(|c| c.pid)
-            .filter(|pid| Some(*pid) != live)
+            .filter(|pid| !live.contains(pid))
             .collect();
         if orphans.is_empty() {
             return;
@@ -105,14 +105,14 @@ fn children() -> Vec<Child> {
 }
 
 /// Reaps zombies that were re-parented to pokeshell. Children pokeshell spawned itself are left to
-/// whoever waits for them: the PTY child (`main_child`) and helpers in pokeshell's own session.
+/// whoever waits for them: the PTY children (`main_children`) and helpers in pokeshell's own session.
 #[cfg(target_os = "linux")]
-fn reap_adopted_zombies(main_child: Option<i32>) {
+fn reap_adopted_zombies(main_children: &[i32]) {
     // SAFETY: getsid(0) has no preconditions.
     let own_session = unsafe { libc::getsid(0) };
     let adopted: Vec<i32> = children()
         .into_iter()
-        .filter(|c| c.zombie && c.session != own_session && Some(c.pid) != main_child)
+        .filter(|c| c.zombie && c.session != own_session && !main_children.contains(&c.pid))
         .map(|c| c.pid)
         .collect();
     reap(&adopted);
@@ -176,7 +176,7 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(10));
         }
-        reap_adopted_zombies(None);
+        reap_adopted_zombies(&[]);
         assert!(children().iter().any(|c| c.pid == pid), "left for its spawner");
         assert!(helper.wait().is_ok(), "and its spawner can still wait for it");
     }

@@ -178,7 +178,7 @@ impl Child for ChildPty {
     }
 
     fn signal(&mut self, sig: i32) {
-        crate::pty::signal_child(sig);
+        crate::pty::signal_group(self.pid(), sig);
     }
 
     fn respawn(&mut self, args: Vec<String>) -> Result<i32> {

@@ -167,7 +167,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     let mirror = Arc::new(Mutex::new(Mirror::awaiting_host_caps(pane.height, pane.width)));
     let output_pending = Arc::new(AtomicBool::new(false));
     let pty_tx = tx.clone();
-    crate::reaper::adopt_orphans(crate::pty::live_child_pid);
+    crate::reaper::adopt_orphans(crate::pty::live_children);
     let child = ChildPty::spawn(
         &cfg.spec,
         pane.height,
