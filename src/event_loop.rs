@@ -5,6 +5,7 @@
 //! [`Bridge`]), so tests drive the real loop with ratatui's `TestBackend`, a fake child and a fake
 //! bridge. `start` wires it to the real terminal, PTY and bridge server.
 
+pub mod build;
 mod child_io;
 mod clock;
 mod layer;

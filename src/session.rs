@@ -139,6 +139,11 @@ pub struct SessionOptions {
     pub host_kitty: bool,
     /// The child's arguments as started (the bridge's included), for a relaunch.
     pub child_args: Vec<String>,
+    /// The session's number, name and directory among the server's sessions (0, "", "": the only
+    /// one, in the user's own terminal).
+    pub number: u32,
+    pub name: String,
+    pub dir: String,
 }
 
 /// Everything pokeshell knows and shows about one pi.

@@ -2,8 +2,7 @@
 //! its PTY, the stdin reader, signals. Runs until the child exits and returns its exit code.
 
 use std::io::Write;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -15,15 +14,14 @@ use tokio::time::Instant;
 
 use super::layer::Layer;
 use super::sinks::HostScreen;
-use super::{Clock, Loop, Signal, WorldEvent, lock};
-use crate::bridge::server::{BridgeHandle, BridgeServer};
+use super::build::{Built, SessionConfig, build};
+use super::{Loop, Signal, WorldEvent, lock};
 use crate::config::Settings;
 use crate::host::watchdog::Watchdog;
 use crate::host::{self, TerminalGuard};
-use crate::ledger::LedgerFile;
-use crate::pty::{ChildPty, CommandSpec, PtyEvent};
+use crate::pty::{CommandSpec, PtyEvent};
 use crate::screen::Mirror;
-use crate::session::{Input, Session, SessionOptions};
+use crate::session::Input;
 use crate::workspace::Workspace;
 
 /// What a dead child left running gets this long to end after SIGTERM.
@@ -41,38 +39,6 @@ pub struct RunConfig {
     pub ledger_dir: Option<std::path::PathBuf>,
     /// Print what pi left on its main screen after the terminal is restored.
     pub final_screen: bool,
-}
-
-/// Writes the extension, starts the bridge server and adds both to the child's command line.
-fn start_bridge(
-    spec: &mut CommandSpec,
-    settings: &Settings,
-) -> Result<
-    (
-        BridgeHandle,
-        tokio::sync::mpsc::Receiver<crate::bridge::server::BridgeEvent>,
-    ),
-    String,
-> {
-    let path =
-        crate::bridge::asset::install_bridge().map_err(|e| format!("cannot write the extension: {e}"))?;
-    let (handle, events) = BridgeServer::start().map_err(|e| format!("cannot open its socket: {e}"))?;
-    let mut args: Vec<String> = crate::bridge::asset::pi_args(&path)
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    args.append(&mut spec.args);
-    spec.args = args;
-    for (k, v) in handle.env() {
-        spec.env.push((k.to_string(), v.to_string_lossy().into_owned()));
-    }
-    // The schedule_wakeup tool's description names the bounds in force now.
-    let wakeups = settings.effective().wakeups;
-    spec.env.push((
-        crate::bridge::protocol::ENV_WAKEUP_BOUNDS.to_string(),
-        format!("{},{}", wakeups.min_seconds, wakeups.max_seconds),
-    ));
-    Ok((handle, events))
 }
 
 /// Runs the child inside pokeshell until it exits; returns its exit code. `layer` watches from
@@ -123,63 +89,40 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     };
     // Raw mode as early as possible: until then a Ctrl+C typed at pokeshell's start ends it.
     let guard = TerminalGuard::enter()?;
-    let (bridge, bridge_state) = if cfg.bridge {
-        match start_bridge(&mut cfg.spec, &cfg.settings) {
-            Ok((handle, mut events)) => {
-                let tx = tx.clone();
-                tokio::spawn(async move {
-                    while let Some(ev) = events.recv().await {
-                        if tx.send(WorldEvent::Bridge(ev)).is_err() {
-                            return;
-                        }
-                    }
-                });
-                (Some(handle), Some(Ok(())))
-            }
-            Err(e) => (None, Some(Err(e))),
-        }
-    } else {
-        (None, None)
-    };
     // The host's answers are read while the child starts; its queries wait for them in the mirror.
     let probing = host::probe::send();
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
-    let start = Instant::now();
-    let wall_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    let clock = Clock::new(start, wall_ms);
-    let ledger_dir = cfg.ledger_dir.unwrap_or_else(|| {
+    let ledger_dir = cfg.ledger_dir.take().unwrap_or_else(|| {
         crate::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell"))
     });
-    let ledger = LedgerFile::new(&ledger_dir);
-    let opts = SessionOptions {
-        label: cfg.label,
-        bridge: bridge_state,
-        ledger_path: Some(ledger.path().to_path_buf()),
-        // Not known yet: the mirror's modes carry it once the probe has answered.
-        host_kitty: false,
-        child_args: cfg.spec.args.clone(),
-    };
-    let mut session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
-    session.set_utc_offset(Session::local_utc_offset(wall_ms));
-    let pane = session.pane();
-    let mirror = Arc::new(Mutex::new(Mirror::awaiting_host_caps(pane.height, pane.width)));
-    let output_pending = Arc::new(AtomicBool::new(false));
-    let pty_tx = tx.clone();
     crate::reaper::adopt_orphans(crate::pty::live_children);
-    let child = ChildPty::spawn(
-        &cfg.spec,
-        pane.height,
-        pane.width,
-        mirror.clone(),
-        output_pending.clone(),
-        move |e| {
-            let _ = pty_tx.send(WorldEvent::Pty(e));
+    let with_bridge = cfg.bridge;
+    let built = build(
+        SessionConfig {
+            spec: cfg.spec,
+            label: cfg.label,
+            settings: cfg.settings,
+            bridge: cfg.bridge,
+            ledger_dir,
+            number: 0,
+            name: String::new(),
+            dir: String::new(),
         },
+        cols,
+        rows,
+        &tx,
     )?;
-    let pid = child.pid();
-    let gate = if cfg.bridge {
+    let Built {
+        session,
+        child,
+        bridge,
+        mirror,
+        output_pending,
+        ledger,
+        clock,
+        pid,
+    } = built;
+    let gate = if with_bridge {
         host::start_gate::StartGate::until_ready(std::time::Instant::now())
     } else {
         host::start_gate::StartGate::open()
@@ -211,16 +154,6 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         },
     );
     spawn_signals(&tx)?;
-    if cfg.bridge {
-        let program = cfg.spec.program.clone();
-        let version_tx = tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let check = crate::bridge::version::probe(&program, Duration::from_secs(10));
-            if let Some(msg) = check.message() {
-                let _ = version_tx.send(WorldEvent::Notice(msg.to_string()));
-            }
-        });
-    }
 
     let terminal =
         Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
