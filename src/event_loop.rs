@@ -7,6 +7,7 @@
 
 pub mod build;
 mod child_io;
+pub mod clients;
 mod clock;
 mod layer;
 mod restart;
@@ -21,12 +22,14 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
+pub use self::clients::{ClientEvent, ClientLink, ClientOut};
 pub use self::clock::Clock;
 pub use self::layer::{Layer, NoLayer};
 pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
 use crate::bridge::server::BridgeEvent;
 use crate::config::{LoadedFile, SaveError};
 use crate::host::HostModes;
+use crate::host::start_gate::StartGate;
 use crate::ledger::LedgerFile;
 use crate::pty::{ChildExit, PtyEvent};
 use crate::screen::Mirror;
@@ -41,9 +44,9 @@ const FRAME: Duration = Duration::from_millis(16);
 const ECHO_WINDOW: Duration = Duration::from_millis(50);
 const ECHO_GAP: Duration = Duration::from_millis(2);
 /// A resize burst is applied once, this long after its first signal.
-const RESIZE_COALESCE: Duration = Duration::from_millis(20);
+pub(crate) const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 /// A partial escape sequence is passed on as it is after this long without more bytes.
-const INPUT_FLUSH: Duration = Duration::from_millis(25);
+pub(crate) const INPUT_FLUSH: Duration = Duration::from_millis(25);
 /// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// The loop wakes at least this often, so that it can tell the time it did not run.
@@ -77,6 +80,8 @@ pub enum WorldEvent {
         result: Result<(), SaveError>,
         files: Vec<LoadedFile>,
     },
+    /// A client of the server attached, typed, resized or left.
+    Client(ClientEvent),
 }
 
 pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
@@ -120,6 +125,10 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     shutting_down: bool,
     /// The last program-status report the session heard of.
     program_status_seq: u64,
+    /// Keys typed before pi's screen is up (see [`StartGate`]).
+    gate: StartGate,
+    /// pi and its clients are suspended (Ctrl+Z), waiting for a client to come back.
+    suspended: bool,
 }
 
 impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
@@ -163,6 +172,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             child_alive: true,
             shutting_down: false,
             program_status_seq: 0,
+            gate: StartGate::open(),
+            suspended: false,
         }
     }
 
@@ -209,8 +220,10 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             .next_deadline(at)
             .and_then(|ms| self.clock.instant(ms));
         let layer = self.layer.next_deadline().and_then(|ms| self.clock.instant(ms));
+        let gate = self.gate.deadline().map(Instant::from_std);
         [
             self.draw_due(now),
+            gate,
             self.resize_due,
             self.flush_due,
             self.kill_due,
@@ -226,11 +239,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     pub fn on_world(&mut self, ev: WorldEvent) -> Result<()> {
         let now = Instant::now();
         match ev {
-            WorldEvent::Stdin(bytes) => {
-                self.input(Input::Stdin(bytes))?;
-                let pending = self.workspace.shown().input_pending();
-                self.flush_due = pending.then_some(now + INPUT_FLUSH);
-            }
+            WorldEvent::Stdin(bytes) => self.stdin(bytes)?,
+            WorldEvent::Client(ev) => self.on_client(ev)?,
             WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
                 // The terminal went away, or asked us to hang up: pass it on, then insist.
                 self.shutting_down = true;
@@ -275,6 +285,9 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         if self.flush_due.is_some_and(|d| d <= now) {
             self.flush_due = None;
             self.input(Input::InputIdle)?;
+        }
+        if self.gate.deadline().is_some_and(|d| Instant::from_std(d) <= now) {
+            self.release_held_keys()?;
         }
         if self.kill_due.is_some_and(|d| d <= now) {
             self.kill_due = None;
@@ -330,8 +343,12 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     }
                 }
                 Effect::Notify { text, bell, desktop } => {
-                    let bytes = crate::notify::desktop(&text, bell, desktop);
-                    self.screen.write_raw(&bytes)?;
+                    if self.screen.attached() == 0 {
+                        self.screen.notify_away(&text);
+                    } else {
+                        let bytes = crate::notify::desktop(&text, bell, desktop);
+                        self.screen.write_raw(&bytes)?;
+                    }
                 }
                 Effect::Ledger(record) => {
                     self.ledger.append(&record);

@@ -127,6 +127,14 @@ pub enum Effect {
     Respawn { args: Vec<String> },
 }
 
+/// Something the user asked for beyond this session, for whoever holds the sessions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkspaceRequest {
+    Detach,
+    SwitchTo(u32),
+    NewSession { dir: String },
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct SessionOptions {
     /// What runs in the pane, as the side pane shows it.

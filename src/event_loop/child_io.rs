@@ -14,6 +14,19 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// and every cell is set again, then pi is continued.
     pub(super) fn suspend(&mut self) -> Result<()> {
         self.screen.suspend()?;
+        if !self.screen.suspend_blocks() {
+            // The clients come back on their own time (or pi is continued when none is left).
+            self.suspended = self.screen.attached() > 0;
+            if !self.suspended {
+                self.child.signal(libc::SIGCONT);
+            }
+            return Ok(());
+        }
+        self.resume()
+    }
+
+    /// Back from a suspension: every mode and every cell is set again, then pi is continued.
+    pub(super) fn resume(&mut self) -> Result<()> {
         self.host_modes = HostModes::default();
         self.cursor = None;
         let (cols, rows) = self.screen.size().context("cannot read the terminal size")?;
@@ -50,6 +63,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         if let Some(status) = status {
             self.input(Input::ProgramStatus(status))?;
         }
-        self.input(Input::ChildOutput { modes, host_bytes })
+        self.input(Input::ChildOutput { modes, host_bytes })?;
+        self.release_held_keys()
     }
 }

@@ -13,6 +13,8 @@ use crate::bridge::server::BridgeHandle;
 use crate::host::TerminalGuard;
 use crate::pty::ChildPty;
 
+use super::clients::{ClientLink, ClientOut};
+
 /// The host terminal.
 pub trait Screen {
     /// Bytes for the terminal itself (mode changes, title, bell, notifications).
@@ -26,6 +28,31 @@ pub trait Screen {
     fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle>;
     /// Sets the cursor's shape.
     fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()>;
+
+    // The server's screen is the clients attached to a session; the user's own terminal is always
+    // there and these do nothing for it.
+
+    /// A client attached.
+    fn attach(&mut self, _id: u64, _link: ClientLink) {}
+    /// A client left.
+    fn detach(&mut self, _id: u64) {}
+    /// How many terminals see the session.
+    fn attached(&self) -> usize {
+        1
+    }
+    /// A client's terminal has this size now.
+    fn client_resize(&mut self, _id: u64, _cols: u16, _rows: u16) {}
+    /// The client that typed last (a request from the keys goes back to it).
+    fn note_input_from(&mut self, _id: u64) {}
+    /// Tells the client that typed last, or every client, something beyond the frames.
+    fn to_clients(&mut self, _only_last_typist: bool, _out: ClientOut) {}
+    /// Nobody is attached: tell the user by other means (`pokeshell.notifyCommand`).
+    fn notify_away(&mut self, _text: &str) {}
+    /// Whether [`Screen::suspend`] returns only after the user continued pokeshell (`fg`); the
+    /// server's clients come back later, as [`super::ClientEvent::Resumed`].
+    fn suspend_blocks(&self) -> bool {
+        true
+    }
 }
 
 /// The child process.

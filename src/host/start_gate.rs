@@ -43,6 +43,11 @@ impl StartGate {
         self.until.is_some()
     }
 
+    /// When the held keys go out even if the child never gets ready.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.until
+    }
+
     pub fn held_bytes(&self) -> usize {
         self.held.len()
     }

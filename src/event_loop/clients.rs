@@ -1,0 +1,159 @@
+//! The loop's side of the terminals attached to its session, when it runs in the server: a client
+//! attaches with its size and its terminal's answers to the start-up probe, types, resizes, leaves.
+//! The screen (the server's) keeps the clients and fans frames out to them; the loop re-applies
+//! pi's input modes and draws everything again for a newcomer, and gives pi the newcomer's
+//! terminal capabilities.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+
+use anyhow::Result;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::time::Instant;
+
+use super::{Bridge, Child, Layer, Loop, RESIZE_COALESCE, Screen, lock};
+use crate::host::HostModes;
+use crate::host::start_gate::StartGate;
+use crate::screen::HostCaps;
+use crate::session::Input;
+
+/// What the loop sends one attached client.
+#[derive(Debug)]
+pub enum ClientOut {
+    /// Bytes for the client's terminal.
+    Bytes(Vec<u8>),
+    /// pi suspended itself (Ctrl+Z): the client gives its terminal back until `fg`.
+    Suspend,
+    /// The session's program ended with this code; `farewell` is what it left on its main screen.
+    Exited { code: i32, farewell: Vec<u8> },
+    /// The session is gone for another reason (the server is shutting down).
+    Detached { reason: String },
+    /// The user asked, from this client, for something beyond the session.
+    Request(crate::session::WorkspaceRequest),
+}
+
+/// One attached client, as the screen keeps it.
+#[derive(Debug, Clone)]
+pub struct ClientLink {
+    pub tx: UnboundedSender<ClientOut>,
+    pub cols: u16,
+    pub rows: u16,
+    /// Bytes queued for the client and not written to its socket yet (a client that does not read
+    /// is dropped rather than let the server's memory grow).
+    pub queued: Arc<AtomicUsize>,
+}
+
+/// Something a client did.
+#[derive(Debug)]
+pub enum ClientEvent {
+    Attach {
+        id: u64,
+        link: ClientLink,
+        /// The raw answers of the client's terminal to the start-up probe.
+        caps: Vec<u8>,
+    },
+    Detach {
+        id: u64,
+    },
+    Input {
+        id: u64,
+        bytes: Vec<u8>,
+    },
+    Resize {
+        id: u64,
+        cols: u16,
+        rows: u16,
+    },
+    /// The client was suspended with pi and is back.
+    Resumed {
+        id: u64,
+        cols: u16,
+        rows: u16,
+    },
+}
+
+impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
+    pub(super) fn on_client(&mut self, ev: ClientEvent) -> Result<()> {
+        let now = Instant::now();
+        match ev {
+            ClientEvent::Attach { id, link, caps } => {
+                self.give_caps(&caps);
+                self.screen.attach(id, link);
+                // The newcomer's terminal has none of pi's modes and nothing of ours on it; the
+                // others are sent the same again, which changes nothing for them.
+                let want = std::mem::take(&mut self.host_modes);
+                let bytes = HostModes::default().transition(&want);
+                self.host_modes = want;
+                self.cursor = None;
+                let (cols, rows) = self.screen.size()?;
+                self.screen.clear(cols, rows)?;
+                self.screen.write_raw(&bytes)?;
+                self.input(Input::Resize { cols, rows })?;
+                self.dirty = true;
+            }
+            ClientEvent::Detach { id } => {
+                self.screen.detach(id);
+                if self.suspended && self.screen.attached() == 0 {
+                    // Nobody is left to bring pi back with `fg`: it goes on working unattended.
+                    self.suspended = false;
+                    self.child.signal(libc::SIGCONT);
+                }
+                self.resize_due.get_or_insert(now + RESIZE_COALESCE);
+            }
+            ClientEvent::Input { id, bytes } => {
+                self.screen.note_input_from(id);
+                self.stdin(bytes)?;
+            }
+            ClientEvent::Resize { id, cols, rows } => {
+                self.screen.client_resize(id, cols, rows);
+                self.resize_due.get_or_insert(now + RESIZE_COALESCE);
+            }
+            ClientEvent::Resumed { id, cols, rows } => {
+                self.screen.client_resize(id, cols, rows);
+                if self.suspended {
+                    self.suspended = false;
+                    self.resume()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A client's terminal answered the probe: pi's queries are answered from it from now on.
+    fn give_caps(&mut self, answers: &[u8]) {
+        let caps: HostCaps = HostCaps::parse_probe(answers).caps;
+        let mut m = lock(&self.mirror);
+        m.set_host_caps(caps);
+        let replies = m.take_replies();
+        // Under the lock, like the parser's answers, so no later answer overtakes these.
+        self.child.write(replies);
+    }
+
+    /// Keys typed before pi's screen is up are held (see [`StartGate`]) and given together.
+    pub(super) fn stdin(&mut self, bytes: Vec<u8>) -> Result<()> {
+        let ready = lock(&self.mirror).modes().bracketed_paste;
+        if let Some(bytes) = self.gate.offer(&bytes, std::time::Instant::now(), ready) {
+            self.input(Input::Stdin(bytes))?;
+            let pending = self.workspace.shown().input_pending();
+            self.flush_due = pending.then_some(Instant::now() + super::INPUT_FLUSH);
+        }
+        Ok(())
+    }
+
+    /// pi may be ready for the keys held since it started.
+    pub(super) fn release_held_keys(&mut self) -> Result<()> {
+        if !self.gate.holding() {
+            return Ok(());
+        }
+        let ready = lock(&self.mirror).modes().bracketed_paste;
+        if let Some(bytes) = self.gate.check(std::time::Instant::now(), ready) {
+            self.input(Input::Stdin(bytes))?;
+        }
+        Ok(())
+    }
+
+    /// From now on, keys wait for pi's screen (a pi started or relaunched by the server).
+    pub fn hold_keys_until_ready(&mut self) {
+        self.gate = StartGate::until_ready(std::time::Instant::now());
+    }
+}
