@@ -1,0 +1,212 @@
+//! A session's screen in the server: the clients attached to it. Frames are drawn once into a
+//! buffer and the same bytes go to every client; the session's size is the smallest client's (as
+//! tmux does), so that every client shows the whole of it. A client that stops reading is dropped
+//! rather than let the server's memory grow.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use crossterm::cursor::SetCursorStyle;
+use ratatui::{Frame, Terminal};
+
+use super::backend::BufferBackend;
+use crate::event_loop::{ClientLink, ClientOut, Screen};
+
+/// A client with this many bytes not yet written to its socket is dropped.
+pub const MAX_QUEUED: usize = 32 << 20;
+
+pub struct RemoteScreen {
+    terminal: Terminal<BufferBackend>,
+    clients: BTreeMap<u64, ClientLink>,
+    last_typist: Option<u64>,
+    /// The size while nobody is attached: the last one a client had.
+    size: (u16, u16),
+    /// `pokeshell.notifyCommand` as the session's settings have it now, and the session's name.
+    pub notify: Arc<Mutex<NotifyTarget>>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct NotifyTarget {
+    pub command: String,
+    pub session: String,
+}
+
+fn cursor_style(s: vt100::CursorStyle) -> SetCursorStyle {
+    use vt100::CursorStyle as C;
+    match s {
+        C::Default => SetCursorStyle::DefaultUserShape,
+        C::BlinkBlock => SetCursorStyle::BlinkingBlock,
+        C::SteadyBlock => SetCursorStyle::SteadyBlock,
+        C::BlinkUnderline => SetCursorStyle::BlinkingUnderScore,
+        C::SteadyUnderline => SetCursorStyle::SteadyUnderScore,
+        C::BlinkVerticalBar => SetCursorStyle::BlinkingBar,
+        C::SteadyVerticalBar => SetCursorStyle::SteadyBar,
+    }
+}
+
+impl RemoteScreen {
+    pub fn new(cols: u16, rows: u16) -> Result<Self> {
+        let terminal = Terminal::new(BufferBackend::new(cols, rows)).context("cannot set up drawing")?;
+        Ok(Self {
+            terminal,
+            clients: BTreeMap::new(),
+            last_typist: None,
+            size: (cols, rows),
+            notify: Arc::default(),
+        })
+    }
+
+    /// Sends what was drawn to every client.
+    fn flush_out(&mut self) {
+        let bytes = self.terminal.backend_mut().take();
+        if bytes.is_empty() {
+            return;
+        }
+        let mut gone = Vec::new();
+        for (id, c) in &self.clients {
+            let queued = c.queued.fetch_add(bytes.len(), Ordering::AcqRel) + bytes.len();
+            if queued > MAX_QUEUED || c.tx.send(ClientOut::Bytes(bytes.clone())).is_err() {
+                gone.push(*id);
+            }
+        }
+        for id in gone {
+            self.clients.remove(&id);
+            self.resize_to_clients();
+        }
+    }
+
+    fn resize_to_clients(&mut self) {
+        let cols = self.clients.values().map(|c| c.cols).min();
+        let rows = self.clients.values().map(|c| c.rows).min();
+        if let (Some(cols), Some(rows)) = (cols, rows) {
+            self.size = (cols.max(1), rows.max(1));
+        }
+        self.terminal.backend_mut().set_size(self.size.0, self.size.1);
+    }
+
+    pub fn clients(&self) -> impl Iterator<Item = &u64> {
+        self.clients.keys()
+    }
+}
+
+impl Screen for RemoteScreen {
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
+        self.terminal.backend_mut().push(bytes);
+        self.flush_out();
+        Ok(())
+    }
+
+    fn size(&self) -> Result<(u16, u16)> {
+        Ok(self.size)
+    }
+
+    fn suspend(&mut self) -> Result<()> {
+        for c in self.clients.values() {
+            let _ = c.tx.send(ClientOut::Suspend);
+        }
+        Ok(())
+    }
+
+    fn suspend_blocks(&self) -> bool {
+        false
+    }
+
+    fn clear(&mut self, cols: u16, rows: u16) -> Result<()> {
+        self.terminal.backend_mut().set_size(cols, rows);
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, cols, rows))
+            .context("cannot draw again")?;
+        self.terminal.clear().context("cannot draw again")?;
+        self.flush_out();
+        Ok(())
+    }
+
+    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle> {
+        // Synchronized, so that no client shows half of a frame.
+        self.terminal.backend_mut().push(b"\x1b[?2026h");
+        let mut style = vt100::CursorStyle::Default;
+        self.terminal.draw(|f| style = build(f)).context("cannot draw")?;
+        self.terminal.backend_mut().push(b"\x1b[?2026l");
+        self.flush_out();
+        Ok(style)
+    }
+
+    fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()> {
+        let mut bytes = Vec::new();
+        crossterm::queue!(bytes, cursor_style(style)).context("cannot set the cursor")?;
+        self.write_raw(&bytes)
+    }
+
+    fn attach(&mut self, id: u64, link: ClientLink) {
+        self.clients.insert(id, link);
+        self.resize_to_clients();
+    }
+
+    fn detach(&mut self, id: u64) {
+        self.clients.remove(&id);
+        if self.last_typist == Some(id) {
+            self.last_typist = None;
+        }
+        self.resize_to_clients();
+    }
+
+    fn attached(&self) -> usize {
+        self.clients.len()
+    }
+
+    fn client_resize(&mut self, id: u64, cols: u16, rows: u16) {
+        if let Some(c) = self.clients.get_mut(&id) {
+            c.cols = cols;
+            c.rows = rows;
+        }
+        self.resize_to_clients();
+    }
+
+    fn note_input_from(&mut self, id: u64) {
+        self.last_typist = Some(id);
+    }
+
+    fn to_clients(&mut self, only_last_typist: bool, out: ClientOut) {
+        let target = if only_last_typist {
+            self.last_typist.or_else(|| self.clients.keys().next().copied())
+        } else {
+            None
+        };
+        match (target, out) {
+            (Some(id), out) => {
+                if let Some(c) = self.clients.get(&id) {
+                    let _ = c.tx.send(out);
+                }
+            }
+            (None, ClientOut::Exited { code, farewell }) => {
+                for c in self.clients.values() {
+                    let farewell = farewell.clone();
+                    let _ = c.tx.send(ClientOut::Exited { code, farewell });
+                }
+            }
+            (None, ClientOut::Detached { reason }) => {
+                for c in self.clients.values() {
+                    let reason = reason.clone();
+                    let _ = c.tx.send(ClientOut::Detached { reason });
+                }
+            }
+            (None, _) => {}
+        }
+    }
+
+    fn notify_away(&mut self, text: &str) {
+        let target = self
+            .notify
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_default();
+        if target.command.trim().is_empty() {
+            return;
+        }
+        if let Err(e) = crate::notify_command::run(&target.command, text, &target.session) {
+            eprintln!("pokeshell: pokeshell.notifyCommand: {e}");
+        }
+    }
+}
