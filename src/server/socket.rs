@@ -110,7 +110,9 @@ impl Listening {
     /// on the socket there; a socket nobody answers on is left from a dead server and replaced.
     pub fn bind_in(dir: &Path) -> io::Result<Listening> {
         if tokio::runtime::Handle::try_current().is_err() {
-            return Err(io::Error::other("the pokeshell server's socket needs a tokio runtime"));
+            return Err(io::Error::other(
+                "the pokeshell server's socket needs a tokio runtime",
+            ));
         }
         runtime_dir::ensure_private_dir(dir)?;
         let socket = dir.join(SOCKET);

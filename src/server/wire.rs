@@ -78,7 +78,10 @@ pub mod kind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Up {
     /// Always the first message of a connection.
-    Hello { token: String, protocol: u32 },
+    Hello {
+        token: String,
+        protocol: u32,
+    },
     /// Attach to a session or start one, with what the server needs to know of this terminal.
     Open {
         target: Target,
@@ -91,12 +94,20 @@ pub enum Up {
     },
     /// Raw bytes typed in the terminal.
     Input(Vec<u8>),
-    Resize { cols: u16, rows: u16 },
+    Resize {
+        cols: u16,
+        rows: u16,
+    },
     Detach,
     /// The client was stopped (Ctrl+Z) and runs again, at this size.
-    Resumed { cols: u16, rows: u16 },
+    Resumed {
+        cols: u16,
+        rows: u16,
+    },
     List,
-    Kill { name: String },
+    Kill {
+        name: String,
+    },
 }
 
 /// Which session an [`Up::Open`] is about.
@@ -117,19 +128,32 @@ pub enum Target {
 /// Server to client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Down {
-    Welcome { server_pid: u32 },
+    Welcome {
+        server_pid: u32,
+    },
     /// Raw bytes for the terminal.
     Output(Vec<u8>),
-    Attached { name: String },
-    Detached { reason: String },
+    Attached {
+        name: String,
+    },
+    Detached {
+        reason: String,
+    },
     /// The session's program ended; `farewell` is printed after the terminal is restored.
-    Exited { code: i32, farewell: Vec<u8> },
+    Exited {
+        code: i32,
+        farewell: Vec<u8>,
+    },
     /// pi stopped itself (Ctrl+Z): the client stops until resumed, then sends [`Up::Resumed`].
     Suspend,
     Listing(Vec<Listing>),
     /// A request succeeded (a kill, say).
-    Done { message: String },
-    Error { message: String },
+    Done {
+        message: String,
+    },
+    Error {
+        message: String,
+    },
 }
 
 /// One session in a [`Down::Listing`].
@@ -170,7 +194,10 @@ impl fmt::Display for WireError {
             WireError::Empty => write!(f, "frame of 0 bytes: every frame has at least its kind byte"),
             WireError::Truncated => write!(f, "the peer closed the connection in the middle of a frame"),
             WireError::UnknownKind { kind } => {
-                write!(f, "bad message of kind {kind:#04x}: no message of this kind goes this way")
+                write!(
+                    f,
+                    "bad message of kind {kind:#04x}: no message of this kind goes this way"
+                )
             }
             WireError::BadMessage { kind, reason } => match kind::name(*kind) {
                 Some(name) => write!(f, "bad message of kind {kind:#04x} ({name}): {reason}"),
@@ -210,6 +237,20 @@ pub fn encode_up(message: &Up) -> Vec<u8> {
 /// several Output frames, which mean the same bytes.
 pub fn encode_down(message: &Down) -> Vec<u8> {
     body::encode_down(message)
+}
+
+/// The frame(s) of `Up::Input(bytes)` without building the message: the client's hot path.
+pub fn encode_input(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    body::push_raw(&mut out, kind::INPUT, bytes);
+    out
+}
+
+/// The frame(s) of `Down::Output(bytes)` without building the message: the server's hot path.
+pub fn encode_output(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    body::push_raw(&mut out, kind::OUTPUT, bytes);
+    out
 }
 
 /// A client message from a frame's kind and payload.

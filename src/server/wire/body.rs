@@ -164,7 +164,7 @@ pub(super) fn encode_down(message: &Down) -> Vec<u8> {
 }
 
 /// Raw bytes in as many frames as they need (one, also when empty).
-fn push_raw(out: &mut Vec<u8>, kind: u8, bytes: &[u8]) {
+pub(super) fn push_raw(out: &mut Vec<u8>, kind: u8, bytes: &[u8]) {
     if bytes.is_empty() {
         push_frame(out, kind, bytes);
     }

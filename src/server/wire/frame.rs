@@ -84,9 +84,7 @@ pub fn read_frame(r: &mut impl Read) -> Result<Option<(u8, Vec<u8>)>, WireError>
 /// Reads one frame: `Ok(None)` when the stream ends cleanly between frames. It reads exactly the
 /// frame's bytes, so what follows stays in the stream. Not cancellation safe: a frame half read when
 /// the future is dropped is lost (in a `select!` loop, read into a [`FrameBuf`] instead).
-pub async fn read_frame_async(
-    r: &mut (impl AsyncRead + Unpin),
-) -> Result<Option<(u8, Vec<u8>)>, WireError> {
+pub async fn read_frame_async(r: &mut (impl AsyncRead + Unpin)) -> Result<Option<(u8, Vec<u8>)>, WireError> {
     let mut header = [0u8; HEADER];
     let mut got = 0;
     while got < HEADER {

@@ -144,8 +144,10 @@ proptest! {
     fn input_and_output_carry_any_bytes_unchanged(raw in bytes()) {
         let input = encode_up(&Up::Input(raw.clone()));
         prop_assert_eq!(&input[5..], &raw[..], "the payload is the bytes themselves");
+        prop_assert_eq!(encode_input(&raw), input);
         let output = encode_down(&Down::Output(raw.clone()));
         prop_assert_eq!(&output[5..], &raw[..]);
+        prop_assert_eq!(encode_output(&raw), output.clone());
         let (kind, payload) = read_frame(&mut &output[..]).unwrap().unwrap();
         prop_assert_eq!(decode_down(kind, &payload).unwrap(), Down::Output(raw));
     }
@@ -168,7 +170,11 @@ fn output_longer_than_a_frame_is_split_into_frames_that_add_up() {
     let raw: Vec<u8> = (0..3 * MAX_FRAME + 7).map(|i| (i % 251) as u8).collect();
     let frames = frames(&encode_down(&Down::Output(raw.clone())));
     assert_eq!(frames.len(), 4);
-    assert!(frames.iter().all(|(kind, p)| *kind == kind::OUTPUT && p.len() < MAX_FRAME));
+    assert!(
+        frames
+            .iter()
+            .all(|(kind, p)| *kind == kind::OUTPUT && p.len() < MAX_FRAME)
+    );
     let joined: Vec<u8> = frames.into_iter().flat_map(|(_, p)| p).collect();
     assert_eq!(joined, raw);
 }
@@ -199,7 +205,10 @@ fn the_json_shapes_are_the_documented_ones() {
         r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"],"command":null},"cols":80,"rows":24,"caps":[27,91,63,49,99],"env":[["TERM","xterm"]],"cwd":"/w"}"#
     );
     assert_eq!(payload(encode_up(&Up::Detach)), "{}");
-    assert_eq!(payload(encode_down(&Down::Listing(Vec::new()))), r#"{"sessions":[]}"#);
+    assert_eq!(
+        payload(encode_down(&Down::Listing(Vec::new()))),
+        r#"{"sessions":[]}"#
+    );
     // Missing optional fields and unknown fields are fine: later versions may add fields.
     let attach = br#"{"target":{"type":"attach"},"cols":1,"rows":2,"caps":[],"env":[],"cwd":"/","new":1}"#;
     let Up::Open { target, .. } = decode_up(kind::OPEN, attach).unwrap() else {
@@ -214,7 +223,10 @@ struct Only<'a>(&'a [u8]);
 
 impl Read for Only<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        assert!(!self.0.is_empty(), "read past the header of a frame that should have been refused");
+        assert!(
+            !self.0.is_empty(),
+            "read past the header of a frame that should have been refused"
+        );
         let n = buf.len().min(self.0.len());
         buf[..n].copy_from_slice(&self.0[..n]);
         self.0 = &self.0[n..];
@@ -227,17 +239,30 @@ fn an_oversized_length_is_refused_from_the_header_alone() {
     let two_gib = 0x8000_0000u32.to_be_bytes();
     let err = read_frame(&mut Only(&two_gib)).unwrap_err();
     assert!(matches!(err, WireError::TooLong { len: 0x8000_0000 }), "{err:?}");
-    assert_eq!(err.to_string(), "frame of 2147483648 bytes exceeds the 1 MiB limit");
+    assert_eq!(
+        err.to_string(),
+        "frame of 2147483648 bytes exceeds the 1 MiB limit"
+    );
 
     let mut buf = FrameBuf::new();
     buf.push(&two_gib);
     assert!(matches!(buf.next(), Err(WireError::TooLong { .. })));
     buf.push(b"more");
-    assert!(matches!(buf.next(), Err(WireError::TooLong { .. })), "the error sticks");
+    assert!(
+        matches!(buf.next(), Err(WireError::TooLong { .. })),
+        "the error sticks"
+    );
 
     let just_over = u32::try_from(MAX_FRAME + 1).unwrap().to_be_bytes();
-    assert!(matches!(read_frame(&mut Only(&just_over)), Err(WireError::TooLong { .. })));
-    let largest = [&u32::try_from(MAX_FRAME).unwrap().to_be_bytes()[..], &[kind::OUTPUT]].concat();
+    assert!(matches!(
+        read_frame(&mut Only(&just_over)),
+        Err(WireError::TooLong { .. })
+    ));
+    let largest = [
+        &u32::try_from(MAX_FRAME).unwrap().to_be_bytes()[..],
+        &[kind::OUTPUT],
+    ]
+    .concat();
     let mut stream = largest.clone();
     stream.resize(4 + MAX_FRAME, b'x');
     let (kind, payload) = read_frame(&mut &stream[..]).unwrap().unwrap();
@@ -267,7 +292,10 @@ fn a_stream_ending_inside_a_frame_is_an_error_and_between_frames_is_not() {
         assert!(matches!(buf.finish(), Err(WireError::Truncated)));
     }
     let err = read_frame(&mut &frame[..frame.len() - 1]).unwrap_err();
-    assert_eq!(err.to_string(), "the peer closed the connection in the middle of a frame");
+    assert_eq!(
+        err.to_string(),
+        "the peer closed the connection in the middle of a frame"
+    );
     let mut two = frame.clone();
     two.extend(&frame);
     let mut reader = &two[..];
@@ -284,17 +312,32 @@ async fn the_async_reader_reads_frames_and_reports_the_same_errors() {
     let first = read_frame_async(&mut reader).await.unwrap().unwrap();
     assert_eq!(decode_up(first.0, &first.1).unwrap(), Up::List);
     let second = read_frame_async(&mut reader).await.unwrap().unwrap();
-    assert_eq!(decode_up(second.0, &second.1).unwrap(), Up::Input(b"\0q".to_vec()));
+    assert_eq!(
+        decode_up(second.0, &second.1).unwrap(),
+        Up::Input(b"\0q".to_vec())
+    );
     assert!(read_frame_async(&mut reader).await.unwrap().is_none());
 
     let cut = &stream[..stream.len() - 1];
     let mut reader = cut;
     read_frame_async(&mut reader).await.unwrap();
-    assert!(matches!(read_frame_async(&mut reader).await, Err(WireError::Truncated)));
-    assert!(matches!(read_frame_async(&mut &[0u8, 0][..]).await, Err(WireError::Truncated)));
+    assert!(matches!(
+        read_frame_async(&mut reader).await,
+        Err(WireError::Truncated)
+    ));
+    assert!(matches!(
+        read_frame_async(&mut &[0u8, 0][..]).await,
+        Err(WireError::Truncated)
+    ));
     let huge = [0xff, 0xff, 0xff, 0xff];
-    assert!(matches!(read_frame_async(&mut &huge[..]).await, Err(WireError::TooLong { .. })));
-    assert!(matches!(read_frame_async(&mut &[0u8; 4][..]).await, Err(WireError::Empty)));
+    assert!(matches!(
+        read_frame_async(&mut &huge[..]).await,
+        Err(WireError::TooLong { .. })
+    ));
+    assert!(matches!(
+        read_frame_async(&mut &[0u8; 4][..]).await,
+        Err(WireError::Empty)
+    ));
 }
 
 #[test]
@@ -303,25 +346,49 @@ fn an_unknown_kind_is_an_error_naming_the_kind() {
     assert!(matches!(err, WireError::UnknownKind { kind: 0x7f }), "{err:?}");
     assert!(err.to_string().starts_with("bad message of kind 0x7f"), "{err}");
     // A server message sent to the server, and the other way round.
-    assert!(matches!(decode_up(kind::OUTPUT, b"x"), Err(WireError::UnknownKind { kind: 0x82 })));
-    assert!(matches!(decode_down(kind::INPUT, b"x"), Err(WireError::UnknownKind { kind: 0x03 })));
+    assert!(matches!(
+        decode_up(kind::OUTPUT, b"x"),
+        Err(WireError::UnknownKind { kind: 0x82 })
+    ));
+    assert!(matches!(
+        decode_down(kind::INPUT, b"x"),
+        Err(WireError::UnknownKind { kind: 0x03 })
+    ));
 }
 
 #[test]
 fn bad_json_is_an_error_naming_the_kind() {
     let err = decode_up(kind::HELLO, b"{not json").unwrap_err();
-    assert!(matches!(err, WireError::BadMessage { kind: kind::HELLO, .. }), "{err:?}");
-    assert!(err.to_string().starts_with("bad message of kind 0x01 (hello): "), "{err}");
+    assert!(
+        matches!(
+            err,
+            WireError::BadMessage {
+                kind: kind::HELLO,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().starts_with("bad message of kind 0x01 (hello): "),
+        "{err}"
+    );
     let cases: [(u8, &[u8]); 5] = [
         (kind::RESIZE, br#"{"cols":70000,"rows":1}"#),
         (kind::KILL, br#"{}"#),
         (kind::DETACH, b""),
-        (kind::OPEN, br#"{"target":{"type":"steal"},"cols":1,"rows":1,"caps":[],"env":[],"cwd":""}"#),
+        (
+            kind::OPEN,
+            br#"{"target":{"type":"steal"},"cols":1,"rows":1,"caps":[],"env":[],"cwd":""}"#,
+        ),
         (kind::HELLO, b"\xff\xfe"),
     ];
     for (kind, payload) in cases {
         let err = decode_up(kind, payload).unwrap_err();
-        assert!(matches!(&err, WireError::BadMessage { kind: k, .. } if *k == kind), "{err:?}");
+        assert!(
+            matches!(&err, WireError::BadMessage { kind: k, .. } if *k == kind),
+            "{err:?}"
+        );
     }
     let err = decode_down(kind::EXITED, br#"{"code":"one","farewell":[]}"#).unwrap_err();
     assert!(err.to_string().contains("(exited)"), "{err}");
