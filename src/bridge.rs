@@ -11,12 +11,12 @@
 //! 3. [`version::probe`] says whether the installed pi is new enough to load the bridge.
 
 pub mod asset;
-mod auth;
+pub(crate) mod auth;
 mod connection;
 mod hub;
 pub mod lines;
 pub mod protocol;
-mod runtime_dir;
+pub(crate) mod runtime_dir;
 pub mod server;
 pub mod version;
 
