@@ -50,6 +50,14 @@ pub struct Cli {
     pub pi_args: Vec<String>,
 }
 
+impl Cli {
+    /// Parses a command line given without the program's name (as a client hands it to the server).
+    pub fn try_parse_from_argv(argv: &[String]) -> Result<Cli, String> {
+        Cli::try_parse_from(std::iter::once("pokeshell").chain(argv.iter().map(String::as_str)))
+            .map_err(|e| e.to_string())
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Mode {
     /// Watch pokeshell rescue a stalled agent: real pi against a scripted model, no API key, no network.

@@ -177,6 +177,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         }
     }
 
+    /// The loop was asked to end (a signal, the terminal went away): the child's exit ends it.
+    pub fn shutting_down(&self) -> bool {
+        self.shutting_down
+    }
+
     /// Runs until the child exits (or the event source ends); returns how it exited.
     pub async fn run(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
         loop {

@@ -179,7 +179,7 @@ impl Drop for TerminalGuard {
     }
 }
 
-fn install_panic_hook() {
+pub(crate) fn install_panic_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();

@@ -10,6 +10,7 @@ pub mod host;
 pub mod input;
 pub mod install;
 pub mod ledger;
+pub mod launch;
 pub mod locate;
 pub mod notify;
 pub mod passthrough;

@@ -1,5 +1,13 @@
 //! The per-user pokeshell server and its clients: [`wire`] is the framed protocol they speak, [`socket`]
 //! where the server listens and who may connect.
 
+mod backend;
+mod conn;
+mod observer;
+mod persist;
+mod remote_screen;
+pub mod serve;
+mod session_thread;
 pub mod socket;
+mod table;
 pub mod wire;

@@ -4,6 +4,8 @@
 //! or the environment, and nothing writes anywhere: the event loop (`event_loop`) does that and
 //! brings the results back as inputs, so the same logic runs in tests without a terminal.
 
+mod stub_brief;
+pub use stub_brief::SessionBrief;
 mod child;
 mod draw;
 mod flash;
@@ -28,6 +30,7 @@ use self::child::ChildState;
 use self::flash::Flash;
 use self::input::KeyInput;
 pub use self::layout::Layout;
+pub use self::restart::relaunch_args;
 use self::link::Link;
 pub use self::overlay::{Overlay, OverlayKind};
 use self::settings::SettingsView;

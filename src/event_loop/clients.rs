@@ -120,7 +120,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     }
 
     /// A client's terminal answered the probe: pi's queries are answered from it from now on.
-    fn give_caps(&mut self, answers: &[u8]) {
+    pub fn give_caps(&mut self, answers: &[u8]) {
         let caps: HostCaps = HostCaps::parse_probe(answers).caps;
         let mut m = lock(&self.mirror);
         m.set_host_caps(caps);

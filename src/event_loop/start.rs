@@ -222,7 +222,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
 
 /// What the child left on its main screen (pi's resume hint), to print after the terminal is
 /// restored, as it would have stayed in the user's terminal without pokeshell.
-fn final_screen(m: &Mirror) -> Vec<u8> {
+pub fn final_screen(m: &Mirror) -> Vec<u8> {
     let screen = m.screen();
     if screen.alternate_screen() {
         return Vec::new();

@@ -214,6 +214,16 @@ pub fn relaunch_args(args: &[String], session_file: &str) -> Vec<String> {
 }
 
 impl Session {
+    /// pi's session file, as its bridge last said.
+    pub fn pi_session_file(&self) -> Option<&str> {
+        self.watch.session_file.as_deref()
+    }
+
+    /// The agent is in a run, as the bridge last told.
+    pub fn mid_run(&self) -> bool {
+        self.watch.mid_run
+    }
+
     fn unresponsive_ms(&self) -> u64 {
         self.setting(KeyId::PokeUnresponsiveSeconds) * 1000
     }

@@ -1,0 +1,152 @@
+//! One client's connection to the server: who it is (same uid, the token), then frames both ways.
+//! What the client sends goes to the server's state as [`ServerMsg::Up`]; what goes back is the
+//! server's own messages and the frames of the session the client follows. A client follows one
+//! session at a time: switching hands the writer a new channel, so nothing of the old session can
+//! arrive after the new one's first frame.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::UnixStream;
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use super::serve::ServerMsg;
+use super::socket;
+use super::wire::{self, Down};
+use crate::event_loop::ClientOut;
+
+/// What the server's state tells a connection's writer.
+#[derive(Debug)]
+pub enum ConnCmd {
+    Down(Down),
+    /// Follow this session's frames from now on (and no other's).
+    Follow {
+        out: UnboundedReceiver<ClientOut>,
+        queued: Arc<AtomicUsize>,
+    },
+    /// Stop following any session.
+    Unfollow,
+}
+
+async fn refuse(stream: &mut (impl AsyncWriteExt + Unpin), reason: &str) {
+    let frame = wire::encode_down(&Down::Error {
+        message: format!("refused: {reason}"),
+    });
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), stream.write_all(&frame)).await;
+}
+
+/// Serves one accepted connection until either side ends it.
+pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: UnboundedSender<ServerMsg>) {
+    if let Err(reason) = socket::admit(&stream).await {
+        refuse(&mut stream, &reason).await;
+        return;
+    }
+    let (mut rd, mut wr) = stream.into_split();
+    if let Err(reason) = socket::read_hello(&mut rd, &token, socket::HELLO_TIMEOUT).await {
+        refuse(&mut wr, &reason).await;
+        return;
+    }
+    let (ctl_tx, ctl_rx) = unbounded_channel::<ConnCmd>();
+    let _ = ctl_tx.send(ConnCmd::Down(Down::Welcome {
+        server_pid: std::process::id(),
+    }));
+    if server.send(ServerMsg::Connected { id, ctl: ctl_tx }).is_err() {
+        return;
+    }
+    let writer = tokio::spawn(write_loop(id, wr, ctl_rx, server.clone()));
+    loop {
+        match wire::read_frame_async(&mut rd).await {
+            Ok(Some((kind, payload))) => match wire::decode_up(kind, &payload) {
+                Ok(up) => {
+                    if server.send(ServerMsg::Up { id, up }).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let _ = server.send(ServerMsg::Garbage {
+                        id,
+                        reason: e.to_string(),
+                    });
+                    break;
+                }
+            },
+            Ok(None) => break,
+            Err(e) => {
+                let _ = server.send(ServerMsg::Garbage {
+                    id,
+                    reason: e.to_string(),
+                });
+                break;
+            }
+        }
+    }
+    let _ = server.send(ServerMsg::Gone { id });
+    // The writer ends once the server's state has dropped this client's channel.
+    let _ = writer.await;
+}
+
+async fn write_loop(
+    id: u64,
+    mut wr: OwnedWriteHalf,
+    mut ctl: UnboundedReceiver<ConnCmd>,
+    server: UnboundedSender<ServerMsg>,
+) {
+    let mut follow: Option<(UnboundedReceiver<ClientOut>, Arc<AtomicUsize>)> = None;
+    loop {
+        let out = async {
+            match &mut follow {
+                Some((rx, _)) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let frame = tokio::select! {
+            biased;
+            cmd = ctl.recv() => match cmd {
+                None => break,
+                Some(ConnCmd::Down(down)) => {
+                    let last = matches!(down, Down::Detached { .. } | Down::Exited { .. } | Down::Error { .. });
+                    let frame = wire::encode_down(&down);
+                    if wr.write_all(&frame).await.is_err() || last {
+                        break;
+                    }
+                    continue;
+                }
+                Some(ConnCmd::Follow { out, queued }) => {
+                    follow = Some((out, queued));
+                    continue;
+                }
+                Some(ConnCmd::Unfollow) => {
+                    follow = None;
+                    continue;
+                }
+            },
+            out = out => out,
+        };
+        let Some(out) = frame else {
+            // The session's loop let go of this client.
+            follow = None;
+            continue;
+        };
+        let (bytes, last) = match out {
+            ClientOut::Bytes(b) => {
+                if let Some((_, queued)) = &follow {
+                    queued.fetch_sub(b.len(), Ordering::AcqRel);
+                }
+                (wire::encode_output(&b), false)
+            }
+            ClientOut::Suspend => (wire::encode_down(&Down::Suspend), false),
+            ClientOut::Exited { code, farewell } => (wire::encode_down(&Down::Exited { code, farewell }), true),
+            ClientOut::Detached { reason } => (wire::encode_down(&Down::Detached { reason }), true),
+            ClientOut::Request(req) => {
+                let _ = server.send(ServerMsg::Request { id, req });
+                continue;
+            }
+        };
+        if wr.write_all(&bytes).await.is_err() || last {
+            break;
+        }
+    }
+    let _ = wr.shutdown().await;
+}

@@ -1,0 +1,105 @@
+//! The server's sessions on disk: saved whenever the list, a pi session file or a run's state
+//! changes, so that a server started after this one ended (killed, crashed, the machine rebooted)
+//! relaunches each pi on its session file and resumes the runs that were under way.
+
+use super::serve::Server;
+use super::session_thread::{self, SessionStart};
+use crate::cli::Cli;
+use crate::server_store::{self, SavedSession};
+
+/// The command line that brings a saved session back: the same pokeshell options, pi's own options,
+/// and pi's session file in place of whatever chose the session before (messages are not sent
+/// again).
+pub fn relaunch_argv(argv: &[String], session_file: Option<&str>) -> Vec<String> {
+    let Some(file) = session_file else {
+        return argv.to_vec();
+    };
+    let options: Vec<String> = argv.iter().take_while(|a| *a != "--").cloned().collect();
+    let pi_args: Vec<String> = argv.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+    let mut out = options;
+    out.push("--".to_string());
+    out.extend(crate::session::relaunch_args(&pi_args, file));
+    out
+}
+
+impl Server {
+    pub(super) fn save(&self) {
+        let Some(path) = &self.store else {
+            return;
+        };
+        let list: Vec<SavedSession> = self
+            .table
+            .entries()
+            .map(|e| SavedSession {
+                number: e.number,
+                name: e.name.clone(),
+                dir: e.dir.clone(),
+                args: e.argv.clone(),
+                command: Cli::try_parse_from_argv(&e.argv).ok().and_then(|c| c.command),
+                session_file: e.session_file.clone(),
+                mid_run: e.mid_run,
+            })
+            .collect();
+        if let Err(e) = server_store::save(path, &list) {
+            eprintln!("pokeshell server: cannot save the sessions: {e}");
+        }
+    }
+
+    /// Brings back the sessions a previous server left.
+    pub(super) async fn restore_saved(&mut self) {
+        let Some(path) = self.store.clone() else {
+            return;
+        };
+        let saved = match server_store::load(&path) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("pokeshell server: {e}");
+                return;
+            }
+        };
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        for s in saved {
+            let argv = relaunch_argv(&s.args, s.session_file.as_deref());
+            let number = self.table.restore(s.number, &s.name, &s.dir, argv.clone(), super::serve::wall_ms());
+            let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+            if let Some(e) = self.table.get_mut(number) {
+                e.session_file = s.session_file.clone();
+            }
+            let start = SessionStart {
+                number,
+                name,
+                dir: s.dir.clone(),
+                argv,
+                env: env.clone(),
+                cols: super::serve::DETACHED_SIZE.0,
+                rows: super::serve::DETACHED_SIZE.1,
+                caps_now: Some(Vec::new()),
+                resume: s.mid_run && s.session_file.is_some(),
+            };
+            if let Err(e) = self.start(start).await {
+                eprintln!("pokeshell server: cannot bring back session {}: {e}", s.name);
+                self.table.remove(number);
+            }
+        }
+        self.save();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_relaunch_keeps_the_options_and_resumes_the_session_file() {
+        let argv = v(&["--pi", "/p/pi", "--", "--model", "m", "-c", "fix it"]);
+        assert_eq!(
+            relaunch_argv(&argv, Some("/s/1.jsonl")),
+            v(&["--pi", "/p/pi", "--", "--model", "m", "--session", "/s/1.jsonl"])
+        );
+        assert_eq!(relaunch_argv(&argv, None), argv, "without a file: as it was started");
+    }
+}

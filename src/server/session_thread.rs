@@ -1,0 +1,190 @@
+//! One session in the server: its own thread and runtime, running the same loop as a session in
+//! the user's terminal, with the attached clients as its screen. Sessions do not share a runtime,
+//! so a busy one (a flood of output) does not hold up the others' keys.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::observer::Observer;
+use super::remote_screen::{NotifyTarget, RemoteScreen};
+use super::serve::ServerMsg;
+use crate::cli::Cli;
+use crate::event_loop::build::{Built, SessionConfig, build};
+use crate::event_loop::start::final_screen;
+use crate::event_loop::{ClientOut, Loop, WorldEvent, lock};
+use crate::pty::PtyEvent;
+use crate::session::Input;
+use crate::workspace::Workspace;
+
+/// How a session starts in the server.
+#[derive(Debug, Clone)]
+pub struct SessionStart {
+    pub number: u32,
+    pub name: String,
+    pub dir: String,
+    /// pokeshell's command line for the session (without the program name).
+    pub argv: Vec<String>,
+    /// The environment pi runs in: the client's.
+    pub env: Vec<(String, String)>,
+    pub cols: u16,
+    pub rows: u16,
+    /// Terminal capabilities to give pi at once, for a session started with nobody attached.
+    pub caps_now: Option<Vec<u8>>,
+    /// pi was mid-run when a previous server ended: resume it through the arbiter.
+    pub resume: bool,
+}
+
+fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// The session's configuration from its command line, in the client's environment.
+fn config(start: &SessionStart) -> Result<SessionConfig, String> {
+    let cli = Cli::try_parse_from_argv(&start.argv)?;
+    let dir = PathBuf::from(&start.dir);
+    let home = env_get(&start.env, "HOME").map(PathBuf::from);
+    let agent_dir = env_get(&start.env, crate::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
+    let settings = crate::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
+    let mut spec = crate::launch::child_spec(&cli)?;
+    spec.cwd = Some(dir);
+    spec.base_env = Some(start.env.clone());
+    let ledger_dir = env_get(&start.env, "XDG_STATE_HOME")
+        .filter(|v| v.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".local/state")))
+        .map(|d| d.join("pokeshell"))
+        .unwrap_or_else(|| std::env::temp_dir().join("pokeshell"));
+    Ok(SessionConfig {
+        label: spec.label.clone(),
+        spec,
+        settings,
+        bridge: cli.command.is_none(),
+        ledger_dir,
+        number: start.number,
+        name: start.name.clone(),
+        dir: start.dir.clone(),
+    })
+}
+
+/// Starts the session's thread; returns where its world events go once pi runs.
+pub async fn spawn(
+    start: SessionStart,
+    server: UnboundedSender<ServerMsg>,
+) -> Result<UnboundedSender<WorldEvent>, String> {
+    let cfg = config(&start)?;
+    let (ready_tx, ready_rx) = oneshot::channel();
+    let name = format!("session-{}", start.number);
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || {
+            let number = start.number;
+            let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                Ok(rt) => rt,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(format!("cannot start the session's runtime: {e}")));
+                    return;
+                }
+            };
+            let ended = rt.block_on(run(start, cfg, server.clone(), ready_tx));
+            let (code, shutdown) = ended.unwrap_or_else(|e| {
+                eprintln!("pokeshell server: session {number}: {e:#}");
+                (1, false)
+            });
+            let _ = server.send(ServerMsg::Ended {
+                number,
+                code,
+                shutdown,
+            });
+        })
+        .map_err(|e| format!("cannot start the session's thread: {e}"))?;
+    ready_rx
+        .await
+        .map_err(|_| "the session ended before it started".to_string())?
+}
+
+/// The session's life: returns pi's exit code and whether the server was shutting down.
+async fn run(
+    start: SessionStart,
+    cfg: SessionConfig,
+    server: UnboundedSender<ServerMsg>,
+    ready: oneshot::Sender<Result<UnboundedSender<WorldEvent>, String>>,
+) -> Result<(i32, bool)> {
+    let (tx, mut rx) = unbounded_channel::<WorldEvent>();
+    let with_bridge = cfg.bridge;
+    let built = match build(cfg, start.cols, start.rows, &tx) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = ready.send(Err(format!("{e:#}")));
+            return Ok((1, false));
+        }
+    };
+    let Built {
+        mut session,
+        child,
+        bridge,
+        mirror,
+        output_pending,
+        ledger,
+        clock,
+        pid,
+    } = built;
+    if start.resume {
+        session.resume_after_server_restart();
+    }
+    let screen = RemoteScreen::new(start.cols, start.rows)?;
+    let notify = screen.notify.clone();
+    if let Ok(mut t) = notify.lock() {
+        *t = NotifyTarget {
+            command: String::new(),
+            session: start.name.clone(),
+        };
+    }
+    let layer = Observer::new(start.number, server, notify);
+    let mut lp = Loop::new(
+        Workspace::new(session),
+        screen,
+        child,
+        bridge,
+        layer,
+        mirror,
+        output_pending,
+        ledger,
+        clock,
+        tx.clone(),
+    );
+    if with_bridge {
+        lp.hold_keys_until_ready();
+    }
+    if let Some(caps) = &start.caps_now {
+        lp.give_caps(caps);
+    }
+    lp.input(Input::ChildStarted { pid })?;
+    let _ = ready.send(Ok(tx));
+    let exit = lp.run(&mut rx).await.context("the session's loop failed")?;
+    // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
+    let drain_until = Instant::now() + std::time::Duration::from_millis(300);
+    while !lp.output_closed {
+        match tokio::time::timeout_at(drain_until, rx.recv()).await {
+            Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => lp.output_closed = true,
+            Ok(Some(_)) => {}
+        }
+    }
+    let shutdown = lp.shutting_down();
+    let out = if shutdown {
+        ClientOut::Detached {
+            reason: "the pokeshell server is shutting down".to_string(),
+        }
+    } else {
+        ClientOut::Exited {
+            code: exit.code,
+            farewell: final_screen(&lock(&lp.mirror)),
+        }
+    };
+    use crate::event_loop::Screen;
+    lp.screen.to_clients(false, out);
+    Ok((exit.code, shutdown))
+}
