@@ -16,6 +16,7 @@ pub mod passthrough;
 pub mod pty;
 pub mod reaper;
 pub mod screen;
+pub mod server_store;
 pub mod session;
 pub mod supervisor;
 pub mod ui;
