@@ -139,6 +139,9 @@ pub struct SessionOptions {
     pub host_kitty: bool,
     /// The child's arguments as started (the bridge's included), for a relaunch.
     pub child_args: Vec<String>,
+    /// A restarted pokeshell server brought this session back while its agent was mid-run: the first
+    /// child's session is asked to carry on, as after a restart (RST-S1).
+    pub resume_after_server_restart: bool,
 }
 
 /// Everything pokeshell knows and shows about one pi.
@@ -212,6 +215,7 @@ impl Session {
                 self.child.pid = Some(pid);
                 self.child.exit = None;
                 self.watch.child_started(now);
+                self.resume_after_server_restart(now, &mut fx);
                 fx.push(Effect::Redraw);
             }
             Input::ChildStopped => fx.push(Effect::Suspend),
@@ -375,3 +379,6 @@ mod tests;
 
 #[cfg(test)]
 mod restart_tests;
+
+#[cfg(test)]
+mod server_restart_tests;
