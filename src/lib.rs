@@ -12,6 +12,7 @@ pub mod install;
 pub mod ledger;
 pub mod locate;
 pub mod notify;
+pub mod notify_command;
 pub mod passthrough;
 pub mod pty;
 pub mod reaper;
