@@ -65,8 +65,9 @@ fn start(
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        // Its own group: the kill at the limit reaches what it started, and the terminal's
-        // Ctrl+C does not reach it.
+        // Its own group: the kill at the limit reaches what it started, and the terminal's Ctrl+C
+        // does not reach it. Not its own session: the reaper leaves zombies of pokeshell's session
+        // to whoever waits for them, here the thread below.
         .process_group(0)
         .spawn()
         .map_err(|e| format!("pokeshell.notifyCommand could not be started with {shell}: {e}"))?;
