@@ -155,6 +155,9 @@ pub struct SessionOptions {
     pub number: u32,
     pub name: String,
     pub dir: String,
+    /// A restarted pokeshell server brought this session back while its agent was mid-run: the first
+    /// child's session is asked to carry on, as after a restart (RST-S1).
+    pub resume_after_server_restart: bool,
 }
 
 /// Everything pokeshell knows and shows about one pi.
@@ -228,6 +231,7 @@ impl Session {
                 self.child.pid = Some(pid);
                 self.child.exit = None;
                 self.watch.child_started(now);
+                self.resume_after_server_restart(now, &mut fx);
                 fx.push(Effect::Redraw);
             }
             Input::ChildStopped => fx.push(Effect::Suspend),
@@ -391,3 +395,6 @@ mod tests;
 
 #[cfg(test)]
 mod restart_tests;
+
+#[cfg(test)]
+mod server_restart_tests;

@@ -12,13 +12,18 @@ fn files(block: Block) -> &'static str {
 }
 
 fn row(spec: &KeySpec) -> String {
+    let files = if spec.global_only() {
+        "settings.json (global only)"
+    } else {
+        files(spec.block)
+    };
     format!(
         "| `{}` | {} | `{}` | {} | {} | {} |",
         spec.full_name(),
         spec.type_name(),
         spec.default_value().to_json(),
         spec.range_text(),
-        files(spec.block),
+        files,
         spec.description.split_whitespace().collect::<Vec<_>>().join(" "),
     )
 }

@@ -232,6 +232,37 @@ fn the_prefix_key_is_edited_and_checked_too() {
 }
 
 #[test]
+fn the_notify_command_is_edited_as_text_and_a_long_one_keeps_its_row() {
+    let mut d = SettingsDialog::new(&plain());
+    select(&mut d, KeyId::NotifyCommand);
+    press(&mut d, KeyCode::Enter);
+    assert_eq!(d.editor().map(|e| e.text.as_str()), Some(""));
+    let long = "notify-send --urgency=critical --app-name=pokeshell --expire-time=0 attention";
+    d.paste(long);
+    assert_eq!(
+        press(&mut d, KeyCode::Enter),
+        DialogOutcome::Changed(vec![change(
+            KeyId::NotifyCommand,
+            SettingValue::Text(long.to_string())
+        )])
+    );
+    let mut s = plain();
+    s.apply_session_changes(&[change(KeyId::NotifyCommand, SettingValue::Text(long.into()))])
+        .unwrap();
+    let d = SettingsDialog::new(&s);
+    let terminal = draw(&d, 80, 44);
+    let row = (0..44)
+        .map(|y| {
+            (0..80)
+                .map(|x| terminal.backend().buffer()[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .find(|line| line.contains("Command when detached"))
+        .expect("the row is drawn");
+    assert!(row.contains("notify-send…") && row.contains("session"), "{row}");
+}
+
+#[test]
 fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     let mut d = SettingsDialog::new(&plain());
     type_text(&mut d, "thr");
@@ -255,7 +286,7 @@ fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     assert_eq!(d.filter(), "th");
     assert_eq!(d.handle_key(ctrl('u')), DialogOutcome::None);
     assert_eq!(d.filter(), "");
-    assert_eq!(d.visible_rows().count(), 27);
+    assert_eq!(d.visible_rows().count(), 28);
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::PokeThresholdSeconds)),

@@ -50,6 +50,8 @@ pub struct DisplaySettings {
     pub side_pane: SidePaneMode,
     pub notifications: bool,
     pub bell: bool,
+    /// `pokeshell.notifyCommand`: run (see `notify_command`) when no terminal is attached; empty = none.
+    pub notify_command: String,
 }
 
 impl EffectiveSettings {
@@ -102,6 +104,7 @@ impl EffectiveSettings {
                 },
                 notifications: flag(KeyId::Notifications),
                 bell: flag(KeyId::Bell),
+                notify_command: s.get(KeyId::NotifyCommand).edit_text(),
             },
             tool_timeout_ms: s.tool_timeout().map(|(ms, _)| ms),
         }

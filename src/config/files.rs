@@ -142,7 +142,27 @@ pub fn parse(file: ConfigFile, text: &str) -> LoadedFile {
         FileFormat::LegacyPiSettings => read_block(&root, Block::Poke, &origin, &mut loaded),
         FileFormat::Flat(block) => read_keys(&root, block, false, &origin, &mut loaded),
     }
+    if loaded.file.scope == Scope::Project {
+        drop_global_only(&origin, &mut loaded);
+    }
     loaded
+}
+
+/// A project's files may not set what only the user's own files may (see [`schema::KeySpec::global_only`]).
+fn drop_global_only(origin: &Origin, loaded: &mut LoadedFile) {
+    for spec in schema::KEYS.iter().filter(|s| s.global_only()) {
+        if let Some(value) = loaded.values.remove(&spec.id) {
+            loaded.warnings.push(ConfigWarning::new(
+                origin.clone(),
+                WarningKind::InvalidValue {
+                    key: spec.full_name(),
+                    value: short_json(&value.to_json()),
+                    expected: "a project's settings may not set it, only your global settings.json"
+                        .to_string(),
+                },
+            ));
+        }
+    }
 }
 
 /// Parses JSON text whose top level must be an object. pi tolerates a byte-order mark; so do we.

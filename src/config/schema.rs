@@ -80,6 +80,7 @@ pub enum KeyId {
     SidePaneVisibility,
     Notifications,
     Bell,
+    NotifyCommand,
 }
 
 /// The type and the accepted range of a key.
@@ -95,6 +96,8 @@ pub enum ValueKind {
     Choice(&'static [&'static str]),
     /// A key chord such as `ctrl+]` (see `input::prefix`).
     KeyChord,
+    /// One line of text, at most `max_chars` characters; empty is allowed (and means "none").
+    Text { max_chars: usize },
 }
 
 /// How a value is shown next to its number.
@@ -163,6 +166,9 @@ impl KeySpec {
             ValueKind::Number { above, max } => format!("a number above {above} and at most {max}"),
             ValueKind::Choice(choices) => format!("one of {}", choices.join(", ")),
             ValueKind::KeyChord => "ctrl+ a letter, space, or one of \\ ] ^ _".to_string(),
+            ValueKind::Text { max_chars } => {
+                format!("one line of at most {max_chars} characters; empty for none")
+            }
         }
     }
 
@@ -174,7 +180,14 @@ impl KeySpec {
             ValueKind::Number { .. } => "number",
             ValueKind::Choice(_) => "string (choice)",
             ValueKind::KeyChord => "string (key)",
+            ValueKind::Text { .. } => "string",
         }
+    }
+
+    /// Taken only from the global files (and the session and command line), never from a project's:
+    /// a value that runs a command must not come with a repository someone else wrote.
+    pub fn global_only(&self) -> bool {
+        self.id == KeyId::NotifyCommand
     }
 }
 
@@ -182,7 +195,7 @@ const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 25] = [
+pub static KEYS: [KeySpec; 26] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -494,6 +507,19 @@ pub static KEYS: [KeySpec; 25] = [
         default: DefaultValue::Bool(true),
         label: "Terminal bell",
         description: "Ring the terminal bell when pokeshell acts on its own or gives up.",
+    },
+    KeySpec {
+        id: KeyId::NotifyCommand,
+        block: Block::Pokeshell,
+        name: "notifyCommand",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 1000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Command when detached",
+        description: "A shell command run when pokeshell would ring the bell or notify you but no \
+                      terminal is attached to the session, e.g. notify-send; it gets the message as \
+                      its last argument. Read only from the global settings; empty runs nothing.",
     },
 ];
 

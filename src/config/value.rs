@@ -50,6 +50,7 @@ impl SettingValue {
         match (self, unit) {
             (SettingValue::Bool(true), _) => "on".to_string(),
             (SettingValue::Bool(false), _) => "off".to_string(),
+            (SettingValue::Text(t), _) if t.is_empty() => "none".to_string(),
             (_, Unit::Seconds) => format!("{}s", self.edit_text()),
             (_, Unit::Percent) => format!("{}%", self.edit_text()),
             (_, Unit::Columns) => format!("{} cols", self.edit_text()),
@@ -116,6 +117,10 @@ impl KeySpec {
                     .map(|k| SettingValue::Text(k.canonical()))
                     .map_err(|e| format!("{}: {e}", expected()))
             }
+            ValueKind::Text { max_chars } => {
+                let s = value.as_str().ok_or_else(expected)?;
+                one_line(s, max_chars).ok_or_else(expected)
+            }
         }
     }
 
@@ -142,6 +147,7 @@ impl KeySpec {
                 .parse::<PrefixKey>()
                 .map(|k| SettingValue::Text(k.canonical()))
                 .map_err(|e| format!("{}: {e}", expected())),
+            ValueKind::Text { max_chars } => one_line(text, max_chars).ok_or_else(expected),
         }
     }
 
@@ -149,6 +155,13 @@ impl KeySpec {
     pub fn accepts(&self, value: &SettingValue) -> bool {
         self.parse_json(&value.to_json()).as_ref() == Ok(value)
     }
+}
+
+/// `text` trimmed, if it is one line (no control characters) of at most `max_chars` characters.
+fn one_line(text: &str, max_chars: usize) -> Option<SettingValue> {
+    let text = text.trim();
+    (text.chars().count() <= max_chars && !text.chars().any(char::is_control))
+        .then(|| SettingValue::Text(text.to_string()))
 }
 
 /// A JSON number that is a whole number (`5` or `5.0`, as JavaScript's `Number.isInteger` sees it).
@@ -206,6 +219,26 @@ mod tests {
         let s = spec(KeyId::SidePaneVisibility);
         assert_eq!(s.parse_json(&json!("Hidden")), Ok(SettingValue::Choice("hidden")));
         assert!(s.parse_json(&json!("sometimes")).is_err());
+    }
+
+    #[test]
+    fn text_is_one_trimmed_line_within_its_length() {
+        let s = spec(KeyId::NotifyCommand);
+        assert_eq!(
+            s.parse_json(&json!("  notify-send pokeshell ")),
+            Ok(SettingValue::Text("notify-send pokeshell".into()))
+        );
+        assert_eq!(s.parse_json(&json!("")), Ok(SettingValue::Text(String::new())));
+        assert!(s.parse_json(&json!("a\nb")).is_err());
+        assert!(s.parse_json(&json!(5)).is_err());
+        assert!(s.parse_json(&json!("x".repeat(1001))).is_err());
+        assert!(s.parse_json(&json!("x".repeat(1000))).is_ok());
+        assert_eq!(
+            s.parse_text(" echo hi "),
+            Ok(SettingValue::Text("echo hi".into()))
+        );
+        assert!(s.parse_text("a\u{1b}b").is_err());
+        assert_eq!(SettingValue::Text(String::new()).display(Unit::None), "none");
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct SessionConfig {
     pub number: u32,
     pub name: String,
     pub dir: String,
+    /// A restarted server brought the session back mid-run: resume it (RST-S1).
+    pub resume: bool,
 }
 
 /// A session with its child running.
@@ -90,6 +92,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         number,
         name,
         dir,
+        resume,
     } = cfg;
     let (bridge, bridge_state) = if bridge {
         match start_bridge(&mut spec, &settings) {
@@ -125,7 +128,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         number,
         name,
         dir,
-        ..SessionOptions::default()
+        resume_after_server_restart: resume,
     };
     let mut session = Session::new(opts, settings, cols, rows, clock.now(start));
     session.set_utc_offset(Session::local_utc_offset(wall_ms));

@@ -107,6 +107,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
             number: 0,
             name: String::new(),
             dir: String::new(),
+            resume: false,
         },
         cols,
         rows,

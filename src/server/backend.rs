@@ -3,22 +3,43 @@
 //! user's own terminal); what crossterm would ask the terminal (its size, the cursor's position) is
 //! answered from what the clients told.
 
+use std::cell::RefCell;
 use std::io;
+use std::rc::Rc;
 
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell;
 use ratatui::layout::{Position, Size};
 
+/// The buffer crossterm writes into, kept by the backend too (crossterm's backend does not hand
+/// its writer out).
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 pub struct BufferBackend {
-    inner: CrosstermBackend<Vec<u8>>,
+    inner: CrosstermBackend<Shared>,
+    buf: Shared,
     size: Size,
     cursor: Position,
 }
 
 impl BufferBackend {
     pub fn new(cols: u16, rows: u16) -> Self {
+        let buf = Shared::default();
         Self {
-            inner: CrosstermBackend::new(Vec::new()),
+            inner: CrosstermBackend::new(buf.clone()),
+            buf,
             size: Size::new(cols, rows),
             cursor: Position::ORIGIN,
         }
@@ -30,12 +51,12 @@ impl BufferBackend {
 
     /// The bytes drawn since the last call.
     pub fn take(&mut self) -> Vec<u8> {
-        std::mem::take(self.inner.writer_mut())
+        std::mem::take(&mut *self.buf.0.borrow_mut())
     }
 
     /// Bytes to go out in order with the frames.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.inner.writer_mut().extend_from_slice(bytes);
+        self.buf.0.borrow_mut().extend_from_slice(bytes);
     }
 }
 
@@ -87,14 +108,6 @@ impl Backend for BufferBackend {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn scroll_region_up(&mut self, region: std::ops::Range<u16>, line_count: u16) -> io::Result<()> {
-        self.inner.scroll_region_up(region, line_count)
-    }
-
-    fn scroll_region_down(&mut self, region: std::ops::Range<u16>, line_count: u16) -> io::Result<()> {
-        self.inner.scroll_region_down(region, line_count)
+        self.inner.flush()
     }
 }

@@ -65,7 +65,7 @@ impl Layer for Observer {
             });
         }
         if let Ok(mut t) = self.notify.lock() {
-            t.command = session.notify_command().to_string();
+            t.command = session.notify_command();
         }
         Vec::new()
     }

@@ -3,7 +3,7 @@
 //! relaunches each pi on its session file and resumes the runs that were under way.
 
 use super::serve::Server;
-use super::session_thread::{self, SessionStart};
+use super::session_thread::SessionStart;
 use crate::cli::Cli;
 use crate::server_store::{self, SavedSession};
 

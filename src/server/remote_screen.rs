@@ -85,10 +85,6 @@ impl RemoteScreen {
         }
         self.terminal.backend_mut().set_size(self.size.0, self.size.1);
     }
-
-    pub fn clients(&self) -> impl Iterator<Item = &u64> {
-        self.clients.keys()
-    }
 }
 
 impl Screen for RemoteScreen {

@@ -103,11 +103,12 @@ async fn serve() -> Result<()> {
     tokio::spawn(async move { while hup.recv().await.is_some() {} });
     let token: Arc<str> = Arc::from(listening.token.as_str());
     let accept_tx = tx.clone();
-    let listener = listening.listener;
+    let listening = Arc::new(listening);
+    let accepting = listening.clone();
     tokio::spawn(async move {
         let mut next = 1u64;
         loop {
-            match listener.accept().await {
+            match accepting.listener.accept().await {
                 Ok((stream, _)) => {
                     tokio::spawn(conn::serve(next, stream, token.clone(), accept_tx.clone()));
                     next += 1;
@@ -147,7 +148,8 @@ async fn serve() -> Result<()> {
             Ok(None) | Err(_) => break,
         }
     }
-    drop(listening.dir);
+    // Dropping the listener removes the socket, token and pid files.
+    drop(listening);
     Ok(())
 }
 

@@ -67,6 +67,7 @@ fn config(start: &SessionStart) -> Result<SessionConfig, String> {
         number: start.number,
         name: start.name.clone(),
         dir: start.dir.clone(),
+        resume: start.resume,
     })
 }
 
@@ -123,7 +124,7 @@ async fn run(
         }
     };
     let Built {
-        mut session,
+        session,
         child,
         bridge,
         mirror,
@@ -132,9 +133,6 @@ async fn run(
         clock,
         pid,
     } = built;
-    if start.resume {
-        session.resume_after_server_restart();
-    }
     let screen = RemoteScreen::new(start.cols, start.rows)?;
     let notify = screen.notify.clone();
     if let Ok(mut t) = notify.lock() {

@@ -3,6 +3,8 @@
 //! relaunched on its session file, at most `poke.maxRestartsPerHour` times an hour. The time
 //! pokeshell itself did not run (it was stopped, or its loop was held up) is not silence of pi's: the
 //! loop reports it as [`super::Input::LoopAway`] and the watch moves its marks forward by as much.
+//! A session that a restarted pokeshell server brought back while its agent was mid-run is treated
+//! like one of these restarts at its first child (RST-S1), without counting against the hourly bound.
 
 use super::{Effect, Session};
 use crate::bridge::protocol::Hello;
@@ -26,6 +28,8 @@ pub enum RestartCause {
     AbortIgnored,
     /// pi exited mid-run: by this signal, or with this code.
     Died { code: i32, signal: Option<i32> },
+    /// pokeshell's server was restarted while the agent was mid-run; this pi is its relaunch.
+    ServerRestarted,
 }
 
 impl RestartCause {
@@ -34,6 +38,7 @@ impl RestartCause {
             Self::Frozen { .. } => rule::RESTART_FROZEN,
             Self::AbortIgnored => rule::RESTART_ABORT,
             Self::Died { .. } => rule::RESTART_DIED,
+            Self::ServerRestarted => rule::RESTART_SERVER,
         }
     }
 
@@ -51,6 +56,9 @@ impl RestartCause {
                 signal: Some(sig), ..
             } => format!("pi was killed by signal {sig}"),
             Self::Died { code, .. } => format!("pi exited with code {code}"),
+            Self::ServerRestarted => {
+                "pokeshell's server was restarted while the agent was mid-run".to_string()
+            }
         }
     }
 }
@@ -224,6 +232,11 @@ impl Session {
         self.watch.mid_run
     }
 
+    /// `pokeshell.notifyCommand` as the session's settings have it now.
+    pub fn notify_command(&self) -> String {
+        self.settings.get().get(KeyId::NotifyCommand).edit_text()
+    }
+
     fn unresponsive_ms(&self) -> u64 {
         self.setting(KeyId::PokeUnresponsiveSeconds) * 1000
     }
@@ -260,6 +273,26 @@ impl Session {
         if failed && self.watch.mid_run && self.opts.bridge.as_ref().is_some_and(Result::is_ok) {
             self.restart(RestartCause::Died { code, signal }, now, fx);
         }
+    }
+
+    /// RST-S1: the first child of a session that a restarted server relaunched mid-run. The supervisor
+    /// hears of it as of a restart, so the new session's start resumes the run through the arbiter.
+    /// The server did the relaunch, not this session's watch: it is not counted against
+    /// `poke.maxRestartsPerHour`.
+    pub(super) fn resume_after_server_restart(&mut self, now: Now, fx: &mut Vec<Effect>) {
+        let asked = std::mem::take(&mut self.opts.resume_after_server_restart);
+        if !asked || !self.opts.bridge.as_ref().is_some_and(Result::is_ok) {
+            return;
+        }
+        let cause = RestartCause::ServerRestarted;
+        let reason = cause.describe();
+        self.watch.last = Some((format!("restarted: {reason}"), Tone::Warn));
+        let event = sup::Event::PiRestarted {
+            rule: cause.rule(),
+            reason,
+            resume: true,
+        };
+        self.supervise(event, now, fx);
     }
 
     /// Relaunches pi on its session, within the hourly bound; the supervisor resumes the run.

@@ -8,9 +8,9 @@ use crate::bridge::protocol::{Command, FromBridge, parse_from_bridge};
 use crate::supervisor::ledger::rule;
 
 const WALL: u64 = 1_700_000_000_000;
-const FILE: &str = "/s/one.jsonl";
+pub(super) const FILE: &str = "/s/one.jsonl";
 
-fn at(ms: u64) -> Now {
+pub(super) fn at(ms: u64) -> Now {
     Now::new(ms, WALL + ms)
 }
 
@@ -32,7 +32,7 @@ fn pi() -> Session {
     s
 }
 
-fn wire(s: &mut Session, line: Value, ms: u64) -> Vec<Effect> {
+pub(super) fn wire(s: &mut Session, line: Value, ms: u64) -> Vec<Effect> {
     let ev = match parse_from_bridge(line.to_string().as_bytes()).expect("a bridge line") {
         FromBridge::Hello(hello) => BridgeEvent::Connected { conn: 1, hello },
         FromBridge::Event { seq, at, event } => BridgeEvent::Event {
@@ -51,7 +51,7 @@ fn wire(s: &mut Session, line: Value, ms: u64) -> Vec<Effect> {
     s.handle(Input::Bridge(ev), at(ms))
 }
 
-fn hello(s: &mut Session, ms: u64) -> Vec<Effect> {
+pub(super) fn hello(s: &mut Session, ms: u64) -> Vec<Effect> {
     wire(
         s,
         json!({"type": "hello", "protocol": 1, "token": "t", "piVersion": "1.6.0", "pid": 9,
@@ -61,7 +61,7 @@ fn hello(s: &mut Session, ms: u64) -> Vec<Effect> {
     )
 }
 
-fn event(s: &mut Session, event: Value, ms: u64) -> Vec<Effect> {
+pub(super) fn event(s: &mut Session, event: Value, ms: u64) -> Vec<Effect> {
     wire(
         s,
         json!({"type": "event", "seq": ms, "at": WALL + ms, "event": event}),
@@ -69,7 +69,7 @@ fn event(s: &mut Session, event: Value, ms: u64) -> Vec<Effect> {
     )
 }
 
-fn session_start(s: &mut Session, entries: Value, ms: u64) -> Vec<Effect> {
+pub(super) fn session_start(s: &mut Session, entries: Value, ms: u64) -> Vec<Effect> {
     event(
         s,
         json!({"type": "session_start", "reason": "startup", "sessionId": "s1", "sessionFile": FILE,
@@ -78,22 +78,22 @@ fn session_start(s: &mut Session, entries: Value, ms: u64) -> Vec<Effect> {
     )
 }
 
-fn heartbeat(s: &mut Session, ms: u64) {
+pub(super) fn heartbeat(s: &mut Session, ms: u64) {
     wire(s, json!({"type": "heartbeat", "seq": ms, "at": WALL + ms}), ms);
 }
 
-fn tick(s: &mut Session, ms: u64) -> Vec<Effect> {
+pub(super) fn tick(s: &mut Session, ms: u64) -> Vec<Effect> {
     s.handle(Input::Tick, at(ms))
 }
 
-fn respawn(fx: &[Effect]) -> Option<Vec<String>> {
+pub(super) fn respawn(fx: &[Effect]) -> Option<Vec<String>> {
     fx.iter().find_map(|e| match e {
         Effect::Respawn { args } => Some(args.clone()),
         _ => None,
     })
 }
 
-fn messages(fx: &[Effect]) -> Vec<String> {
+pub(super) fn messages(fx: &[Effect]) -> Vec<String> {
     fx.iter()
         .filter_map(|e| match e {
             Effect::Bridge {
@@ -105,7 +105,7 @@ fn messages(fx: &[Effect]) -> Vec<String> {
         .collect()
 }
 
-fn records(fx: &[Effect], rule: &str) -> Vec<String> {
+pub(super) fn records(fx: &[Effect], rule: &str) -> Vec<String> {
     fx.iter()
         .filter_map(|e| match e {
             Effect::Ledger(r) if r.rule == rule => Some(r.reason.clone()),

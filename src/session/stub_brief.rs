@@ -14,11 +14,4 @@ impl Session {
         }
     }
 
-    pub fn notify_command(&self) -> &str {
-        ""
-    }
-}
-
-impl Session {
-    pub fn resume_after_server_restart(&mut self) {}
 }

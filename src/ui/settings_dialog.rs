@@ -3,7 +3,7 @@
 //!
 //! Keys: ↑/↓ move (wrapping; group headers are not selectable), Home/End jump; Enter or Space
 //! (Space only while the filter is empty) flips a toggle or cycles a choice, and opens the inline
-//! editor on a number or the prefix key; in the editor Enter checks the value (a refused value keeps
+//! editor on a number, the prefix key or a text; in the editor Enter checks the value (a refused value keeps
 //! the editor open with the reason), Esc leaves it. Any other printable key types into the filter,
 //! Backspace edits it, Ctrl+U clears it; Esc and Ctrl+C close the dialog whatever the filter holds.
 //! Ctrl+S saves as project default, Ctrl+G as global default; the two "Save as" rows do the same.

@@ -1,4 +1,4 @@
-//! The inline editor for numbers and the prefix key: pre-filled with the current value, checked on
+//! The inline editor for numbers, the prefix key and texts: pre-filled with the current value, checked on
 //! Enter; a refused value keeps the editor open with the reason shown under the row.
 
 use crate::config::SettingValue;

@@ -144,7 +144,9 @@ impl SettingsDialog {
             (RowKind::Setting(key), Some((value, source))) => {
                 let editing = self.editor.as_ref().filter(|e| selected && e.key == *key);
                 if let Some(editor) = editing {
-                    spans.push(Span::styled(editor.text.clone(), warning()));
+                    // The label, its space and the cursor's cell come before and after.
+                    let room = width.saturating_sub(2 + label_width + 1 + 1);
+                    spans.push(Span::styled(tail(&editor.text, room), warning()));
                     spans.push(Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED)));
                 } else {
                     let text = value.display(schema::spec(*key).unit);
@@ -238,11 +240,39 @@ fn label_spans(label: &str, matched: &[u32], base: Style, width: usize) -> Vec<S
     spans
 }
 
+/// `text` in exactly `width` columns: padded, or cut with `…` (a long command keeps the source column).
 fn pad(text: &str, width: usize) -> String {
     let w = text.width();
-    if w >= width {
+    if w == width {
         text.to_string()
-    } else {
+    } else if w < width {
         format!("{text}{}", " ".repeat(width - w))
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut cut = String::new();
+        for c in text.chars() {
+            if cut.width() + c.to_string().width() + 1 > width {
+                break;
+            }
+            cut.push(c);
+        }
+        // `cut` and the ellipsis fit by construction; padding covers a wide character left out.
+        pad(&format!("{cut}…"), width)
     }
+}
+
+/// The end of `text` that fits in `room` columns, so the editor's cursor stays in view.
+fn tail(text: &str, room: usize) -> String {
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = c.to_string().width();
+        if used + w > room {
+            break;
+        }
+        used += w;
+        kept.push(c);
+    }
+    kept.into_iter().rev().collect()
 }
