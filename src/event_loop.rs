@@ -357,6 +357,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 Effect::Suspend => self.suspend()?,
                 Effect::Respawn { args } => self.ask_respawn(args)?,
+                // performed by the server
+                Effect::Workspace(_) => {}
             }
         }
         Ok(())

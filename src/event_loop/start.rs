@@ -160,6 +160,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         // Not known yet: the mirror's modes carry it once the probe has answered.
         host_kitty: false,
         child_args: cfg.spec.args.clone(),
+        ..SessionOptions::default()
     };
     let mut session = Session::new(opts, cfg.settings, cols, rows, clock.now(start));
     session.set_utc_offset(Session::local_utc_offset(wall_ms));

@@ -51,7 +51,8 @@ impl Session {
             }
             Some(Overlay::Settings(d)) => frame.render_widget(d.as_ref(), frame.area()),
             Some(Overlay::Status(s)) => frame.render_widget(s.as_ref(), frame.area()),
-            Some(Overlay::Handoff(p)) => frame.render_widget(p, frame.area()),
+            Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => frame.render_widget(p, frame.area()),
+            Some(Overlay::Switcher(s)) => frame.render_widget(s.as_ref(), frame.area()),
             None => {
                 if let Some(pos) = pane::cursor(screen, areas.pane) {
                     frame.set_cursor_position(pos);
