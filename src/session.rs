@@ -26,8 +26,8 @@ mod workspace;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-pub use self::brief::{Attention, SessionBrief, order_briefs};
 use self::brief::Trouble;
+pub use self::brief::{Attention, SessionBrief, order_briefs};
 use self::child::ChildState;
 use self::flash::Flash;
 use self::input::KeyInput;
@@ -407,3 +407,9 @@ mod tests;
 
 #[cfg(test)]
 mod restart_tests;
+
+#[cfg(test)]
+mod brief_tests;
+
+#[cfg(test)]
+mod workspace_tests;

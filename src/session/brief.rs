@@ -64,7 +64,8 @@ impl Trouble {
         for action in actions {
             match action {
                 Action::Log(r) => {
-                    if r.kind == LedgerKind::Action && [rule::STALL_STREAM, rule::STALL_RUN].contains(&r.rule) {
+                    if r.kind == LedgerKind::Action && [rule::STALL_STREAM, rule::STALL_RUN].contains(&r.rule)
+                    {
                         self.stalled_at = Some(now.mono_ms.saturating_sub(stall_limit_ms));
                     }
                     after_refusal = r.kind == LedgerKind::Declined;

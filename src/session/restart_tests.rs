@@ -7,17 +7,17 @@ use super::*;
 use crate::bridge::protocol::{Command, FromBridge, parse_from_bridge};
 use crate::supervisor::ledger::rule;
 
-const WALL: u64 = 1_700_000_000_000;
+pub(super) const WALL: u64 = 1_700_000_000_000;
 const FILE: &str = "/s/one.jsonl";
 
-fn at(ms: u64) -> Now {
+pub(super) fn at(ms: u64) -> Now {
     Now::new(ms, WALL + ms)
 }
 
 use super::tests::settings;
 
 /// pi with its bridge, started with a message and a session option, connected at 0.
-fn pi() -> Session {
+pub(super) fn pi() -> Session {
     let opts = SessionOptions {
         label: "pi".into(),
         bridge: Some(Ok(())),
@@ -32,7 +32,7 @@ fn pi() -> Session {
     s
 }
 
-fn wire(s: &mut Session, line: Value, ms: u64) -> Vec<Effect> {
+pub(super) fn wire(s: &mut Session, line: Value, ms: u64) -> Vec<Effect> {
     let ev = match parse_from_bridge(line.to_string().as_bytes()).expect("a bridge line") {
         FromBridge::Hello(hello) => BridgeEvent::Connected { conn: 1, hello },
         FromBridge::Event { seq, at, event } => BridgeEvent::Event {
@@ -51,7 +51,7 @@ fn wire(s: &mut Session, line: Value, ms: u64) -> Vec<Effect> {
     s.handle(Input::Bridge(ev), at(ms))
 }
 
-fn hello(s: &mut Session, ms: u64) -> Vec<Effect> {
+pub(super) fn hello(s: &mut Session, ms: u64) -> Vec<Effect> {
     wire(
         s,
         json!({"type": "hello", "protocol": 1, "token": "t", "piVersion": "1.6.0", "pid": 9,
@@ -61,7 +61,7 @@ fn hello(s: &mut Session, ms: u64) -> Vec<Effect> {
     )
 }
 
-fn event(s: &mut Session, event: Value, ms: u64) -> Vec<Effect> {
+pub(super) fn event(s: &mut Session, event: Value, ms: u64) -> Vec<Effect> {
     wire(
         s,
         json!({"type": "event", "seq": ms, "at": WALL + ms, "event": event}),
@@ -78,11 +78,11 @@ fn session_start(s: &mut Session, entries: Value, ms: u64) -> Vec<Effect> {
     )
 }
 
-fn heartbeat(s: &mut Session, ms: u64) {
+pub(super) fn heartbeat(s: &mut Session, ms: u64) {
     wire(s, json!({"type": "heartbeat", "seq": ms, "at": WALL + ms}), ms);
 }
 
-fn tick(s: &mut Session, ms: u64) -> Vec<Effect> {
+pub(super) fn tick(s: &mut Session, ms: u64) -> Vec<Effect> {
     s.handle(Input::Tick, at(ms))
 }
 
@@ -151,7 +151,7 @@ fn rst_f1_a_frozen_pi_mid_run_is_relaunched_on_its_session_and_resumed() {
 
 /// The stall watch (STALL-S1) would rightly abort a run that long without progress; these tests are
 /// about the freeze watch alone.
-fn without_stall_watch(s: &mut Session) {
+pub(super) fn without_stall_watch(s: &mut Session) {
     let off = crate::config::Change {
         key: crate::config::KeyId::PokeStreamStallSeconds,
         value: crate::config::SettingValue::Int(0),

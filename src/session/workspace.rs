@@ -29,7 +29,13 @@ const NEW_SESSION_HINT: &str = "Directory to start pi in. Enter starts it · Esc
 
 impl Session {
     /// The session commands after the prefix (`key` is the key that chose `id`).
-    pub(super) fn workspace_command(&mut self, id: CommandId, key: &KeyEvent, now: Now, fx: &mut Vec<Effect>) {
+    pub(super) fn workspace_command(
+        &mut self,
+        id: CommandId,
+        key: &KeyEvent,
+        now: Now,
+        fx: &mut Vec<Effect>,
+    ) {
         match id {
             CommandId::Detach => fx.push(Effect::Workspace(WorkspaceRequest::Detach)),
             CommandId::SwitchTo => {
@@ -74,7 +80,8 @@ impl Session {
                 PromptOutcome::Cancel => self.overlay = None,
                 // The prompt stays open: a session needs somewhere to run.
                 PromptOutcome::Submit(dir) if dir.is_empty() => {
-                    self.flash.show("type the new session's directory", Tone::Warn, now);
+                    self.flash
+                        .show("type the new session's directory", Tone::Warn, now);
                 }
                 PromptOutcome::Submit(dir) => {
                     self.overlay = None;

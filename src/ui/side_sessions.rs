@@ -65,10 +65,7 @@ pub fn section(briefs: &[SessionBrief], current: u32, wall_ms: u64, width: usize
     order_briefs(&mut briefs);
     Some(Section {
         title: "sessions".into(),
-        lines: briefs
-            .iter()
-            .map(|b| line(b, current, wall_ms, width))
-            .collect(),
+        lines: briefs.iter().map(|b| line(b, current, wall_ms, width)).collect(),
     })
 }
 
@@ -121,7 +118,12 @@ mod tests {
     #[test]
     fn a_long_name_is_cut_but_keeps_a_few_columns() {
         let all = [
-            brief(1, "a-very-long-session-name", Attention::Stalled, "stalled 3m 05s"),
+            brief(
+                1,
+                "a-very-long-session-name",
+                Attention::Stalled,
+                "stalled 3m 05s",
+            ),
             brief(2, "b", Attention::Idle, "idle"),
         ];
         let s = section(&all, 2, 0, 24).expect("a list");

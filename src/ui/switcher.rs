@@ -149,10 +149,7 @@ impl Switcher {
         } else {
             super::side_sessions::tone(s.attention).style()
         };
-        Line::from(vec![
-            Span::styled(head, style),
-            Span::styled(dir, theme::dim()),
-        ])
+        Line::from(vec![Span::styled(head, style), Span::styled(dir, theme::dim())])
     }
 }
 
@@ -229,7 +226,10 @@ mod tests {
         let mut s = three();
         assert_eq!(s.shown(), vec![2, 3, 1]);
         assert_eq!(s.handle_key(KeyEvent::from(KeyCode::Down)), SwitcherOutcome::None);
-        assert_eq!(s.handle_key(KeyEvent::from(KeyCode::Enter)), SwitcherOutcome::Switch(3));
+        assert_eq!(
+            s.handle_key(KeyEvent::from(KeyCode::Enter)),
+            SwitcherOutcome::Switch(3)
+        );
         s.handle_key(KeyEvent::from(KeyCode::Up));
         s.handle_key(KeyEvent::from(KeyCode::Up));
         assert_eq!(s.selected(), Some(1), "moving wraps around");
@@ -244,7 +244,10 @@ mod tests {
         assert_eq!(s.shown(), vec![2, 3, 1]);
         typed(&mut s, "zzz");
         assert!(s.shown().is_empty());
-        assert_eq!(s.handle_key(KeyEvent::from(KeyCode::Enter)), SwitcherOutcome::None);
+        assert_eq!(
+            s.handle_key(KeyEvent::from(KeyCode::Enter)),
+            SwitcherOutcome::None
+        );
         s.handle_key(KeyEvent::from(KeyCode::Backspace));
         assert_eq!(s.filter(), "zz");
         assert_eq!(s.handle_key(KeyEvent::from(KeyCode::Esc)), SwitcherOutcome::Close);
