@@ -21,6 +21,7 @@ impl Session {
             self.keys.is_armed(),
             self.keys.prefix(),
         );
+        footer.sessions = self.opts.number != 0;
         if footer.suffix.is_none() {
             // Without the bridge, pi's own status report is the only word on its state.
             footer.suffix = self.reported_suffix();
