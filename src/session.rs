@@ -330,9 +330,8 @@ impl Session {
             .has_live_timers()
             .then(|| (now.mono_ms / 1000 + 1) * 1000);
         let bridge = self.side_visible().then(|| self.pi.next_change(now)).flatten();
-        let sessions = self.sessions_deadline(now);
         [
-            sessions,
+            self.sessions_deadline(now),
             self.flash.deadline(),
             minute,
             second,

@@ -47,7 +47,7 @@ pub fn order_briefs(briefs: &mut [SessionBrief]) {
 
 /// What the session noticed in the supervisor's actions that its view does not keep: a rule that gave
 /// up, and when a run that pokeshell had to stop went silent.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct Trouble {
     /// The supervisor's give-up notice, until pi runs again or is relaunched.
     gave_up: Option<String>,

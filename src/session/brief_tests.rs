@@ -7,6 +7,7 @@ use super::restart_tests::{WALL, at, event, heartbeat, pi, tick, without_stall_w
 use super::*;
 use crate::config::{Change, KeyId, SettingValue};
 use crate::screen::{ProgramState, ProgramStatus};
+use crate::supervisor::LedgerKind;
 
 fn attention(s: &Session, ms: u64) -> (Attention, String) {
     let b = s.brief(at(ms));
@@ -135,6 +136,46 @@ fn a_refused_restart_is_a_give_up_until_pi_runs_again_and_an_exit_is_last() {
         attention(&s, 94_000),
         (Attention::Exited, "exited (code 0)".into())
     );
+}
+
+#[test]
+fn only_a_recorded_refusal_raised_to_the_desktop_reads_as_a_give_up() {
+    use crate::supervisor::{Action, LedgerRecord, NotifyLevel};
+    let record = |kind| {
+        Action::Log(LedgerRecord {
+            wall_ms: 0,
+            session_id: None,
+            rule: "POKE-W4",
+            kind,
+            reason: String::new(),
+            sent: None,
+        })
+    };
+    let error = |text: &str, desktop| Action::Notify {
+        level: NotifyLevel::Error,
+        text: text.into(),
+        desktop,
+    };
+    let mut trouble = brief::Trouble::default();
+    // pokeshell acted (an auto-abort), or only told the user: nothing was given up.
+    trouble.note(&[record(LedgerKind::Action), error("aborted", true)], at(0), 0);
+    trouble.note(&[record(LedgerKind::Declined), error("refused", false)], at(0), 0);
+    // pi looks frozen: the restart watch takes over, it is not a give-up.
+    let frozen = [
+        record(LedgerKind::Declined),
+        Action::Unresponsive { aborted_mono_ms: 0 },
+        error("frozen", true),
+    ];
+    trouble.note(&frozen, at(0), 0);
+    assert_eq!(trouble, brief::Trouble::default());
+    trouble.note(
+        &[record(LedgerKind::Declined), error("no more pokes", true)],
+        at(0),
+        0,
+    );
+    assert_ne!(trouble, brief::Trouble::default());
+    trouble.clear_gave_up();
+    assert_eq!(trouble, brief::Trouble::default());
 }
 
 #[test]
