@@ -96,15 +96,13 @@ impl Session {
     /// (and added if the server has not sent any yet).
     pub(super) fn briefs_now(&self, now: Now) -> Vec<SessionBrief> {
         let mut own = self.brief(now);
+        if let Some(server) = self.sessions.iter().find(|b| b.number == own.number) {
+            own.attached = server.attached;
+        }
         let mut briefs: Vec<SessionBrief> = self
             .sessions
             .iter()
-            .filter(|b| {
-                if b.number == own.number {
-                    own.attached = b.attached;
-                }
-                b.number != own.number
-            })
+            .filter(|b| b.number != own.number)
             .cloned()
             .collect();
         briefs.push(own);
