@@ -15,6 +15,8 @@ use crate::input::prefix::PrefixKey;
     about = "Run the pi coding agent in a supervising terminal that pokes a stalled agent back into action",
     after_help = "Everything after `--` goes to pi unchanged, e.g. `pokeshell -- --continue`.\n\
                   `pokeshell demo` shows pokeshell rescuing a stalled agent, with no API key.\n\
+                  Sessions live in a per-user server: closing the terminal only detaches;\n\
+                  `pokeshell attach` comes back, `pokeshell ls` lists them.\n\
                   Inside pokeshell, press the prefix key (Ctrl+] by default) and then ? for the keys.\n\
                   \n\
                   When pi's arguments ask for a run without its conversation screen (-p/--print,\n\
@@ -62,6 +64,46 @@ impl Cli {
 pub enum Mode {
     /// Watch pokeshell rescue a stalled agent: real pi against a scripted model, no API key, no network.
     Demo(DemoArgs),
+    /// Attach this terminal to a running session (default: the one used last).
+    Attach {
+        /// The session's name or number, as `pokeshell ls` shows them.
+        name: Option<String>,
+    },
+    /// List the sessions: name, state, running tool, last intervention, age, directory.
+    Ls,
+    /// Start another session.
+    New(NewArgs),
+    /// End a session: pi is asked to quit (SIGTERM), then killed after a grace.
+    Kill {
+        /// The session's name or number.
+        name: String,
+    },
+    /// The per-user server itself; started by pokeshell when needed.
+    #[command(name = "__server", hide = true)]
+    Server,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct NewArgs {
+    /// The session's name (default: its directory's name).
+    #[arg(long, short = 'n')]
+    pub name: Option<String>,
+
+    /// The directory pi runs in (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// Start it without attaching this terminal.
+    #[arg(long, short = 'd')]
+    pub detached: bool,
+
+    /// The pi executable (default: $POKESHELL_PI, else `pi` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub pi: Option<PathBuf>,
+
+    /// Arguments passed to pi unchanged.
+    #[arg(last = true, value_name = "PI_ARGS")]
+    pub pi_args: Vec<String>,
 }
 
 #[derive(Debug, Clone, Args)]

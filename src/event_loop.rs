@@ -82,6 +82,8 @@ pub enum WorldEvent {
     },
     /// A client of the server attached, typed, resized or left.
     Client(ClientEvent),
+    /// Every session of the server, as it last reported itself.
+    Sessions(Vec<crate::session::SessionBrief>),
 }
 
 pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
@@ -246,6 +248,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         match ev {
             WorldEvent::Stdin(bytes) => self.stdin(bytes)?,
             WorldEvent::Client(ev) => self.on_client(ev)?,
+            WorldEvent::Sessions(briefs) => self.input(Input::Sessions(briefs))?,
             WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
                 // The terminal went away, or asked us to hang up: pass it on, then insist.
                 self.shutting_down = true;
@@ -380,6 +383,9 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 Effect::Suspend => self.suspend()?,
                 Effect::Respawn { args } => self.ask_respawn(args)?,
+                // performed by the server
+                // Only the client that asked hears of it: the server switches or detaches that one.
+                Effect::Workspace(req) => self.screen.to_clients(true, ClientOut::Request(req)),
             }
         }
         Ok(())

@@ -3,6 +3,7 @@
 
 pub mod bridge;
 pub mod cli;
+pub mod client;
 pub mod config;
 pub mod demo;
 pub mod event_loop;

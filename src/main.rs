@@ -1,15 +1,14 @@
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use pokeshell::cli::{Cli, Mode};
-use pokeshell::config::{ConfigPaths, KeyId, SettingValue, Settings};
-use pokeshell::event_loop::NoLayer;
-use pokeshell::event_loop::start::{RunConfig, run};
-use pokeshell::locate;
+use pokeshell::cli::{Cli, Mode, NewArgs};
+use pokeshell::client;
 use pokeshell::passthrough;
 use pokeshell::pty::CommandSpec;
+use pokeshell::server::wire::Target;
 
 fn probe_timeout() -> Duration {
     std::env::var("POKESHELL_PROBE_TIMEOUT_MS")
@@ -18,60 +17,87 @@ fn probe_timeout() -> Duration {
         .map_or(pokeshell::host::probe::DEFAULT_TIMEOUT, Duration::from_millis)
 }
 
-/// The settings files, with this run's command-line overrides on top.
-fn load_settings(cli: &Cli) -> Result<Settings, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    let mut settings = Settings::load(ConfigPaths::from_env(&cwd)?);
-    let mut layer = cli.config.overrides();
-    if let Some(p) = cli.prefix {
-        layer.insert(KeyId::PrefixKey, SettingValue::Text(p.canonical()));
-    }
-    settings.set_cli_overrides(layer);
-    Ok(settings)
+fn code(c: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(c).unwrap_or(1))
 }
 
-/// A line for the user when the hosted program did not end well; silence for a clean exit.
-fn exit_note(label: &str, code: i32) -> Option<String> {
-    match code {
-        0 => None,
-        c if c > 128 => {
-            let sig = c - 128;
-            // SAFETY: strsignal returns a pointer to a static or thread-local string, read at once.
-            let name = unsafe {
-                let p = libc::strsignal(sig);
-                if p.is_null() {
-                    String::new()
-                } else {
-                    std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-                }
-            };
-            Some(format!(
-                "pokeshell: {label} was killed by signal {sig} ({name}); exiting with {c}"
-            ))
-        }
-        c => Some(format!("pokeshell: {label} exited with code {c}")),
-    }
+fn current_dir() -> Result<PathBuf, ExitCode> {
+    std::env::current_dir().map_err(|e| {
+        eprintln!("pokeshell: cannot read the current directory: {e}");
+        ExitCode::from(2)
+    })
 }
 
 /// What runs: pi with its arguments, or `--command`'s program line. Err: the exit code after the
 /// message is printed.
 fn child_spec(cli: &Cli) -> Result<CommandSpec, ExitCode> {
-    if let Some(line) = &cli.command {
-        return Ok(CommandSpec::shell(line));
+    pokeshell::launch::child_spec(cli).map_err(|e| {
+        eprintln!("{e}");
+        ExitCode::from(127)
+    })
+}
+
+/// The session's pokeshell command line for the server: this one's, with pi found here (the
+/// server runs elsewhere, with another PATH and directory).
+fn server_argv(raw: &[String], spec: &CommandSpec, command: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if !command {
+        let pi = std::path::absolute(&spec.program).unwrap_or_else(|_| spec.program.clone());
+        out.extend(["--pi".to_string(), pi.to_string_lossy().into_owned()]);
     }
-    match locate::find_pi(cli.pi.as_deref()) {
-        Ok(pi) => Ok(CommandSpec {
-            label: format!("pi {}", cli.pi_args.join(" ")).trim_end().to_string(),
-            program: pi,
-            args: cli.pi_args.clone(),
-            env: Vec::new(),
-            cwd: None,
-            base_env: None,
-        }),
-        Err(e) => {
-            eprintln!("{e}");
-            Err(ExitCode::from(127))
+    let mut i = 0;
+    while i < raw.len() {
+        let a = &raw[i];
+        if a == "--" {
+            out.extend(raw[i..].iter().cloned());
+            break;
         }
+        if !command && a == "--pi" {
+            i += 2;
+            continue;
+        }
+        if !(!command && a.starts_with("--pi=")) {
+            out.push(a.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+fn new_session(args: &NewArgs) -> ExitCode {
+    let cli = Cli {
+        mode: None,
+        pi: args.pi.clone(),
+        command: None,
+        prefix: None,
+        config: Default::default(),
+        pi_args: args.pi_args.clone(),
+    };
+    let spec = match child_spec(&cli) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let dir = match &args.dir {
+        Some(d) => std::path::absolute(d).unwrap_or_else(|_| d.clone()),
+        None => match current_dir() {
+            Ok(d) => d,
+            Err(c) => return c,
+        },
+    };
+    let mut argv = server_argv(&[], &spec, false);
+    argv.push("--".to_string());
+    argv.extend(args.pi_args.iter().cloned());
+    let target = Target::New {
+        name: args.name.clone(),
+        dir: dir.to_string_lossy().into_owned(),
+        args: argv,
+        command: None,
+    };
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if args.detached || !terminal {
+        code(client::new_detached(target))
+    } else {
+        code(client::open(target, "pi", probe_timeout()))
     }
 }
 
@@ -79,23 +105,36 @@ fn main() -> ExitCode {
     // First: the terminal is not in raw mode yet (see `quit_shield`).
     pokeshell::host::quit_shield(true);
     let cli = Cli::parse();
-    if let Some(Mode::Demo(args)) = &cli.mode {
-        let code = pokeshell::demo::launch::run_demo(args, probe_timeout());
-        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    match &cli.mode {
+        Some(Mode::Demo(args)) => return code(pokeshell::demo::launch::run_demo(args, probe_timeout())),
+        Some(Mode::Server) => {
+            return match pokeshell::server::serve::run() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("pokeshell server: {e:#}");
+                    ExitCode::from(1)
+                }
+            };
+        }
+        Some(Mode::Ls) => return code(client::ls()),
+        Some(Mode::Kill { name }) => return code(client::kill(name)),
+        Some(Mode::New(args)) => return new_session(args),
+        Some(Mode::Attach { name }) => {
+            let target = Target::Attach { name: name.clone() };
+            return code(client::open(target, "pi", probe_timeout()));
+        }
+        None => {}
     }
-    let settings = || {
-        load_settings(&cli).map_err(|e| {
-            eprintln!("pokeshell: {e}");
-            ExitCode::from(2)
-        })
-    };
     if cli.config.show_config {
-        return match settings() {
+        return match pokeshell::launch::settings_here(&cli) {
             Ok(s) => {
                 print!("{}", s.show_config());
                 ExitCode::SUCCESS
             }
-            Err(code) => code,
+            Err(e) => {
+                eprintln!("pokeshell: {e}");
+                ExitCode::from(2)
+            }
         };
     }
     let spec = match child_spec(&cli) {
@@ -111,35 +150,26 @@ fn main() -> ExitCode {
         eprintln!("{message}");
         return ExitCode::from(code);
     }
-    let settings = match settings() {
-        Ok(s) => s,
-        Err(code) => return code,
+    // The server reads them again for the session; a broken file is reported here, at once.
+    if let Err(e) = pokeshell::launch::settings_here(&cli) {
+        eprintln!("pokeshell: {e}");
+        return ExitCode::from(2);
+    }
+    let dir = match current_dir() {
+        Ok(d) => d,
+        Err(c) => return c,
     };
-    let bridge = cli.command.is_none();
-    let label = if bridge {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let label = if cli.command.is_none() {
         "pi".to_string()
     } else {
         spec.label.clone()
     };
-    let config = RunConfig {
-        label: spec.label.clone(),
-        spec,
-        settings,
-        bridge,
-        probe_timeout: probe_timeout(),
-        ledger_dir: None,
-        final_screen: true,
+    let target = Target::New {
+        name: None,
+        dir: dir.to_string_lossy().into_owned(),
+        args: server_argv(&raw, &spec, cli.command.is_some()),
+        command: cli.command.clone(),
     };
-    match run(config, NoLayer) {
-        Ok(code) => {
-            if let Some(note) = exit_note(&label, code) {
-                eprintln!("{note}");
-            }
-            ExitCode::from(u8::try_from(code).unwrap_or(1))
-        }
-        Err(e) => {
-            eprintln!("pokeshell: {e:#}");
-            ExitCode::from(1)
-        }
-    }
+    code(client::open(target, &label, probe_timeout()))
 }

@@ -4,12 +4,11 @@
 //! or the environment, and nothing writes anywhere: the event loop (`event_loop`) does that and
 //! brings the results back as inputs, so the same logic runs in tests without a terminal.
 
-mod stub_brief;
-pub use stub_brief::SessionBrief;
+mod brief;
 mod child;
 mod draw;
 mod flash;
-mod format;
+pub(crate) mod format;
 mod input;
 mod layout;
 pub mod link;
@@ -22,10 +21,13 @@ mod restart;
 mod settings;
 mod status;
 pub mod view;
+mod workspace;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
+use self::brief::Trouble;
+pub use self::brief::{Attention, SessionBrief, order_briefs};
 use self::child::ChildState;
 use self::flash::Flash;
 use self::input::KeyInput;
@@ -35,6 +37,7 @@ use self::link::Link;
 pub use self::overlay::{Overlay, OverlayKind};
 use self::settings::SettingsView;
 use self::view::PiInfo;
+pub use self::workspace::WorkspaceRequest;
 use crate::bridge::protocol::Command;
 use crate::bridge::server::BridgeEvent;
 use crate::config::{Change, ConfigPaths, KeyId, LoadedFile, SaveError, SettingValue, Settings};
@@ -91,6 +94,8 @@ pub enum Input {
     Resize { cols: u16, rows: u16 },
     /// pokeshell was suspended with pi and is back: the terminal's modes are gone.
     Resumed { cols: u16, rows: u16 },
+    /// Every session's brief (this one's included), as the server last saw them.
+    Sessions(Vec<SessionBrief>),
 }
 
 /// A request to the world, from [`Session::handle`].
@@ -128,14 +133,8 @@ pub enum Effect {
     /// (SIGTERM to its group, SIGKILL after a grace), then start the new one with a fresh mirror and
     /// report [`Input::ChildStarted`].
     Respawn { args: Vec<String> },
-}
-
-/// Something the user asked for beyond this session, for whoever holds the sessions.
-#[derive(Debug, Clone, PartialEq)]
-pub enum WorkspaceRequest {
-    Detach,
-    SwitchTo(u32),
-    NewSession { dir: String },
+    /// Something only the server holding every session can do: detach, switch, start another.
+    Workspace(WorkspaceRequest),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -150,10 +149,12 @@ pub struct SessionOptions {
     pub host_kitty: bool,
     /// The child's arguments as started (the bridge's included), for a relaunch.
     pub child_args: Vec<String>,
-    /// The session's number, name and directory among the server's sessions (0, "", "": the only
-    /// one, in the user's own terminal).
+    /// The session's number among the server's sessions (1-based, never reused); 0: pokeshell runs
+    /// without its server and nothing about sessions is shown.
     pub number: u32,
+    /// The session's name, as the session list shows it.
     pub name: String,
+    /// The directory pi runs in.
     pub dir: String,
     /// A restarted pokeshell server brought this session back while its agent was mid-run: the first
     /// child's session is asked to carry on, as after a restart (RST-S1).
@@ -178,6 +179,12 @@ pub struct Session {
     started_ms: u64,
     /// Why the intervention ledger is not (or was not) written, if it is not well.
     ledger_status: Option<String>,
+    /// What the supervisor gave up on, and since when a run has been stalled.
+    trouble: Trouble,
+    /// Every session's brief, as the server last sent them.
+    sessions: Vec<SessionBrief>,
+    /// When the session was made (wall ms), for its brief.
+    created_wall_ms: u64,
 }
 
 impl Session {
@@ -197,6 +204,9 @@ impl Session {
             link: Link::default(),
             started_ms: now.mono_ms,
             ledger_status: None,
+            trouble: Trouble::default(),
+            sessions: Vec::new(),
+            created_wall_ms: now.wall_ms,
             opts,
         };
         let warnings = session.settings.get().warnings().len();
@@ -228,6 +238,7 @@ impl Session {
                 self.on_child_output(modes, host_bytes, now, &mut fx)
             }
             Input::ChildStarted { pid } => {
+                self.trouble.clear_gave_up();
                 self.child.pid = Some(pid);
                 self.child.exit = None;
                 self.watch.child_started(now);
@@ -273,6 +284,10 @@ impl Session {
                 fx.push(Effect::HostModes(self.child.wanted_host_modes()));
                 self.layout.set_size(cols, rows);
                 self.relayout(&mut fx);
+            }
+            Input::Sessions(briefs) => {
+                self.sessions = briefs;
+                fx.push(Effect::Redraw);
             }
         }
         fx
@@ -321,6 +336,7 @@ impl Session {
             .then(|| (now.mono_ms / 1000 + 1) * 1000);
         let bridge = self.side_visible().then(|| self.pi.next_change(now)).flatten();
         [
+            self.sessions_deadline(now),
             self.flash.deadline(),
             minute,
             second,
@@ -398,3 +414,9 @@ mod restart_tests;
 
 #[cfg(test)]
 mod server_restart_tests;
+
+#[cfg(test)]
+mod brief_tests;
+
+#[cfg(test)]
+mod workspace_tests;

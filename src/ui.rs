@@ -10,5 +10,7 @@ pub mod pane;
 pub mod prompt;
 pub mod settings_dialog;
 pub mod side;
+pub mod side_sessions;
 pub mod status_overlay;
+pub mod switcher;
 pub mod theme;

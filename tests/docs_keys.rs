@@ -13,6 +13,7 @@ fn key(command: &Command) -> String {
         CommandKey::Char(text) => format!("`{text}`"),
         CommandKey::Esc => "`Esc`".to_string(),
         CommandKey::Prefix => "the prefix again".to_string(),
+        CommandKey::Digit => "`1` … `9`".to_string(),
     }
 }
 
@@ -20,6 +21,7 @@ fn needs(needs: Needs) -> &'static str {
     match needs {
         Needs::Nothing => "—",
         Needs::Bridge => "pi's bridge connected",
+        Needs::Server => "the session server",
     }
 }
 

@@ -31,6 +31,11 @@ pub fn send() -> bool {
 /// Reads the host's answers to [`send`] until the DA1 reply or the timeout. Nothing else may read
 /// stdin meanwhile.
 pub fn read_answers(timeout: Duration) -> ProbeReading {
+    HostCaps::parse_probe(&read_raw_answers(timeout))
+}
+
+/// What the host answered to [`send`], as it came (with any keys typed meanwhile).
+pub fn read_raw_answers(timeout: Duration) -> Vec<u8> {
     let deadline = Instant::now() + timeout;
     let mut got = Vec::new();
     loop {
@@ -63,5 +68,5 @@ pub fn read_answers(timeout: Duration) -> ProbeReading {
             break;
         }
     }
-    HostCaps::parse_probe(&got)
+    got
 }

@@ -154,9 +154,9 @@ async fn serve() -> Result<()> {
 }
 
 impl Server {
-    /// Nothing left to serve.
+    /// Nothing left to serve: no session, and nobody connected who may ask for one.
     fn done(&self) -> bool {
-        self.sessions.is_empty() && (self.shutting_down || self.table.is_empty())
+        self.sessions.is_empty() && (self.shutting_down || (self.table.is_empty() && self.clients.is_empty()))
     }
 
     async fn handle(&mut self, msg: ServerMsg) {
@@ -203,6 +203,7 @@ impl Server {
                 let kill = self.killing.remove(&number);
                 if kill || !shutdown {
                     self.table.remove(number);
+                    self.share_briefs();
                 }
                 if !self.shutting_down {
                     self.save();
@@ -455,6 +456,7 @@ impl Server {
         if let Some(e) = self.table.get_mut(n) {
             e.attached += 1;
         }
+        self.share_briefs();
         let label = self.label(n);
         self.tell(id, Down::Attached { name: label });
     }
@@ -475,6 +477,7 @@ impl Server {
         if let Some(e) = self.table.get_mut(n) {
             e.attached = e.attached.saturating_sub(1);
         }
+        self.share_briefs();
     }
 
     fn on_report(&mut self, number: u32, report: Report) {
@@ -484,11 +487,23 @@ impl Server {
         let saved_changed = e.session_file != report.session_file || e.mid_run != report.mid_run;
         e.session_file = report.session_file.clone();
         e.mid_run = report.mid_run;
-        if let Some(brief) = &report.brief {
-            e.state = brief.state.clone();
+        let brief_changed = report.brief.is_some() && e.brief != report.brief;
+        if report.brief.is_some() {
+            e.brief = report.brief;
         }
         if saved_changed {
             self.save();
+        }
+        if brief_changed {
+            self.share_briefs();
+        }
+    }
+
+    /// Every session hears of every other (its side pane lists them, its switcher offers them).
+    fn share_briefs(&self) {
+        let briefs = self.table.briefs();
+        for run in self.sessions.values() {
+            let _ = run.tx.send(WorldEvent::Sessions(briefs.clone()));
         }
     }
 }

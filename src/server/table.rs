@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::wire::Listing;
+use crate::session::SessionBrief;
 
 /// One session as the server keeps it.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,9 +17,7 @@ pub struct Entry {
     pub argv: Vec<String>,
     pub created_wall_ms: u64,
     /// What the session last reported of itself.
-    pub state: String,
-    pub tool: Option<String>,
-    pub last_intervention: Option<String>,
+    pub brief: Option<SessionBrief>,
     pub session_file: Option<String>,
     pub mid_run: bool,
     pub attached: usize,
@@ -73,9 +72,7 @@ impl Table {
                 dir: dir.to_string(),
                 argv,
                 created_wall_ms: now_wall_ms,
-                state: "starting".to_string(),
-                tool: None,
-                last_intervention: None,
+                brief: None,
                 session_file: None,
                 mid_run: false,
                 attached: 0,
@@ -103,9 +100,7 @@ impl Table {
                 dir: dir.to_string(),
                 argv,
                 created_wall_ms: now_wall_ms,
-                state: "starting".to_string(),
-                tool: None,
-                last_intervention: None,
+                brief: None,
                 session_file: None,
                 mid_run: false,
                 attached: 0,
@@ -173,6 +168,21 @@ impl Table {
         self.entries.values()
     }
 
+    /// Every session's brief, with the server's own knowledge (number, name, clients) on top.
+    pub fn briefs(&self) -> Vec<SessionBrief> {
+        self.entries
+            .values()
+            .filter_map(|e| {
+                let mut b = e.brief.clone()?;
+                b.number = e.number;
+                b.name = e.name.clone();
+                b.dir = e.dir.clone();
+                b.attached = e.attached;
+                Some(b)
+            })
+            .collect()
+    }
+
     /// What `pokeshell ls` shows, in number order.
     pub fn listing(&self, now_wall_ms: u64) -> Vec<Listing> {
         self.entries
@@ -180,9 +190,11 @@ impl Table {
             .map(|e| Listing {
                 name: format!("{}:{}", e.number, e.name),
                 dir: e.dir.clone(),
-                state: e.state.clone(),
-                tool: e.tool.clone(),
-                last_intervention: e.last_intervention.clone(),
+                state: e.brief.as_ref().map_or_else(|| "starting".to_string(), |b| b.state.clone()),
+                tool: e.brief.as_ref().and_then(|b| b.tool.as_ref()).map(|(name, since)| {
+                    format!("{name} {}s", now_wall_ms.saturating_sub(*since) / 1000)
+                }),
+                last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
                 attached: e.attached,
             })
@@ -256,8 +268,17 @@ mod tests {
         let mut t = Table::default();
         let n = t.add(Some("api"), "/a", argv(), 1_000).unwrap();
         let e = t.get_mut(n).unwrap();
-        e.state = "working".into();
-        e.tool = Some("bash 12s".into());
+        e.brief = Some(SessionBrief {
+            number: n,
+            name: "api".into(),
+            dir: "/a".into(),
+            attention: crate::session::Attention::Working,
+            state: "working".into(),
+            tool: Some(("bash".into(), 49_000)),
+            last_intervention: None,
+            created_wall_ms: 1_000,
+            attached: 0,
+        });
         let l = t.listing(61_000);
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].name, "1:api");

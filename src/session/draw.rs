@@ -21,6 +21,7 @@ impl Session {
             self.keys.is_armed(),
             self.keys.prefix(),
         );
+        footer.sessions = self.opts.number != 0;
         if footer.suffix.is_none() {
             // Without the bridge, pi's own status report is the only word on its state.
             footer.suffix = self.reported_suffix();
@@ -51,7 +52,8 @@ impl Session {
             }
             Some(Overlay::Settings(d)) => frame.render_widget(d.as_ref(), frame.area()),
             Some(Overlay::Status(s)) => frame.render_widget(s.as_ref(), frame.area()),
-            Some(Overlay::Handoff(p)) => frame.render_widget(p, frame.area()),
+            Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => frame.render_widget(p, frame.area()),
+            Some(Overlay::Switcher(s)) => frame.render_widget(s.as_ref(), frame.area()),
             None => {
                 if let Some(pos) = pane::cursor(screen, areas.pane) {
                     frame.set_cursor_position(pos);

@@ -174,6 +174,10 @@ impl Session {
                     }
                     DialogOutcome::None
                 }
+                Some(Overlay::Switcher(_) | Overlay::NewSession(_)) => {
+                    self.workspace_overlay_key(key, now, fx);
+                    DialogOutcome::None
+                }
                 Some(Overlay::Help | Overlay::Status(_)) | None => DialogOutcome::Close,
             };
             self.dialog_outcome(outcome, now, fx);
@@ -194,6 +198,7 @@ impl Session {
     fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Now, fx: &mut Vec<Effect>) {
         let context = commands::Context {
             bridge_connected: self.pi.status == view::BridgeStatus::Connected,
+            server: self.opts.number != 0,
         };
         let id = match commands::dispatch(&key, self.keys.prefix(), context) {
             Dispatch::Run(id) => id,
@@ -219,6 +224,9 @@ impl Session {
                 ))));
             }
             CommandId::Cancel => {}
+            CommandId::Switcher | CommandId::SwitchTo | CommandId::NewSession | CommandId::Detach => {
+                self.workspace_command(id, &key, now, fx)
+            }
             CommandId::Poke => self.supervise(SupEvent::ManualPoke, now, fx),
             CommandId::Handoff => {
                 self.overlay = Some(Overlay::Handoff(LinePrompt::new(

@@ -3,6 +3,7 @@
 use crate::ui::prompt::LinePrompt;
 use crate::ui::settings_dialog::SettingsDialog;
 use crate::ui::status_overlay::StatusOverlay;
+use crate::ui::switcher::Switcher;
 
 pub enum Overlay {
     Help,
@@ -10,6 +11,10 @@ pub enum Overlay {
     Status(Box<StatusOverlay>),
     /// The handoff's optional focus line.
     Handoff(LinePrompt),
+    /// Every session, to choose the one to show.
+    Switcher(Box<Switcher>),
+    /// The new session's directory.
+    NewSession(LinePrompt),
 }
 
 /// Which overlay is open, for tests and the event loop.
@@ -19,6 +24,8 @@ pub enum OverlayKind {
     Settings,
     Status,
     Handoff,
+    Switcher,
+    NewSession,
 }
 
 impl Overlay {
@@ -28,6 +35,8 @@ impl Overlay {
             Overlay::Settings(_) => OverlayKind::Settings,
             Overlay::Status(_) => OverlayKind::Status,
             Overlay::Handoff(_) => OverlayKind::Handoff,
+            Overlay::Switcher(_) => OverlayKind::Switcher,
+            Overlay::NewSession(_) => OverlayKind::NewSession,
         }
     }
 }

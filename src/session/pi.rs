@@ -38,6 +38,7 @@ impl Session {
     }
 
     pub(super) fn perform(&mut self, actions: Vec<Action>, now: Now, fx: &mut Vec<Effect>) {
+        self.trouble.note(&actions, now, self.stall_limit_ms());
         for action in actions {
             if action == Action::Abort {
                 // Whoever aborted: a run that does not settle within the limit means pi is stuck.
@@ -178,6 +179,7 @@ impl Session {
             },
             PiEvent::AgentStart => {
                 self.watch.mid_run = true;
+                self.trouble.clear_gave_up();
                 sup::Event::AgentStart
             }
             PiEvent::AgentEnd(e) => sup::Event::AgentEnd {

@@ -241,7 +241,7 @@ impl Session {
         self.setting(KeyId::PokeUnresponsiveSeconds) * 1000
     }
 
-    fn setting(&self, key: KeyId) -> u64 {
+    pub(super) fn setting(&self, key: KeyId) -> u64 {
         self.settings
             .get()
             .get(key)

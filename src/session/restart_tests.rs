@@ -7,7 +7,7 @@ use super::*;
 use crate::bridge::protocol::{Command, FromBridge, parse_from_bridge};
 use crate::supervisor::ledger::rule;
 
-const WALL: u64 = 1_700_000_000_000;
+pub(super) const WALL: u64 = 1_700_000_000_000;
 pub(super) const FILE: &str = "/s/one.jsonl";
 
 pub(super) fn at(ms: u64) -> Now {
@@ -17,7 +17,7 @@ pub(super) fn at(ms: u64) -> Now {
 use super::tests::settings;
 
 /// pi with its bridge, started with a message and a session option, connected at 0.
-fn pi() -> Session {
+pub(super) fn pi() -> Session {
     let opts = SessionOptions {
         label: "pi".into(),
         bridge: Some(Ok(())),
@@ -151,7 +151,7 @@ fn rst_f1_a_frozen_pi_mid_run_is_relaunched_on_its_session_and_resumed() {
 
 /// The stall watch (STALL-S1) would rightly abort a run that long without progress; these tests are
 /// about the freeze watch alone.
-fn without_stall_watch(s: &mut Session) {
+pub(super) fn without_stall_watch(s: &mut Session) {
     let off = crate::config::Change {
         key: crate::config::KeyId::PokeStreamStallSeconds,
         value: crate::config::SettingValue::Int(0),

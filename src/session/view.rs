@@ -214,6 +214,7 @@ impl Session {
     /// The side pane: `extra` (from a layer above the session) first, then the session's own.
     pub(super) fn side_from(&self, view: &View, pane: Rect, now: Now, extra: Option<Section>) -> SideView {
         let mut sections: Vec<Section> = extra.into_iter().collect();
+        sections.extend(self.sessions_section(now));
         sections.push(self.pi_section(view, now));
         if !view.tools.is_empty() {
             sections.push(Section {

@@ -18,6 +18,10 @@ pub enum CommandId {
     Help,
     SendPrefix,
     Cancel,
+    Switcher,
+    NewSession,
+    SwitchTo,
+    Detach,
 }
 
 /// The key that runs a command once the prefix was pressed.
@@ -28,6 +32,8 @@ pub enum CommandKey {
     Esc,
     /// The prefix key again.
     Prefix,
+    /// Any digit from 1 to 9 (the command reads which from the key).
+    Digit,
 }
 
 /// What must hold for a command to run; when it does not, nothing runs and the footer says why.
@@ -36,12 +42,16 @@ pub enum Needs {
     Nothing,
     /// pi's bridge is connected: the command asks pi to do something.
     Bridge,
+    /// pokeshell's server holds the session: the command is about the other sessions.
+    Server,
 }
 
 /// What the app knows that decides whether a command may run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Context {
     pub bridge_connected: bool,
+    /// The session belongs to pokeshell's server (it has a number).
+    pub server: bool,
 }
 
 impl Needs {
@@ -50,6 +60,7 @@ impl Needs {
         match self {
             Needs::Nothing => None,
             Needs::Bridge => (!context.bridge_connected).then_some("pi's bridge is not connected"),
+            Needs::Server => (!context.server).then_some("this pokeshell runs without its session server"),
         }
     }
 }
@@ -74,6 +85,7 @@ impl Command {
             CommandKey::Char(text) => text,
             CommandKey::Esc => "Esc",
             CommandKey::Prefix => "prefix",
+            CommandKey::Digit => "1…9",
         }
     }
 
@@ -90,17 +102,22 @@ impl Command {
             CommandKey::Char(text) => matches!(key.code, KeyCode::Char(c) if text.chars().eq([c])),
             CommandKey::Esc => key.code == KeyCode::Esc,
             CommandKey::Prefix => prefix.matches(key),
+            CommandKey::Digit => matches!(key.code, KeyCode::Char('1'..='9')),
         }
     }
 }
 
 /// Every command, in the order the help and the footer list them.
-pub const COMMANDS: [Command; 8] = [
+pub const COMMANDS: [Command; 12] = [
     command(CommandId::ToggleSide),
     command(CommandId::Poke),
     command(CommandId::Handoff),
     command(CommandId::Settings),
     command(CommandId::Status),
+    command(CommandId::Switcher),
+    command(CommandId::SwitchTo),
+    command(CommandId::NewSession),
+    command(CommandId::Detach),
     command(CommandId::Help),
     command(CommandId::SendPrefix),
     command(CommandId::Cancel),
@@ -149,6 +166,40 @@ pub const fn command(id: CommandId) -> Command {
             summary: "status: effective settings and live state",
             description: "Status: the effective settings and the supervisor's live state.",
             needs: Needs::Nothing,
+        },
+        CommandId::Switcher => Command {
+            id: CommandId::Switcher,
+            key: CommandKey::Char("w"),
+            name: "sessions",
+            summary: "choose a session to show",
+            description: "Session switcher: every session with its state and directory; typing filters, \
+                          Enter shows the chosen one.",
+            needs: Needs::Server,
+        },
+        CommandId::SwitchTo => Command {
+            id: CommandId::SwitchTo,
+            key: CommandKey::Digit,
+            name: "go to",
+            summary: "show session 1 to 9",
+            description: "Shows the session with that number (the side pane's session list has them).",
+            needs: Needs::Server,
+        },
+        CommandId::NewSession => Command {
+            id: CommandId::NewSession,
+            key: CommandKey::Char("n"),
+            name: "new",
+            summary: "new session: start pi in a directory",
+            description: "New session: asks for its directory (this session's to start with), then starts \
+                          pi there and shows it.",
+            needs: Needs::Server,
+        },
+        CommandId::Detach => Command {
+            id: CommandId::Detach,
+            key: CommandKey::Char("d"),
+            name: "detach",
+            summary: "detach: leave every session running",
+            description: "Detach: this terminal lets go; every session keeps running in the server.",
+            needs: Needs::Server,
         },
         CommandId::Help => Command {
             id: CommandId::Help,
@@ -220,6 +271,7 @@ mod tests {
 
     const CONNECTED: Context = Context {
         bridge_connected: true,
+        server: true,
     };
 
     fn char_key(c: char) -> KeyEvent {
@@ -234,6 +286,7 @@ mod tests {
                 CommandKey::Char(text) => char_key(text.chars().next().expect("a key character")),
                 CommandKey::Esc => KeyEvent::from(KeyCode::Esc),
                 CommandKey::Prefix => KeyEvent::new(KeyCode::Char(']'), KeyModifiers::CONTROL),
+                CommandKey::Digit => char_key('7'),
             };
             assert_eq!(dispatch(&key, prefix, CONNECTED), Dispatch::Run(c.id), "{c:?}");
         }
@@ -271,6 +324,28 @@ mod tests {
             dispatch(&char_key('s'), prefix, offline),
             Dispatch::Run(CommandId::ToggleSide)
         );
+    }
+
+    #[test]
+    fn the_session_commands_need_the_server_and_every_digit_but_zero_switches() {
+        let prefix = PrefixKey::default();
+        assert_eq!(
+            dispatch(&char_key('w'), prefix, Context::default()),
+            Dispatch::Refuse {
+                text: "sessions unavailable: this pokeshell runs without its session server".into(),
+                tone: Tone::Error
+            }
+        );
+        for c in '1'..='9' {
+            assert_eq!(
+                dispatch(&char_key(c), prefix, CONNECTED),
+                Dispatch::Run(CommandId::SwitchTo)
+            );
+        }
+        assert!(matches!(
+            dispatch(&char_key('0'), prefix, CONNECTED),
+            Dispatch::Refuse { .. }
+        ));
     }
 
     #[test]

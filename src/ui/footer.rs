@@ -4,8 +4,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
+use unicode_width::UnicodeWidthStr;
 
-use super::commands::{COMMANDS, CommandKey};
+use super::commands::{COMMANDS, CommandId, CommandKey, Needs};
 use super::theme::{self, Tone};
 use crate::input::prefix::PrefixKey;
 use crate::supervisor::{Footer, FooterSuffix};
@@ -20,6 +21,8 @@ pub struct FooterView {
     /// The prefix key was pressed and pokeshell waits for the next key.
     pub armed: bool,
     pub prefix: String,
+    /// The session belongs to pokeshell's server: the hint offers the session commands too.
+    pub sessions: bool,
 }
 
 impl FooterView {
@@ -32,6 +35,7 @@ impl FooterView {
             message,
             armed,
             prefix: prefix.to_string(),
+            sessions: false,
         }
     }
 }
@@ -48,14 +52,32 @@ fn suffix_tone(suffix: &FooterSuffix) -> Tone {
 }
 
 /// The keys offered after the prefix, in the order the help lists them: every command but sending the
-/// prefix itself, whose key the hint already starts with.
-pub fn armed_hint() -> String {
+/// prefix itself, whose key the hint already starts with, and the session commands unless `sessions`.
+pub fn armed_hint(sessions: bool) -> Vec<(CommandId, String)> {
     COMMANDS
         .iter()
-        .filter(|c| c.key != CommandKey::Prefix)
-        .map(|c| format!("{} {}", c.help_key(), c.name))
-        .collect::<Vec<_>>()
-        .join(" · ")
+        .filter(|c| c.key != CommandKey::Prefix && (sessions || c.needs != Needs::Server))
+        .map(|c| (c.id, format!("{} {}", c.help_key(), c.name)))
+        .collect()
+}
+
+/// The hint in at most `width` columns: the last entries give way first, the help's last of all.
+fn fitted_hint(sessions: bool, width: usize) -> String {
+    let mut entries = armed_hint(sessions);
+    let text = |entries: &[(CommandId, String)]| {
+        entries
+            .iter()
+            .map(|(_, e)| e.as_str())
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    while text(&entries).width() > width {
+        match entries.iter().rposition(|(id, _)| *id != CommandId::Help) {
+            Some(i) => entries.remove(i),
+            None => break,
+        };
+    }
+    text(&entries)
 }
 
 impl Widget for &FooterView {
@@ -73,10 +95,14 @@ impl Widget for &FooterView {
             left.push(Span::raw("  "));
             left.push(Span::styled(text.clone(), tone.style()));
         }
+        let left = Line::from(left);
+        let left_w = u16::try_from(left.width()).unwrap_or(u16::MAX).min(area.width);
         let right = if self.armed {
+            let room =
+                usize::from(area.width).saturating_sub(usize::from(left_w) + 2 + self.prefix.width() + 1);
             Line::from(vec![
                 Span::styled(format!("{} ", self.prefix), theme::key()),
-                Span::styled(armed_hint(), Tone::Accent.style()),
+                Span::styled(fitted_hint(self.sessions, room), Tone::Accent.style()),
             ])
         } else {
             Line::from(vec![
@@ -86,8 +112,6 @@ impl Widget for &FooterView {
         };
         // A message wider than u16 (a huge notice from pi) must fill the line, not wrap around.
         let right_w = u16::try_from(right.width()).unwrap_or(u16::MAX);
-        let left = Line::from(left);
-        let left_w = u16::try_from(left.width()).unwrap_or(u16::MAX).min(area.width);
         left.render(
             Rect {
                 width: left_w,
@@ -135,7 +159,7 @@ mod tests {
 
     #[test]
     fn the_armed_hint_offers_every_command_but_the_prefix_in_order() {
-        let hint = armed_hint();
+        let hint = fitted_hint(true, usize::MAX);
         let mut from = 0;
         for c in &COMMANDS {
             let entry = format!("{} {}", c.help_key(), c.name);
@@ -151,6 +175,47 @@ mod tests {
     }
 
     #[test]
+    fn without_the_server_the_hint_leaves_the_session_commands_out() {
+        let hint = fitted_hint(false, usize::MAX);
+        assert_eq!(
+            hint,
+            "s side · p poke · h handoff · c settings · i status · ? help · Esc cancel"
+        );
+    }
+
+    #[test]
+    fn a_hint_too_wide_drops_its_last_entries_but_keeps_the_help() {
+        let full = fitted_hint(true, usize::MAX);
+        let hint = fitted_hint(true, 60);
+        assert!(hint.width() <= 60, "{hint}");
+        assert!(full.starts_with(hint.trim_end_matches(" · ? help")), "{hint}");
+        assert!(hint.ends_with("? help"), "{hint}");
+        assert_eq!(
+            fitted_hint(true, 3),
+            "? help",
+            "the help's entry stays whatever the room"
+        );
+    }
+
+    #[test]
+    fn under_the_server_the_armed_footer_fits_a_120_column_line() {
+        let footer = Footer {
+            enabled: true,
+            suffix: None,
+        };
+        let mut view = FooterView::new(&footer, None, true, PrefixKey::default());
+        view.sessions = true;
+        let area = Rect::new(0, 0, 120, 1);
+        let mut buf = Buffer::empty(area);
+        (&view).render(area, &mut buf);
+        let line: String = (0..120).map(|x| buf[(x, 0)].symbol()).collect();
+        assert!(
+            line.contains("Ctrl+] s side") && line.contains("? help"),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn a_message_wider_than_u16_fills_the_line() {
         let view = FooterView {
             poke_on: true,
@@ -158,6 +223,7 @@ mod tests {
             message: Some(("x".repeat(usize::from(u16::MAX) + 4), Tone::Ok)),
             armed: false,
             prefix: "Ctrl+]".into(),
+            sessions: false,
         };
         let area = Rect::new(0, 0, 40, 1);
         let mut buf = Buffer::empty(area);

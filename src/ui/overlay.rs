@@ -110,6 +110,23 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// `text` cut to `width` columns, ending with `…` when something was cut.
+pub fn ellipsize(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut cut = text[..cut_at_width(text, width - 1)].to_string();
+    // A wide character may not fit in the last column: cut stops before it.
+    while cut.width() > width - 1 {
+        cut.pop();
+    }
+    cut.push('…');
+    cut
+}
+
 fn cut_at_width(text: &str, width: usize) -> usize {
     let mut used = 0;
     for (i, c) in text.char_indices() {
@@ -177,6 +194,14 @@ mod tests {
                 .add_modifier
                 .contains(ratatui::style::Modifier::BOLD)
         );
+    }
+
+    #[test]
+    fn ellipsize_cuts_to_the_width_with_a_mark() {
+        assert_eq!(ellipsize("short", 8), "short");
+        assert_eq!(ellipsize("a longer name", 8), "a longe…");
+        assert_eq!(ellipsize("日本語の名前", 5), "日本…");
+        assert_eq!(ellipsize("abc", 0), "");
     }
 
     #[test]

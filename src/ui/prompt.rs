@@ -36,6 +36,13 @@ impl LinePrompt {
         }
     }
 
+    /// A prompt whose line starts with `text`, ready to edit.
+    pub fn with_text(title: impl Into<String>, hint: impl Into<String>, text: &str) -> Self {
+        let mut prompt = Self::new(title, hint);
+        prompt.text = text.chars().filter(|c| !c.is_control()).take(MAX_CHARS).collect();
+        prompt
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -177,7 +177,7 @@ impl World {
             ledger_path: Some(ledger.path().to_path_buf()),
             host_kitty: true,
             child_args: vec!["-e".into(), "/b/bridge.ts".into(), "fix it".into()],
-            resume_after_server_restart: false,
+            ..SessionOptions::default()
         };
         let session = Session::new(opts, settings, COLS, ROWS, clock.now(start));
         let pane = session.pane();

@@ -1,0 +1,282 @@
+//! The terminal's side of pokeshell: a client of the per-user server ([`crate::server`]). It starts
+//! the server when none runs, opens or attaches to a session and shows it, and carries out
+//! `pokeshell ls`, `kill` and `new -d`.
+
+pub mod attach;
+pub mod connect;
+
+use std::io::Write;
+use std::time::Duration;
+
+use crate::server::wire::{self, Down, Listing, Target, Up};
+
+/// What the user sees when an attachment ends, and the exit code.
+pub fn finish(ending: attach::Ending, label: &str) -> i32 {
+    match ending {
+        attach::Ending::Exited { code, farewell } => {
+            if !farewell.is_empty() {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&farewell);
+                let _ = out.flush();
+            }
+            if let Some(note) = exit_note(label, code) {
+                eprintln!("{note}");
+            }
+            code
+        }
+        attach::Ending::Detached(reason) => {
+            eprintln!("[pokeshell: {reason}; `pokeshell attach` to come back]");
+            0
+        }
+        attach::Ending::Signal(sig) => 128 + sig,
+        attach::Ending::Failed(message) => {
+            eprintln!("pokeshell: {message}");
+            1
+        }
+    }
+}
+
+/// A line for the user when the hosted program did not end well; silence for a clean exit.
+pub fn exit_note(label: &str, code: i32) -> Option<String> {
+    match code {
+        0 => None,
+        c if c > 128 => {
+            let sig = c - 128;
+            // SAFETY: strsignal returns a pointer to a static or thread-local string, read at once.
+            let name = unsafe {
+                let p = libc::strsignal(sig);
+                if p.is_null() {
+                    String::new()
+                } else {
+                    std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+                }
+            };
+            Some(format!(
+                "pokeshell: {label} was killed by signal {sig} ({name}); exiting with {c}"
+            ))
+        }
+        c => Some(format!("pokeshell: {label} exited with code {c}")),
+    }
+}
+
+/// Opens `target` in this terminal (starting the server if needed). Returns the exit code.
+pub fn open(target: Target, label: &str, probe_timeout: Duration) -> i32 {
+    let stream = match connect::session(true) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pokeshell: {e}");
+            return 1;
+        }
+    };
+    match attach::run(stream, target, probe_timeout) {
+        Ok(ending) => finish(ending, label),
+        Err(e) => {
+            eprintln!("pokeshell: {e:#}");
+            1
+        }
+    }
+}
+
+/// One request and its answer, for the commands that do not attach.
+fn ask(up: &Up, start: bool) -> Result<Down, String> {
+    let mut stream = connect::session(start)?;
+    stream
+        .write_all(&wire::encode_up(up))
+        .map_err(|e| format!("cannot talk to the pokeshell server: {e}"))?;
+    // The answer to an Open comes after an Attached; the others answer at once.
+    loop {
+        match connect::read_down(&mut stream)? {
+            Down::Attached { .. } | Down::Output(_) | Down::Welcome { .. } => continue,
+            other => return Ok(other),
+        }
+    }
+}
+
+fn age(secs: u64) -> String {
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+        s => format!("{}d{:02}h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
+/// `pokeshell ls` as text: a line per session.
+pub fn format_listing(list: &[Listing]) -> String {
+    if list.is_empty() {
+        return "no sessions\n".to_string();
+    }
+    let rows: Vec<[String; 7]> = list
+        .iter()
+        .map(|l| {
+            [
+                l.name.clone(),
+                l.state.clone(),
+                l.tool.clone().unwrap_or_else(|| "-".into()),
+                l.last_intervention.clone().unwrap_or_else(|| "-".into()),
+                age(l.age_secs),
+                if l.attached > 0 { format!("{}", l.attached) } else { "-".into() },
+                l.dir.clone(),
+            ]
+        })
+        .collect();
+    let head = ["SESSION", "STATE", "TOOL", "LAST INTERVENTION", "AGE", "ATTACHED", "DIRECTORY"];
+    let mut widths = head.map(str::len);
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count()).min(48);
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            let cell: String = cell.chars().take(48).collect();
+            if i + 1 == cells.len() {
+                s.push_str(&cell);
+            } else {
+                s.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(&head.map(String::from));
+    for r in &rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+/// `pokeshell ls`.
+pub fn ls() -> i32 {
+    match ask(&Up::List, false) {
+        Ok(Down::Listing(list)) => {
+            print!("{}", format_listing(&list));
+            0
+        }
+        Ok(other) => {
+            eprintln!("pokeshell: unexpected answer {other:?}");
+            1
+        }
+        Err(_) if connect::connect().is_err() => {
+            let saved = crate::server_store::default_path()
+                .and_then(|p| crate::server_store::load(&p).ok())
+                .map_or(0, |s| s.len());
+            if saved > 0 {
+                println!(
+                    "no pokeshell server runs; {saved} saved session(s) come back with `pokeshell attach`"
+                );
+            } else {
+                println!("no sessions (no pokeshell server runs)");
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("pokeshell: {e}");
+            1
+        }
+    }
+}
+
+/// `pokeshell kill NAME`.
+pub fn kill(name: &str) -> i32 {
+    match ask(&Up::Kill { name: name.to_string() }, false) {
+        Ok(Down::Done { message }) => {
+            println!("{message}");
+            0
+        }
+        Ok(Down::Error { message }) => {
+            eprintln!("pokeshell: {message}");
+            1
+        }
+        Ok(other) => {
+            eprintln!("pokeshell: unexpected answer {other:?}");
+            1
+        }
+        Err(e) => {
+            eprintln!("pokeshell: {e}");
+            1
+        }
+    }
+}
+
+/// `pokeshell new -d`: starts a session without attaching to it.
+pub fn new_detached(target: Target) -> i32 {
+    let open = Up::Open {
+        target,
+        cols: 120,
+        rows: 40,
+        caps: Vec::new(),
+        env: std::env::vars().collect(),
+        cwd: std::env::current_dir()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    let mut stream = match connect::session(true) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pokeshell: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = stream.write_all(&wire::encode_up(&open)) {
+        eprintln!("pokeshell: cannot talk to the pokeshell server: {e}");
+        return 1;
+    }
+    loop {
+        match connect::read_down(&mut stream) {
+            Ok(Down::Attached { name }) => {
+                let _ = stream.write_all(&wire::encode_up(&Up::Detach));
+                println!("started session {name}");
+                return 0;
+            }
+            Ok(Down::Error { message }) => {
+                eprintln!("pokeshell: {message}");
+                return 1;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("pokeshell: {e}");
+                return 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_listing_lines_up_its_columns() {
+        let list = vec![
+            Listing {
+                name: "1:api".into(),
+                dir: "/w/api".into(),
+                state: "working".into(),
+                tool: Some("bash 12s".into()),
+                last_intervention: None,
+                age_secs: 125,
+                attached: 1,
+            },
+            Listing {
+                name: "2:web".into(),
+                dir: "/w/web".into(),
+                state: "waiting for you".into(),
+                tool: None,
+                last_intervention: Some("poked".into()),
+                age_secs: 7_300,
+                attached: 0,
+            },
+        ];
+        let text = format_listing(&list);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("SESSION"));
+        let col = lines[0].find("STATE").unwrap();
+        assert_eq!(&lines[1][col..col + 7], "working");
+        assert_eq!(&lines[2][col..col + 7], "waiting");
+        assert!(lines[1].contains("bash 12s") && lines[1].contains("2m"));
+        assert!(lines[2].contains("poked") && lines[2].contains("2h01m"));
+        assert_eq!(format_listing(&[]), "no sessions\n");
+    }
+}

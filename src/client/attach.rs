@@ -1,0 +1,192 @@
+//! The terminal's side of an attached session: raw mode, the start-up probe (its answers go to the
+//! server, which answers pi's queries from them), keys and sizes up, frames down. Closing the
+//! terminal, losing SSH, SIGTERM or prefix+d only detach: the session goes on in the server.
+
+use std::io::Write;
+use std::os::unix::net::UnixStream as StdUnixStream;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tokio::io::AsyncWriteExt;
+use tokio::net::UnixStream;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::unbounded_channel;
+
+use crate::host::watchdog::Watchdog;
+use crate::host::{self, TerminalGuard};
+use crate::server::wire::{self, Down, FrameBuf, Target, Up};
+
+/// How an attachment ended.
+#[derive(Debug)]
+pub enum Ending {
+    /// The session's program ended: its code, and what it left on its main screen.
+    Exited { code: i32, farewell: Vec<u8> },
+    /// The client detached (or was detached).
+    Detached(String),
+    /// The terminal went away, or a signal asked the client to end.
+    Signal(i32),
+    /// The server refused, or went away.
+    Failed(String),
+}
+
+enum Event {
+    Stdin(Vec<u8>),
+    StdinClosed,
+    Signal(i32),
+}
+
+/// Attaches this terminal to `target` over `stream` (already welcomed) until the session ends or
+/// the client detaches. The terminal is restored before this returns.
+pub fn run(stream: StdUnixStream, target: Target, probe_timeout: Duration) -> Result<Ending> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(attached(stream, target, probe_timeout))
+}
+
+async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration) -> Result<Ending> {
+    let (tx, mut rx) = unbounded_channel::<Event>();
+    // First, so that no signal finds the terminal taken and nobody to give it back.
+    let watchdog = {
+        let tx = tx.clone();
+        Watchdog::start(move |sig| {
+            let _ = tx.send(Event::Signal(sig));
+        })?
+    };
+    let guard = TerminalGuard::enter()?;
+    let answers = if host::probe::send() {
+        host::probe::read_raw_answers(probe_timeout)
+    } else {
+        Vec::new()
+    };
+    let typed = crate::screen::HostCaps::parse_probe(&answers).leftover;
+    let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
+    let cwd = std::env::current_dir()
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    stream.set_nonblocking(true).context("cannot use the server's socket")?;
+    let stream = UnixStream::from_std(stream).context("cannot use the server's socket")?;
+    let (mut rd, mut wr) = stream.into_split();
+    let open = Up::Open {
+        target,
+        cols,
+        rows,
+        caps: answers,
+        env: std::env::vars().collect(),
+        cwd,
+    };
+    wr.write_all(&wire::encode_up(&open)).await.context("cannot talk to the server")?;
+    if !typed.is_empty() {
+        wr.write_all(&wire::encode_input(&typed)).await.context("cannot talk to the server")?;
+    }
+    spawn_stdin(tx.clone());
+    let mut winch = signal(SignalKind::window_change()).context("cannot watch terminal resizes")?;
+    let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
+    let mut frames = FrameBuf::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let ending = loop {
+        tokio::select! {
+            n = tokio::io::AsyncReadExt::read(&mut rd, &mut buf) => {
+                let n = match n {
+                    Ok(0) | Err(_) => break Ending::Failed("the pokeshell server went away".to_string()),
+                    Ok(n) => n,
+                };
+                frames.push(&buf[..n]);
+                match on_frames(&mut frames, &guard) {
+                    Ok(None) => {}
+                    Ok(Some(Step::End(e))) => break e,
+                    Ok(Some(Step::Resumed)) => {
+                        let (cols, rows) = crossterm::terminal::size().unwrap_or((cols, rows));
+                        let _ = wr.write_all(&wire::encode_up(&Up::Resumed { cols, rows })).await;
+                    }
+                    Err(e) => break Ending::Failed(e),
+                }
+            }
+            ev = rx.recv() => match ev {
+                Some(Event::Stdin(bytes)) => {
+                    if wr.write_all(&wire::encode_input(&bytes)).await.is_err() {
+                        break Ending::Failed("the pokeshell server went away".to_string());
+                    }
+                }
+                Some(Event::StdinClosed) => {
+                    watchdog.terminal_lost();
+                    break Ending::Signal(libc::SIGHUP);
+                }
+                Some(Event::Signal(sig)) => break Ending::Signal(sig),
+                None => break Ending::Signal(libc::SIGHUP),
+            },
+            _ = winch.recv() => {
+                if let Ok((cols, rows)) = crossterm::terminal::size() {
+                    let _ = wr.write_all(&wire::encode_up(&Up::Resize { cols, rows })).await;
+                }
+            }
+            _ = int.recv() => break Ending::Signal(libc::SIGINT),
+        }
+    };
+    if matches!(ending, Ending::Signal(_)) {
+        // Tell the server at once rather than by the socket closing; it may not be read.
+        let _ = tokio::time::timeout(
+            Duration::from_millis(200),
+            wr.write_all(&wire::encode_up(&Up::Detach)),
+        )
+        .await;
+    }
+    drop(guard);
+    watchdog.finished();
+    Ok(ending)
+}
+
+enum Step {
+    End(Ending),
+    Resumed,
+}
+
+fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step>, String> {
+    let mut out = std::io::stdout().lock();
+    let mut step = None;
+    while let Some((kind, payload)) = frames.next().map_err(|e| e.to_string())? {
+        if kind == wire::kind::OUTPUT {
+            // The hot path: written as it came, no message built.
+            out.write_all(&payload).map_err(|e| format!("cannot write to the terminal: {e}"))?;
+            continue;
+        }
+        match wire::decode_down(kind, &payload).map_err(|e| e.to_string())? {
+            Down::Output(bytes) => out
+                .write_all(&bytes)
+                .map_err(|e| format!("cannot write to the terminal: {e}"))?,
+            Down::Exited { code, farewell } => return Ok(Some(Step::End(Ending::Exited { code, farewell }))),
+            Down::Detached { reason } => return Ok(Some(Step::End(Ending::Detached(reason)))),
+            Down::Error { message } => return Ok(Some(Step::End(Ending::Failed(message)))),
+            Down::Suspend => {
+                let _ = out.flush();
+                guard.suspend().map_err(|e| e.to_string())?;
+                step = Some(Step::Resumed);
+            }
+            Down::Welcome { .. } | Down::Attached { .. } | Down::Listing(_) | Down::Done { .. } => {}
+        }
+    }
+    out.flush().map_err(|e| format!("cannot write to the terminal: {e}"))?;
+    Ok(step)
+}
+
+/// Reads the terminal on a thread of its own: a blocking read that ends with the terminal.
+fn spawn_stdin(tx: tokio::sync::mpsc::UnboundedSender<Event>) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            // SAFETY: reading into a local buffer of the given length.
+            let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            if n <= 0 {
+                let _ = tx.send(Event::StdinClosed);
+                return;
+            }
+            if tx.send(Event::Stdin(buf[..n as usize].to_vec())).is_err() {
+                return;
+            }
+        }
+    });
+}
