@@ -30,7 +30,11 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
         }
         attach::Ending::Signal(sig) => 128 + sig,
         attach::Ending::Failed(message) => {
-            eprintln!("pokeshell: {message}");
+            let log = connect::log_path()
+                .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+                .map(|p| format!(" (the server's log: {})", p.display()))
+                .unwrap_or_default();
+            eprintln!("pokeshell: {message}{log}");
             1
         }
     }
@@ -115,12 +119,24 @@ pub fn format_listing(list: &[Listing]) -> String {
                 l.tool.clone().unwrap_or_else(|| "-".into()),
                 l.last_intervention.clone().unwrap_or_else(|| "-".into()),
                 age(l.age_secs),
-                if l.attached > 0 { format!("{}", l.attached) } else { "-".into() },
+                if l.attached > 0 {
+                    format!("{}", l.attached)
+                } else {
+                    "-".into()
+                },
                 l.dir.clone(),
             ]
         })
         .collect();
-    let head = ["SESSION", "STATE", "TOOL", "LAST INTERVENTION", "AGE", "ATTACHED", "DIRECTORY"];
+    let head = [
+        "SESSION",
+        "STATE",
+        "TOOL",
+        "LAST INTERVENTION",
+        "AGE",
+        "ATTACHED",
+        "DIRECTORY",
+    ];
     let mut widths = head.map(str::len);
     for r in &rows {
         for (w, cell) in widths.iter_mut().zip(r) {
@@ -179,7 +195,12 @@ pub fn ls() -> i32 {
 
 /// `pokeshell kill NAME`.
 pub fn kill(name: &str) -> i32 {
-    match ask(&Up::Kill { name: name.to_string() }, false) {
+    match ask(
+        &Up::Kill {
+            name: name.to_string(),
+        },
+        false,
+    ) {
         Ok(Down::Done { message }) => {
             println!("{message}");
             0

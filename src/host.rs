@@ -124,6 +124,28 @@ fn save_termios() {
     }
 }
 
+/// A client writes what the server drew: the kitty keyboard and modifyOtherKeys modes it turns on
+/// there are noted as if set here, so that restoring the terminal turns them off.
+pub fn note_modes_in(bytes: &[u8]) {
+    let mut rest = bytes;
+    while let Some(i) = rest.windows(3).position(|w| w == b"\x1b[>") {
+        rest = &rest[i + 3..];
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        match rest.get(digits) {
+            Some(b'u') if digits > 0 => note_kitty_pushed(),
+            Some(b';') if &rest[..digits] == b"4" => {
+                let value = rest[digits + 1..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+                let on = rest[digits + 1..digits + 1 + value].iter().any(|b| *b != b'0');
+                note_modify_other_keys(on);
+            }
+            _ => {}
+        }
+    }
+}
+
 pub(crate) fn note_kitty_pushed() {
     KITTY_PUSHED.store(true, Ordering::SeqCst);
 }

@@ -108,7 +108,9 @@ fn main() -> ExitCode {
     match &cli.mode {
         Some(Mode::Demo(args)) => return code(pokeshell::demo::launch::run_demo(args, probe_timeout())),
         Some(Mode::Server) => {
-            return match pokeshell::server::serve::run() {
+            let served =
+                pokeshell::server::serve::detach_from_parent().and_then(|()| pokeshell::server::serve::run());
+            return match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("pokeshell server: {e:#}");

@@ -131,7 +131,9 @@ fn a_bridge_connection_dropped_mid_run_leaves_pokeshell_and_pi_working() {
     wait_ready(&pty);
     submit(&mut pty, &server, "a long job");
     pty.wait_until("the tool running", WAIT, |s| footer(s).contains("⏳ bash"));
-    pty.signal(libc::SIGUSR1);
+    // The session runs in the server: the debugging signal goes there.
+    // SAFETY: a signal to the server of this test's own home.
+    unsafe { libc::kill(pty.host_pid(), libc::SIGUSR1) };
     pty.wait_until("the side pane reporting the drop", WAIT, |s| {
         side(s).contains("not connected")
     });

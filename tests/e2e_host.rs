@@ -141,24 +141,33 @@ fn death_by_signal_gives_128_plus_n() {
 }
 
 #[test]
-fn sigterm_to_pokeshell_leaves_no_pi_behind() {
+fn sigterm_to_pokeshell_detaches_and_sigterm_to_its_server_leaves_no_pi_behind() {
     let server = model_server();
     let env = PiEnv::new(&server.base_url());
     let mut pty = pokeshell(&env, 40, 120);
     wait_ready(&pty);
-    let pi_pids = children_of(pty.pid());
-    assert!(!pi_pids.is_empty(), "pi should run as pokeshell's child");
+    let host = pty.host_pid();
+    assert_ne!(
+        host,
+        pty.pid() as i32,
+        "pi runs in the server, not under the terminal's client"
+    );
+    let pi_pids = children_of(host as u32);
+    assert!(!pi_pids.is_empty(), "pi should run as the server's child");
     pty.signal(libc::SIGTERM);
     let code = pty.wait_exit(WAIT);
-    assert_eq!(
-        code, 0,
-        "pi exits cleanly on SIGTERM and pokeshell passes its code on"
+    assert_eq!(code, 128 + libc::SIGTERM, "the client ends as a SIGTERM asks");
+    assert!(
+        pi_pids.iter().all(|p| process_alive(*p)),
+        "pi goes on in the server after its client ended"
     );
+    let home = pty.home().expect("the harness gave pokeshell a home");
+    home.end_server();
     let deadline = Instant::now() + WAIT;
-    while pi_pids.iter().any(|p| process_alive(*p)) {
+    while pi_pids.iter().any(|p| process_alive(*p)) || process_alive(host) {
         assert!(
             Instant::now() < deadline,
-            "pi still running after pokeshell exited: {pi_pids:?}"
+            "pi {pi_pids:?} or the server {host} still running after the server was told to end"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -181,7 +190,7 @@ fn missing_pi_is_reported_with_install_advice_and_code_127() {
 }
 
 #[test]
-fn a_panic_restores_the_terminal_and_stops_the_child() {
+fn a_panic_of_the_server_restores_the_terminal_and_stops_the_child() {
     let dir = tempfile::tempdir().expect("temp dir");
     let pidfile = dir.path().join("child.pid");
     let line = format!(
@@ -193,7 +202,9 @@ fn a_panic_restores_the_terminal_and_stops_the_child() {
     cmd.env("POKESHELL_TEST_PANIC", "1");
     let mut pty = Pty::spawn(cmd, 24, 80);
     let code = pty.wait_exit(WAIT);
-    assert_eq!(code, 101, "a panic ends pokeshell with 101");
+    // The session runs in the server, which panics; its client restores the terminal and says so.
+    assert_eq!(code, 1, "the client of a server that panicked ends with 1");
+    pty.wait_for_text("the pokeshell server went away", WAIT);
     let raw = pty.raw_output();
     // Everything after pokeshell last entered the alternate screen.
     let start = raw

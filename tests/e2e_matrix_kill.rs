@@ -49,7 +49,7 @@ fn descendants(root: i32) -> Vec<(i32, String)> {
 
 /// pi's node process: pokeshell's child (the launcher execs node, which renames itself "pi").
 fn pi_node(m: &Matrix) -> i32 {
-    let shell = m.pty.pid() as i32;
+    let shell = m.pty.host_pid();
     descendants(shell)
         .iter()
         .find(|(pid, _)| stat(*pid).is_some_and(|(ppid, _)| ppid == shell))

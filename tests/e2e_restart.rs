@@ -38,9 +38,9 @@ fn stat(pid: i32) -> Option<(i32, String)> {
     Some((ppid, String::from_utf8_lossy(&cmdline).replace('\0', " ")))
 }
 
-/// pi's node process: pokeshell's child.
+/// pi's node process: the child of the pokeshell server it runs in.
 fn pi_pid(m: &Matrix) -> i32 {
-    let shell = m.pty.pid() as i32;
+    let shell = m.pty.host_pid();
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
@@ -154,8 +154,8 @@ fn rst_f1_a_frozen_pi_mid_run_is_restarted_and_resumed() {
 fn pokeshell_stopped_longer_than_the_limit_restarts_nothing() {
     let mut m = matrix(None);
     let pid = mid_run(&mut m);
-    let shell = m.pty.pid() as i32;
-    // SAFETY: stopping and continuing pokeshell, the test's own child.
+    let shell = m.pty.host_pid();
+    // SAFETY: stopping and continuing the pokeshell server of the test's own home.
     unsafe { libc::kill(shell, libc::SIGSTOP) };
     std::thread::sleep(secs(8));
     // SAFETY: as above.

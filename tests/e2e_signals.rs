@@ -1,7 +1,9 @@
-//! End to end: SIGTERM, SIGHUP and the loss of the terminal end pokeshell and what it hosts even
-//! when its event loop is stuck. The test hook `POKESHELL_TEST_BLOCK_LOOP_ON=7` makes pokeshell's
-//! loop block for good when the byte 7 is read alone (it first sets the window title, so the test
-//! knows); the watchdog must then do the loop's job.
+//! End to end: SIGTERM, SIGHUP and the loss of the terminal end pokeshell's client, give the
+//! terminal back and leave pi working in the server, even when the client's event loop is stuck.
+//! The test hook `POKESHELL_TEST_BLOCK_LOOP_ON=7` makes the client's loop block for good when the
+//! byte 7 is read alone (it first sets the window title, so the test knows); the watchdog must then
+//! do the loop's job. Ending a session for good (`pokeshell kill`) ends a child that ignores the
+//! polite signals after its grace.
 
 #[path = "e2e_signals/raw_pty.rs"]
 mod raw_pty;
@@ -37,6 +39,16 @@ fn assert_all_gone(pids: &[i32], what: &str) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// pi goes on in the server after its client ended.
+#[track_caller]
+fn assert_all_alive(pids: &[i32], what: &str) {
+    assert!(!pids.is_empty(), "no {what} to check");
+    assert!(
+        pids.iter().all(|p| process_alive(*p)),
+        "{what} ended with its client: {pids:?}"
+    );
 }
 
 /// pokeshell hosting real pi, with the hook armed.
@@ -94,13 +106,13 @@ fn assert_terminal_restored(pty: &Pty) {
 }
 
 #[test]
-fn sigterm_ends_pi_and_gives_the_terminal_back_while_the_loop_is_blocked() {
+fn sigterm_gives_the_terminal_back_while_the_loop_is_blocked_and_pi_goes_on() {
     let server = model_server();
     let env = PiEnv::new(&server.base_url());
     let mut pty = Pty::spawn(pi_command(&env), 40, 120);
     wait_ready(&pty);
-    let pi = children_of(pty.pid());
-    assert!(!pi.is_empty(), "pi runs as pokeshell's child");
+    let pi = children_of(pty.host_pid() as u32);
+    assert!(!pi.is_empty(), "pi runs as the server's child");
     block_the_loop(&mut pty);
     pty.signal(libc::SIGTERM);
     let Some(code) = pty.try_wait_exit(SHUTDOWN) else {
@@ -109,10 +121,13 @@ fn sigterm_ends_pi_and_gives_the_terminal_back_while_the_loop_is_blocked() {
     assert_eq!(
         code,
         128 + libc::SIGTERM,
-        "the watchdog ends pokeshell as SIGTERM would"
+        "the watchdog ends the client as SIGTERM would"
     );
-    assert_all_gone(&pi, "pi");
     assert_terminal_restored(&pty);
+    assert_all_alive(&pi, "pi");
+    let listed = pty.home().expect("a home").pokeshell(&["ls"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.contains("1:"), "the session is still listed: {text}");
 }
 
 #[test]
@@ -125,7 +140,6 @@ fn a_child_that_ignores_the_signal_is_killed_after_its_grace() {
     );
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
     cmd.args(["--command", &line]);
-    cmd.env("POKESHELL_TEST_BLOCK_LOOP_ON", BLOCK.to_string());
     let mut pty = Pty::spawn(cmd, 24, 80);
     pty.wait_for_text("child up", WAIT);
     let child: i32 = std::fs::read_to_string(&pidfile)
@@ -133,52 +147,68 @@ fn a_child_that_ignores_the_signal_is_killed_after_its_grace() {
         .trim()
         .parse()
         .expect("a pid");
-    block_the_loop(&mut pty);
-    pty.signal(libc::SIGHUP);
+    let out = pty.home().expect("a home").pokeshell(&["kill", "1"]);
+    assert!(out.status.success(), "pokeshell kill: {out:?}");
     let Some(code) = pty.try_wait_exit(SHUTDOWN) else {
-        pty.fail("pokeshell ignored SIGHUP while its loop was blocked");
+        pty.fail("the session did not end after `pokeshell kill`");
     };
-    assert_eq!(code, 128 + libc::SIGHUP);
+    assert_eq!(
+        code,
+        128 + libc::SIGKILL,
+        "killed after its grace, and its client says so"
+    );
     assert_all_gone(&[child], "the child that ignores SIGTERM and SIGHUP");
     assert_terminal_restored(&pty);
 }
 
 /// The terminal window closes (or `tmux kill-server`): the kernel hangs the terminal up, which sends
-/// SIGHUP and makes every read fail.
+/// SIGHUP and makes every read fail. The client ends; pi goes on in the server.
 #[test]
-fn closing_the_terminal_ends_pi_while_the_loop_is_blocked() {
+fn closing_the_terminal_detaches_while_the_loop_is_blocked_and_pi_goes_on() {
     let server = model_server();
     let env = PiEnv::new(&server.base_url());
-    let mut term = RawPty::spawn(&pi_command(&env), 40, 120, true);
+    let home = support::pty::ServerHome::new();
+    let mut cmd = pi_command(&env);
+    home.apply(&mut cmd);
+    let mut term = RawPty::spawn(&cmd, 40, 120, true);
     term.wait_until("pi ready inside pokeshell", WAIT, |s, _| {
         s.contents().contains("mock-model")
             && footer(s).contains("📌 p:")
             && side(s).contains("connected")
             && !side(s).contains("not connected")
     });
-    let pi = children_of(term.pid());
-    assert!(!pi.is_empty(), "pi runs as pokeshell's child");
+    let host = home.server_pid().expect("a server runs");
+    let pi = children_of(host as u32);
+    assert!(!pi.is_empty(), "pi runs as the server's child");
     term.send(&[BLOCK]);
     term.wait_until("the loop blocked", WAIT, |_, raw| contains(raw, BLOCKED_TITLE));
     term.hang_up();
     let code = term.wait_exit(SHUTDOWN);
-    assert_eq!(code, Some(128 + libc::SIGHUP), "pokeshell ends as a hangup would");
-    assert_all_gone(&pi, "pi");
+    assert_eq!(
+        code,
+        Some(128 + libc::SIGHUP),
+        "the client ends as a hangup would"
+    );
+    assert_all_alive(&pi, "pi");
+    home.end_server();
+    assert_all_gone(&pi, "pi, once its server ended");
 }
 
 /// Without a controlling terminal no SIGHUP comes: the failed read alone must be enough.
 #[test]
-fn a_lost_terminal_without_sighup_still_ends_everything() {
+fn a_lost_terminal_without_sighup_still_ends_the_client() {
     let dir = tempfile::tempdir().expect("temp dir");
     let pidfile = dir.path().join("child.pid");
     let line = format!(
         "sh -c 'echo $$ > {}; echo child up; exec sleep 120'",
         pidfile.display()
     );
+    let home = support::pty::ServerHome::new();
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
     cmd.args(["--command", &line]);
     cmd.env("POKESHELL_TEST_BLOCK_LOOP_ON", BLOCK.to_string());
     cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+    home.apply(&mut cmd);
     let mut term = RawPty::spawn(&cmd, 24, 80, false);
     term.wait_until("the child up", WAIT, |s, _| s.contents().contains("child up"));
     let child: i32 = std::fs::read_to_string(&pidfile)
@@ -193,9 +223,11 @@ fn a_lost_terminal_without_sighup_still_ends_everything() {
     assert_eq!(
         code,
         Some(128 + libc::SIGHUP),
-        "a lost terminal ends pokeshell as a hangup would"
+        "a lost terminal ends the client as a hangup would"
     );
-    assert_all_gone(&[child], "the child");
+    assert_all_alive(&[child], "the hosted command");
+    home.end_server();
+    assert_all_gone(&[child], "the hosted command, once its server ended");
 }
 
 /// Whether `pid` catches `sig` (its `SigCgt` in /proc).
@@ -256,9 +288,10 @@ fn ctrl_backslash_typed_while_pokeshell_and_pi_start_kills_neither() {
         std::thread::sleep(Duration::from_millis(3));
     }
     assert!(sent > 10, "typed through the start-up: {sent}");
-    let pi = children_of(pid);
+    let pi = children_of(pty.host_pid() as u32);
     assert!(pi.iter().all(|p| process_alive(*p)) && !pi.is_empty(), "pi lives");
     pty.wait_for_text("early early", WAIT);
-    pty.signal(libc::SIGTERM);
+    let out = pty.home().expect("a home").pokeshell(&["kill", "1"]);
+    assert!(out.status.success(), "pokeshell kill: {out:?}");
     assert_eq!(pty.wait_exit(WAIT), 0, "pi ends normally, on SIGTERM");
 }

@@ -65,7 +65,9 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
     let cwd = std::env::current_dir()
         .map(|d| d.to_string_lossy().into_owned())
         .unwrap_or_default();
-    stream.set_nonblocking(true).context("cannot use the server's socket")?;
+    stream
+        .set_nonblocking(true)
+        .context("cannot use the server's socket")?;
     let stream = UnixStream::from_std(stream).context("cannot use the server's socket")?;
     let (mut rd, mut wr) = stream.into_split();
     let open = Up::Open {
@@ -76,13 +78,23 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
         env: std::env::vars().collect(),
         cwd,
     };
-    wr.write_all(&wire::encode_up(&open)).await.context("cannot talk to the server")?;
+    wr.write_all(&wire::encode_up(&open))
+        .await
+        .context("cannot talk to the server")?;
     if !typed.is_empty() {
-        wr.write_all(&wire::encode_input(&typed)).await.context("cannot talk to the server")?;
+        wr.write_all(&wire::encode_input(&typed))
+            .await
+            .context("cannot talk to the server")?;
     }
-    spawn_stdin(tx.clone());
+    spawn_stdin(
+        tx.clone(),
+        watchdog,
+        crate::host::test_hook::LoopBlocker::from_env(),
+    );
     let mut winch = signal(SignalKind::window_change()).context("cannot watch terminal resizes")?;
     let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
+    // SIGUSR1 is the server's (it drops the bridge connections); here it must not end the client.
+    let mut usr1 = signal(SignalKind::user_defined1()).context("cannot watch SIGUSR1")?;
     let mut frames = FrameBuf::new();
     let mut buf = vec![0u8; 64 * 1024];
     let ending = loop {
@@ -109,10 +121,7 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
                         break Ending::Failed("the pokeshell server went away".to_string());
                     }
                 }
-                Some(Event::StdinClosed) => {
-                    watchdog.terminal_lost();
-                    break Ending::Signal(libc::SIGHUP);
-                }
+                Some(Event::StdinClosed) => break Ending::Signal(libc::SIGHUP),
                 Some(Event::Signal(sig)) => break Ending::Signal(sig),
                 None => break Ending::Signal(libc::SIGHUP),
             },
@@ -122,6 +131,7 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
                 }
             }
             _ = int.recv() => break Ending::Signal(libc::SIGINT),
+            _ = usr1.recv() => {}
         }
     };
     if matches!(ending, Ending::Signal(_)) {
@@ -148,13 +158,17 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
     while let Some((kind, payload)) = frames.next().map_err(|e| e.to_string())? {
         if kind == wire::kind::OUTPUT {
             // The hot path: written as it came, no message built.
-            out.write_all(&payload).map_err(|e| format!("cannot write to the terminal: {e}"))?;
+            host::note_modes_in(&payload);
+            out.write_all(&payload)
+                .map_err(|e| format!("cannot write to the terminal: {e}"))?;
             continue;
         }
         match wire::decode_down(kind, &payload).map_err(|e| e.to_string())? {
-            Down::Output(bytes) => out
-                .write_all(&bytes)
-                .map_err(|e| format!("cannot write to the terminal: {e}"))?,
+            Down::Output(bytes) => {
+                host::note_modes_in(&bytes);
+                out.write_all(&bytes)
+                    .map_err(|e| format!("cannot write to the terminal: {e}"))?
+            }
             Down::Exited { code, farewell } => return Ok(Some(Step::End(Ending::Exited { code, farewell }))),
             Down::Detached { reason } => return Ok(Some(Step::End(Ending::Detached(reason)))),
             Down::Error { message } => return Ok(Some(Step::End(Ending::Failed(message)))),
@@ -166,12 +180,17 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
             Down::Welcome { .. } | Down::Attached { .. } | Down::Listing(_) | Down::Done { .. } => {}
         }
     }
-    out.flush().map_err(|e| format!("cannot write to the terminal: {e}"))?;
+    out.flush()
+        .map_err(|e| format!("cannot write to the terminal: {e}"))?;
     Ok(step)
 }
 
 /// Reads the terminal on a thread of its own: a blocking read that ends with the terminal.
-fn spawn_stdin(tx: tokio::sync::mpsc::UnboundedSender<Event>) {
+fn spawn_stdin(
+    tx: tokio::sync::mpsc::UnboundedSender<Event>,
+    watchdog: Watchdog,
+    mut blocker: Option<crate::host::test_hook::LoopBlocker>,
+) {
     std::thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
         loop {
@@ -181,10 +200,16 @@ fn spawn_stdin(tx: tokio::sync::mpsc::UnboundedSender<Event>) {
                 continue;
             }
             if n <= 0 {
+                // From this thread: the loop may be the thing that is stuck.
+                watchdog.terminal_lost();
                 let _ = tx.send(Event::StdinClosed);
                 return;
             }
-            if tx.send(Event::Stdin(buf[..n as usize].to_vec())).is_err() {
+            let bytes = &buf[..n as usize];
+            if blocker.as_mut().is_some_and(|b| b.intercept(bytes)) {
+                continue;
+            }
+            if tx.send(Event::Stdin(bytes.to_vec())).is_err() {
                 return;
             }
         }

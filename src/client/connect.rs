@@ -2,7 +2,6 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -46,18 +45,13 @@ pub fn log_path() -> Option<std::path::PathBuf> {
     socket::server_dir().ok().map(|d| d.join("log"))
 }
 
-/// Starts `pokeshell __server` in its own session, away from this terminal: closing the terminal
-/// must not reach it.
+/// Starts `pokeshell __server`, which leaves this process's family at once (see
+/// [`crate::server::serve::detach_from_parent`]): closing the terminal must not reach it, and
+/// nothing that ends this client's children may end it.
 fn start_server() -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find pokeshell's own program: {e}"))?;
     let log = log_path()
-        .and_then(|p| {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .ok()
-        })
+        .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok())
         .map_or_else(Stdio::null, Stdio::from);
     let mut cmd = Command::new(exe);
     cmd.arg("__server")
@@ -65,18 +59,13 @@ fn start_server() -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(log)
         .current_dir("/");
-    // SAFETY: setsid is async-signal-safe and touches no memory of ours.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn().map_err(|e| format!("cannot start the pokeshell server: {e}"))?;
-    // Reaped in the background: the server outlives this process and is adopted by init then.
-    std::thread::spawn(move || child.wait());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start the pokeshell server: {e}"))?;
+    // The first process only forks the server and exits.
+    child
+        .wait()
+        .map_err(|e| format!("cannot start the pokeshell server: {e}"))?;
     Ok(())
 }
 

@@ -134,7 +134,7 @@ pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
         args: env.pi_args(),
         env: env.pi_env(),
         cwd: Some(env.work_dir.clone()),
-            base_env: None,
+        base_env: None,
     };
     let config = RunConfig {
         spec,

@@ -79,15 +79,13 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ClientEvent::Attach { id, link, caps } => {
                 self.give_caps(&caps);
                 self.screen.attach(id, link);
-                // The newcomer's terminal has none of pi's modes and nothing of ours on it; the
-                // others are sent the same again, which changes nothing for them.
-                let want = std::mem::take(&mut self.host_modes);
-                let bytes = HostModes::default().transition(&want);
-                self.host_modes = want;
+                // The newcomer's terminal has none of pi's modes (the others keep theirs: a kitty
+                // push twice would stack) and nothing of ours on it.
+                let bytes = HostModes::default().transition(&self.host_modes);
+                self.screen.write_to(id, &bytes)?;
                 self.cursor = None;
                 let (cols, rows) = self.screen.size()?;
                 self.screen.clear(cols, rows)?;
-                self.screen.write_raw(&bytes)?;
                 self.input(Input::Resize { cols, rows })?;
                 self.dirty = true;
             }

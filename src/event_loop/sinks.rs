@@ -36,6 +36,10 @@ pub trait Screen {
     fn attach(&mut self, _id: u64, _link: ClientLink) {}
     /// A client left.
     fn detach(&mut self, _id: u64) {}
+    /// Bytes for one client only (a newcomer's modes).
+    fn write_to(&mut self, _id: u64, bytes: &[u8]) -> Result<()> {
+        self.write_raw(bytes)
+    }
     /// How many terminals see the session.
     fn attached(&self) -> usize {
         1

@@ -12,9 +12,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::time::Instant;
 
+use super::build::{Built, SessionConfig, build};
 use super::layer::Layer;
 use super::sinks::HostScreen;
-use super::build::{Built, SessionConfig, build};
 use super::{Loop, Signal, WorldEvent, lock};
 use crate::config::Settings;
 use crate::host::watchdog::Watchdog;

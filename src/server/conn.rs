@@ -137,7 +137,9 @@ async fn write_loop(
                 (wire::encode_output(&b), false)
             }
             ClientOut::Suspend => (wire::encode_down(&Down::Suspend), false),
-            ClientOut::Exited { code, farewell } => (wire::encode_down(&Down::Exited { code, farewell }), true),
+            ClientOut::Exited { code, farewell } => {
+                (wire::encode_down(&Down::Exited { code, farewell }), true)
+            }
             ClientOut::Detached { reason } => (wire::encode_down(&Down::Detached { reason }), true),
             ClientOut::Request(req) => {
                 let _ = server.send(ServerMsg::Request { id, req });

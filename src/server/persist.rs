@@ -60,7 +60,9 @@ impl Server {
         let env: Vec<(String, String)> = std::env::vars().collect();
         for s in saved {
             let argv = relaunch_argv(&s.args, s.session_file.as_deref());
-            let number = self.table.restore(s.number, &s.name, &s.dir, argv.clone(), super::serve::wall_ms());
+            let number = self
+                .table
+                .restore(s.number, &s.name, &s.dir, argv.clone(), super::serve::wall_ms());
             let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
             if let Some(e) = self.table.get_mut(number) {
                 e.session_file = s.session_file.clone();
@@ -100,6 +102,10 @@ mod tests {
             relaunch_argv(&argv, Some("/s/1.jsonl")),
             v(&["--pi", "/p/pi", "--", "--model", "m", "--session", "/s/1.jsonl"])
         );
-        assert_eq!(relaunch_argv(&argv, None), argv, "without a file: as it was started");
+        assert_eq!(
+            relaunch_argv(&argv, None),
+            argv,
+            "without a file: as it was started"
+        );
     }
 }

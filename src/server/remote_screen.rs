@@ -148,6 +148,16 @@ impl Screen for RemoteScreen {
         self.resize_to_clients();
     }
 
+    fn write_to(&mut self, id: u64, bytes: &[u8]) -> Result<()> {
+        if let Some(c) = self.clients.get(&id)
+            && !bytes.is_empty()
+        {
+            c.queued.fetch_add(bytes.len(), Ordering::AcqRel);
+            let _ = c.tx.send(ClientOut::Bytes(bytes.to_vec()));
+        }
+        Ok(())
+    }
+
     fn attached(&self) -> usize {
         self.clients.len()
     }
@@ -193,11 +203,7 @@ impl Screen for RemoteScreen {
     }
 
     fn notify_away(&mut self, text: &str) {
-        let target = self
-            .notify
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_default();
+        let target = self.notify.lock().map(|t| t.clone()).unwrap_or_default();
         if target.command.trim().is_empty() {
             return;
         }

@@ -29,17 +29,41 @@ pub(super) const DETACHED_SIZE: (u16, u16) = (120, 40);
 /// What reaches the server's state.
 #[derive(Debug)]
 pub enum ServerMsg {
-    Connected { id: u64, ctl: UnboundedSender<ConnCmd> },
-    Up { id: u64, up: Up },
+    Connected {
+        id: u64,
+        ctl: UnboundedSender<ConnCmd>,
+    },
+    Up {
+        id: u64,
+        up: Up,
+    },
     /// The client sent something that is not a message: it is dropped.
-    Garbage { id: u64, reason: String },
-    Gone { id: u64 },
+    Garbage {
+        id: u64,
+        reason: String,
+    },
+    Gone {
+        id: u64,
+    },
     /// The user asked, from a session's keys, for something beyond it.
-    Request { id: u64, req: WorkspaceRequest },
-    Report { number: u32, report: Report },
-    Ended { number: u32, code: i32, shutdown: bool },
+    Request {
+        id: u64,
+        req: WorkspaceRequest,
+    },
+    Report {
+        number: u32,
+        report: Report,
+    },
+    Ended {
+        number: u32,
+        code: i32,
+        shutdown: bool,
+        farewell: Vec<u8>,
+    },
     /// SIGTERM or SIGINT: end every session, keep them saved, exit.
     Shutdown,
+    /// SIGUSR1: drop every session's bridge connection.
+    DropBridges,
 }
 
 struct Client {
@@ -75,6 +99,26 @@ pub(super) fn wall_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Leaves the process that started the server: forks, the parent exits at once and the child goes
+/// on in a session of its own. The server is then nobody's child but init's (or a subreaper's), so a
+/// client that ends its own children on the way out cannot end it, and no terminal's hangup reaches
+/// it. Must be called before any thread starts.
+pub fn detach_from_parent() -> Result<()> {
+    // SAFETY: fork before any other thread exists; the child only goes on with plain Rust code.
+    match unsafe { libc::fork() } {
+        -1 => Err(std::io::Error::last_os_error()).context("cannot fork the server"),
+        0 => {
+            // SAFETY: setsid in the new child, which leads no process group yet.
+            if unsafe { libc::setsid() } == -1 {
+                return Err(std::io::Error::last_os_error()).context("cannot start a session");
+            }
+            Ok(())
+        }
+        // SAFETY: _exit ends the first process at once, as intended.
+        _ => unsafe { libc::_exit(0) },
+    }
+}
+
 /// Runs the server until it has no session left, or is told to end.
 pub fn run() -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -98,6 +142,15 @@ async fn serve() -> Result<()> {
             }
         });
     }
+    // A debugging aid, as for pokeshell in a terminal: every session's bridge connection is dropped
+    // (the bridge inside pi connects again).
+    let mut usr1 = signal(SignalKind::user_defined1()).context("cannot watch SIGUSR1")?;
+    let usr1_tx = tx.clone();
+    tokio::spawn(async move {
+        while usr1.recv().await.is_some() {
+            let _ = usr1_tx.send(ServerMsg::DropBridges);
+        }
+    });
     // The server has no terminal to hang up; a stray SIGHUP must not end it.
     let mut hup = signal(SignalKind::hangup()).context("cannot watch SIGHUP")?;
     tokio::spawn(async move { while hup.recv().await.is_some() {} });
@@ -176,9 +229,12 @@ impl Server {
             }
             ServerMsg::Up { id, up } => self.on_up(id, up).await,
             ServerMsg::Garbage { id, reason } => {
-                self.tell(id, Down::Error {
-                    message: format!("the server dropped this client: {reason}"),
-                });
+                self.tell(
+                    id,
+                    Down::Error {
+                        message: format!("the server dropped this client: {reason}"),
+                    },
+                );
                 self.leave(id);
                 self.clients.remove(&id);
             }
@@ -190,23 +246,44 @@ impl Server {
             ServerMsg::Report { number, report } => self.on_report(number, report),
             ServerMsg::Ended {
                 number,
-                code: _,
+                code,
                 shutdown,
+                farewell,
             } => {
+                let kill = self.killing.remove(&number);
                 if let Some(run) = self.sessions.remove(&number) {
                     for id in run.clients {
+                        // Most heard it from the session's loop already; one that attached as the
+                        // program ended did not.
+                        self.tell(
+                            id,
+                            if shutdown && !kill {
+                                Down::Detached {
+                                    reason: session_thread::SHUTTING_DOWN.to_string(),
+                                }
+                            } else {
+                                Down::Exited {
+                                    code,
+                                    farewell: farewell.clone(),
+                                }
+                            },
+                        );
                         if let Some(c) = self.clients.get_mut(&id) {
                             c.session = None;
                         }
                     }
                 }
-                let kill = self.killing.remove(&number);
                 if kill || !shutdown {
                     self.table.remove(number);
                     self.share_briefs();
                 }
                 if !self.shutting_down {
                     self.save();
+                }
+            }
+            ServerMsg::DropBridges => {
+                for run in self.sessions.values() {
+                    let _ = run.tx.send(WorldEvent::Signal(Signal::Usr1));
                 }
             }
             ServerMsg::Shutdown => {
@@ -229,9 +306,12 @@ impl Server {
 
     async fn on_up(&mut self, id: u64, up: Up) {
         match up {
-            Up::Hello { .. } => self.tell(id, Down::Error {
-                message: "a second hello".to_string(),
-            }),
+            Up::Hello { .. } => self.tell(
+                id,
+                Down::Error {
+                    message: "a second hello".to_string(),
+                },
+            ),
             Up::Open {
                 target,
                 cols,
@@ -285,9 +365,12 @@ impl Server {
             Up::Detach => {
                 let name = self.following(id).map(|n| n.to_string()).unwrap_or_default();
                 self.leave(id);
-                self.tell(id, Down::Detached {
-                    reason: format!("detached from {name}"),
-                });
+                self.tell(
+                    id,
+                    Down::Detached {
+                        reason: format!("detached from {name}"),
+                    },
+                );
             }
             Up::List => {
                 let listing = self.table.listing(wall_ms());
@@ -298,9 +381,12 @@ impl Server {
                     self.killing.insert(n);
                     self.to_session(n, WorldEvent::Signal(Signal::Term));
                     let label = self.label(n);
-                    self.tell(id, Down::Done {
-                        message: format!("ending session {label}"),
-                    });
+                    self.tell(
+                        id,
+                        Down::Done {
+                            message: format!("ending session {label}"),
+                        },
+                    );
                 }
                 Err(message) => self.tell(id, Down::Error { message }),
             },
@@ -325,9 +411,12 @@ impl Server {
             WorkspaceRequest::Detach => {
                 let name = self.following(id).unwrap_or_default();
                 self.leave(id);
-                self.tell(id, Down::Detached {
-                    reason: format!("detached from {name}"),
-                });
+                self.tell(
+                    id,
+                    Down::Detached {
+                        reason: format!("detached from {name}"),
+                    },
+                );
             }
             WorkspaceRequest::SwitchTo(n) => {
                 if current == Some(n) {
@@ -368,7 +457,13 @@ impl Server {
     }
 
     /// Starts a session for client `id` (its size, environment and terminal) in `dir`.
-    async fn create(&mut self, id: u64, name: Option<&str>, dir: &str, argv: Vec<String>) -> Result<u32, String> {
+    async fn create(
+        &mut self,
+        id: u64,
+        name: Option<&str>,
+        dir: &str,
+        argv: Vec<String>,
+    ) -> Result<u32, String> {
         let meta = std::fs::metadata(dir).map_err(|e| format!("{dir}: {e}"))?;
         if !meta.is_dir() {
             return Err(format!("{dir} is not a directory"));
@@ -378,7 +473,11 @@ impl Server {
             .get(&id)
             .map(|c| (c.cols, c.rows, c.env.clone()))
             .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new()));
-        let env = if env.is_empty() { std::env::vars().collect() } else { env };
+        let env = if env.is_empty() {
+            std::env::vars().collect()
+        } else {
+            env
+        };
         let number = self.table.add(name, dir, argv.clone(), wall_ms())?;
         let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
         let start = SessionStart {
@@ -421,9 +520,12 @@ impl Server {
     /// Client `id` follows session `n` from now on (and leaves the one it followed).
     fn attach(&mut self, id: u64, n: u32) {
         if !self.sessions.contains_key(&n) {
-            self.tell(id, Down::Error {
-                message: format!("session {} is not running", self.label(n)),
-            });
+            self.tell(
+                id,
+                Down::Error {
+                    message: format!("session {} is not running", self.label(n)),
+                },
+            );
             return;
         }
         self.leave(id);
@@ -451,7 +553,9 @@ impl Server {
         self.table.touch(n);
         if let Some(run) = self.sessions.get_mut(&n) {
             run.clients.insert(id);
-            let _ = run.tx.send(WorldEvent::Client(ClientEvent::Attach { id, link, caps }));
+            let _ = run
+                .tx
+                .send(WorldEvent::Client(ClientEvent::Attach { id, link, caps }));
         }
         if let Some(e) = self.table.get_mut(n) {
             e.attached += 1;

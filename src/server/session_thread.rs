@@ -20,6 +20,9 @@ use crate::pty::PtyEvent;
 use crate::session::Input;
 use crate::workspace::Workspace;
 
+/// Why a session's clients are detached when the server ends.
+pub const SHUTTING_DOWN: &str = "the pokeshell server is shutting down";
+
 /// How a session starts in the server.
 #[derive(Debug, Clone)]
 pub struct SessionStart {
@@ -91,14 +94,15 @@ pub async fn spawn(
                 }
             };
             let ended = rt.block_on(run(start, cfg, server.clone(), ready_tx));
-            let (code, shutdown) = ended.unwrap_or_else(|e| {
+            let (code, shutdown, farewell) = ended.unwrap_or_else(|e| {
                 eprintln!("pokeshell server: session {number}: {e:#}");
-                (1, false)
+                (1, false, Vec::new())
             });
             let _ = server.send(ServerMsg::Ended {
                 number,
                 code,
                 shutdown,
+                farewell,
             });
         })
         .map_err(|e| format!("cannot start the session's thread: {e}"))?;
@@ -107,20 +111,21 @@ pub async fn spawn(
         .map_err(|_| "the session ended before it started".to_string())?
 }
 
-/// The session's life: returns pi's exit code and whether the server was shutting down.
+/// The session's life: returns pi's exit code, whether the server was shutting down, and what pi
+/// left on its main screen.
 async fn run(
     start: SessionStart,
     cfg: SessionConfig,
     server: UnboundedSender<ServerMsg>,
     ready: oneshot::Sender<Result<UnboundedSender<WorldEvent>, String>>,
-) -> Result<(i32, bool)> {
+) -> Result<(i32, bool, Vec<u8>)> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
     let with_bridge = cfg.bridge;
     let built = match build(cfg, start.cols, start.rows, &tx) {
         Ok(b) => b,
         Err(e) => {
             let _ = ready.send(Err(format!("{e:#}")));
-            return Ok((1, false));
+            return Ok((1, false, Vec::new()));
         }
     };
     let Built {
@@ -162,6 +167,16 @@ async fn run(
     }
     lp.input(Input::ChildStarted { pid })?;
     let _ = ready.send(Ok(tx));
+    // A test hook: proves a client's terminal is restored and the children stopped when the server
+    // panics.
+    if env_get(&start.env, "POKESHELL_TEST_PANIC").is_some() {
+        while let Some(ev) = rx.recv().await {
+            if matches!(ev, WorldEvent::Pty(PtyEvent::Output)) {
+                panic!("POKESHELL_TEST_PANIC is set: panicking on purpose");
+            }
+            lp.on_world(ev)?;
+        }
+    }
     let exit = lp.run(&mut rx).await.context("the session's loop failed")?;
     // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
     let drain_until = Instant::now() + std::time::Duration::from_millis(300);
@@ -172,17 +187,16 @@ async fn run(
         }
     }
     let shutdown = lp.shutting_down();
-    let out = if shutdown {
-        ClientOut::Detached {
-            reason: "the pokeshell server is shutting down".to_string(),
-        }
-    } else {
-        ClientOut::Exited {
+    let farewell = final_screen(&lock(&lp.mirror));
+    // After the last frame. A session ended by the server (shut down, or killed) is the server's
+    // to tell its clients about, and so is one whose clients this loop never saw attach.
+    if !shutdown {
+        use crate::event_loop::Screen;
+        let out = ClientOut::Exited {
             code: exit.code,
-            farewell: final_screen(&lock(&lp.mirror)),
-        }
-    };
-    use crate::event_loop::Screen;
-    lp.screen.to_clients(false, out);
-    Ok((exit.code, shutdown))
+            farewell: farewell.clone(),
+        };
+        lp.screen.to_clients(false, out);
+    }
+    Ok((exit.code, shutdown, farewell))
 }

@@ -54,7 +54,9 @@ impl Table {
         let name = match name.map(str::trim) {
             Some("") => return Err("a session's name cannot be empty".to_string()),
             Some(n) if n.parse::<u32>().is_ok() => {
-                return Err(format!("{n:?} cannot be a session's name: numbers are taken by the sessions' numbers"));
+                return Err(format!(
+                    "{n:?} cannot be a session's name: numbers are taken by the sessions' numbers"
+                ));
             }
             Some(n) if self.entries.values().any(|e| e.name == n) => {
                 return Err(format!("a session named {n:?} exists already"));
@@ -83,9 +85,20 @@ impl Table {
     }
 
     /// Puts back a saved session under its old number and name when they are free.
-    pub fn restore(&mut self, number: u32, name: &str, dir: &str, argv: Vec<String>, now_wall_ms: u64) -> u32 {
+    pub fn restore(
+        &mut self,
+        number: u32,
+        name: &str,
+        dir: &str,
+        argv: Vec<String>,
+        now_wall_ms: u64,
+    ) -> u32 {
         let free_name = !self.entries.values().any(|e| e.name == name) && name.parse::<u32>().is_err();
-        let name = if free_name { name.to_string() } else { self.free_name(name) };
+        let name = if free_name {
+            name.to_string()
+        } else {
+            self.free_name(name)
+        };
         let number = if number > 0 && !self.entries.contains_key(&number) {
             number
         } else {
@@ -190,10 +203,15 @@ impl Table {
             .map(|e| Listing {
                 name: format!("{}:{}", e.number, e.name),
                 dir: e.dir.clone(),
-                state: e.brief.as_ref().map_or_else(|| "starting".to_string(), |b| b.state.clone()),
-                tool: e.brief.as_ref().and_then(|b| b.tool.as_ref()).map(|(name, since)| {
-                    format!("{name} {}s", now_wall_ms.saturating_sub(*since) / 1000)
-                }),
+                state: e
+                    .brief
+                    .as_ref()
+                    .map_or_else(|| "starting".to_string(), |b| b.state.clone()),
+                tool: e
+                    .brief
+                    .as_ref()
+                    .and_then(|b| b.tool.as_ref())
+                    .map(|(name, since)| format!("{name} {}s", now_wall_ms.saturating_sub(*since) / 1000)),
                 last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
                 attached: e.attached,
@@ -218,14 +236,22 @@ mod tests {
         assert_eq!((a, b), (1, 2));
         assert_eq!(t.get(a).unwrap().name, "web-app");
         assert_eq!(t.get(b).unwrap().name, "web-app-2");
-        assert_eq!(t.add(None, "/", argv(), 0).map(|n| t.get(n).unwrap().name.clone()), Ok("pi".into()));
+        assert_eq!(
+            t.add(None, "/", argv(), 0)
+                .map(|n| t.get(n).unwrap().name.clone()),
+            Ok("pi".into())
+        );
     }
 
     #[test]
     fn a_name_asked_for_must_be_free_and_not_a_number() {
         let mut t = Table::default();
         t.add(Some("api"), "/a", argv(), 0).unwrap();
-        assert!(t.add(Some("api"), "/b", argv(), 0).unwrap_err().contains("exists already"));
+        assert!(
+            t.add(Some("api"), "/b", argv(), 0)
+                .unwrap_err()
+                .contains("exists already")
+        );
         assert!(t.add(Some("7"), "/b", argv(), 0).unwrap_err().contains("numbers"));
         assert!(t.add(Some(" "), "/b", argv(), 0).unwrap_err().contains("empty"));
     }

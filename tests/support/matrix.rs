@@ -176,7 +176,10 @@ impl Matrix {
     /// environment with `pi_args` (e.g. `--continue`).
     #[track_caller]
     pub fn restart(&mut self, pi_args: &[&str]) {
-        self.pty.signal(libc::SIGTERM);
+        // As a user ends a session for good: pi is asked to quit, its client ends with pi's code.
+        let home = self.pty.home().expect("the harness gave pokeshell a home");
+        let out = home.pokeshell(&["kill", "1"]);
+        assert!(out.status.success(), "pokeshell kill: {out:?}");
         let code = self.pty.wait_exit(WAIT);
         assert_eq!(code, 0, "pokeshell passes pi's clean exit on");
         self.pty = spawn_pokeshell(&self.env, pi_args);

@@ -46,6 +46,92 @@ pub struct Pty {
     exit_code: Option<i32>,
     /// Set once a failure message carried the screen, so that drop does not print it again.
     dumped: AtomicBool,
+    /// The private runtime and state directories this child was given (a pokeshell's server lives
+    /// there), unless the test chose its own.
+    home: Option<ServerHome>,
+}
+
+/// A test's own place for pokeshell's server (runtime dir) and saved sessions (state dir), so that
+/// tests running side by side each talk to a server of their own. Dropping it ends that server.
+pub struct ServerHome {
+    dir: tempfile::TempDir,
+}
+
+impl ServerHome {
+    pub fn new() -> ServerHome {
+        let dir = tempfile::tempdir().expect("a temp dir for the server");
+        for sub in ["run", "state"] {
+            std::fs::create_dir(dir.path().join(sub)).expect("a server dir");
+        }
+        let run = dir.path().join("run");
+        std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .expect("chmod the runtime dir");
+        ServerHome { dir }
+    }
+
+    pub fn runtime_dir(&self) -> std::path::PathBuf {
+        self.dir.path().join("run")
+    }
+
+    pub fn state_dir(&self) -> std::path::PathBuf {
+        self.dir.path().join("state")
+    }
+
+    /// Points `cmd` at this home.
+    pub fn apply(&self, cmd: &mut CommandBuilder) {
+        cmd.env("XDG_RUNTIME_DIR", self.runtime_dir());
+        cmd.env("XDG_STATE_HOME", self.state_dir());
+    }
+
+    /// The server's pid, while one runs here.
+    pub fn server_pid(&self) -> Option<i32> {
+        let path = self.runtime_dir().join("pokeshell/server/pid");
+        let pid: i32 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+        // SAFETY: signal 0 only checks that the process exists.
+        (unsafe { libc::kill(pid, 0) } == 0).then_some(pid)
+    }
+
+    /// Runs `pokeshell ARGS` (e.g. `ls`, `kill 1`) against the server of this home.
+    #[track_caller]
+    pub fn pokeshell(&self, args: &[&str]) -> std::process::Output {
+        let Some(exe) = option_env!("CARGO_BIN_EXE_pokeshell") else {
+            panic!("ServerHome::pokeshell is for integration tests, where cargo builds the binary");
+        };
+        std::process::Command::new(exe)
+            .args(args)
+            .env("XDG_RUNTIME_DIR", self.runtime_dir())
+            .env("XDG_STATE_HOME", self.state_dir())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run pokeshell")
+    }
+
+    /// Ends the server running here (SIGTERM, then SIGKILL after a grace), if one does.
+    pub fn end_server(&self) {
+        let Some(pid) = self.server_pid() else {
+            return;
+        };
+        // SAFETY: signals to the server's pid, read from its own pid file.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(8);
+        while Instant::now() < deadline && crate::support::procs::process_alive(pid) {
+            thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
+
+impl Default for ServerHome {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for ServerHome {
+    fn drop(&mut self) {
+        self.end_server();
+    }
 }
 
 fn nonzero(n: u16) -> std::num::NonZeroU16 {
@@ -67,6 +153,25 @@ impl Pty {
         cols: u16,
         answer: impl Fn(&[u8]) -> Vec<u8> + Send + 'static,
     ) -> Pty {
+        let mut cmd = cmd;
+        // A runtime dir the test chose is kept; one merely inherited from the test's own
+        // environment would have tests share one server.
+        let inherited = std::env::var_os("XDG_RUNTIME_DIR");
+        let chosen = cmd
+            .get_env("XDG_RUNTIME_DIR")
+            .is_some_and(|v| Some(v) != inherited.as_deref());
+        let home = (!chosen).then(|| {
+            let home = ServerHome::new();
+            cmd.env("XDG_RUNTIME_DIR", home.runtime_dir());
+            let inherited = std::env::var_os("XDG_STATE_HOME");
+            if cmd
+                .get_env("XDG_STATE_HOME")
+                .is_none_or(|v| Some(v) == inherited.as_deref())
+            {
+                cmd.env("XDG_STATE_HOME", home.state_dir());
+            }
+            home
+        });
         let label = cmd
             .get_argv()
             .iter()
@@ -133,7 +238,22 @@ impl Pty {
             shared,
             exit_code: None,
             dumped: AtomicBool::new(false),
+            home,
         }
+    }
+
+    /// The process pi runs under: the pokeshell server of this child's home while one runs there,
+    /// else the child itself.
+    pub fn host_pid(&self) -> i32 {
+        self.home
+            .as_ref()
+            .and_then(ServerHome::server_pid)
+            .unwrap_or(self.pid() as i32)
+    }
+
+    /// Where this child's pokeshell server lives (set by the harness unless the test chose).
+    pub fn home(&self) -> Option<&ServerHome> {
+        self.home.as_ref()
     }
 
     pub fn pid(&self) -> u32 {
