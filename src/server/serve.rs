@@ -130,6 +130,9 @@ pub fn run() -> Result<()> {
 
 async fn serve() -> Result<()> {
     let listening = Listening::bind().context("cannot listen")?;
+    // The panes show the children's own colours, which NO_COLOR does not govern (see
+    // `TerminalGuard::enter`); the server draws them for its clients.
+    crossterm::style::Colored::set_ansi_color_disabled(false);
     crate::host::install_panic_hook();
     crate::reaper::adopt_orphans(crate::pty::live_children);
     let (tx, mut rx) = unbounded_channel::<ServerMsg>();
