@@ -471,11 +471,14 @@ impl Server {
         if !meta.is_dir() {
             return Err(format!("{dir} is not a directory"));
         }
-        let (cols, rows, env) = self
+        let (cols, rows, env, caps) = self
             .clients
             .get(&id)
-            .map(|c| (c.cols, c.rows, c.env.clone()))
-            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new()));
+            .map(|c| (c.cols, c.rows, c.env.clone(), c.caps.clone()))
+            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new(), Vec::new()));
+        // A client without a terminal (`new -d`) brings no answers: pi's queries are answered at
+        // once from the last terminal seen, rather than held until someone attaches.
+        let caps_now = caps.is_empty().then(|| self.last_caps.clone());
         let env = if env.is_empty() {
             std::env::vars().collect()
         } else {
@@ -491,7 +494,7 @@ impl Server {
             env,
             cols,
             rows,
-            caps_now: None,
+            caps_now,
             resume: false,
         };
         match self.start(start).await {
