@@ -227,6 +227,7 @@ pub fn new_detached(target: Target) -> i32 {
         cols: 120,
         rows: 40,
         caps: Vec::new(),
+        caps_follow: false,
         env: std::env::vars().collect(),
         cwd: std::env::current_dir()
             .map(|d| d.to_string_lossy().into_owned())

@@ -29,6 +29,8 @@ pub enum Ending {
     Failed(String),
 }
 
+const GONE: &str = "the pokeshell server went away";
+
 enum Event {
     Stdin(Vec<u8>),
     StdinClosed,
@@ -55,12 +57,8 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
         })?
     };
     let guard = TerminalGuard::enter()?;
-    let answers = if host::probe::send() {
-        host::probe::read_raw_answers(probe_timeout)
-    } else {
-        Vec::new()
-    };
-    let typed = crate::screen::HostCaps::parse_probe(&answers).leftover;
+    // pi starts while the terminal is still being probed: its queries wait for the answers.
+    let probing = host::probe::send();
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let cwd = std::env::current_dir()
         .map(|d| d.to_string_lossy().into_owned())
@@ -74,17 +72,31 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
         target,
         cols,
         rows,
-        caps: answers,
+        caps: Vec::new(),
+        caps_follow: true,
         env: std::env::vars().collect(),
         cwd,
     };
     wr.write_all(&wire::encode_up(&open))
         .await
         .context("cannot talk to the server")?;
-    if !typed.is_empty() {
-        wr.write_all(&wire::encode_input(&typed))
+    let answers = if probing {
+        let timeout = probe_timeout;
+        tokio::task::spawn_blocking(move || host::probe::read_raw_answers(timeout))
             .await
-            .context("cannot talk to the server")?;
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let typed = crate::screen::HostCaps::parse_probe(&answers).leftover;
+    let mut first = wire::encode_up(&Up::Caps(answers));
+    if !typed.is_empty() {
+        first.extend(wire::encode_input(&typed));
+    }
+    if wr.write_all(&first).await.is_err() {
+        drop(guard);
+        watchdog.finished();
+        return Ok(Ending::Failed(GONE.to_string()));
     }
     spawn_stdin(
         tx.clone(),
@@ -101,7 +113,7 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
         tokio::select! {
             n = tokio::io::AsyncReadExt::read(&mut rd, &mut buf) => {
                 let n = match n {
-                    Ok(0) | Err(_) => break Ending::Failed("the pokeshell server went away".to_string()),
+                    Ok(0) | Err(_) => break Ending::Failed(GONE.to_string()),
                     Ok(n) => n,
                 };
                 frames.push(&buf[..n]);
@@ -118,7 +130,7 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
             ev = rx.recv() => match ev {
                 Some(Event::Stdin(bytes)) => {
                     if wr.write_all(&wire::encode_input(&bytes)).await.is_err() {
-                        break Ending::Failed("the pokeshell server went away".to_string());
+                        break Ending::Failed(GONE.to_string());
                     }
                 }
                 Some(Event::StdinClosed) => break Ending::Signal(libc::SIGHUP),

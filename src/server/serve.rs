@@ -72,6 +72,8 @@ struct Client {
     cols: u16,
     rows: u16,
     caps: Vec<u8>,
+    /// The terminal's answers are still coming ([`Up::Caps`]).
+    caps_pending: bool,
     env: Vec<(String, String)>,
 }
 
@@ -226,6 +228,7 @@ impl Server {
                         cols: 80,
                         rows: 24,
                         caps: Vec::new(),
+                        caps_pending: false,
                         env: Vec::new(),
                     },
                 );
@@ -320,11 +323,13 @@ impl Server {
                 cols,
                 rows,
                 caps,
+                caps_follow,
                 env,
                 cwd: _,
             } => {
                 if let Some(c) = self.clients.get_mut(&id) {
                     (c.cols, c.rows, c.env) = (cols, rows, env);
+                    c.caps_pending = caps_follow;
                     if !caps.is_empty() {
                         c.caps = caps.clone();
                         self.last_caps = caps;
@@ -342,6 +347,19 @@ impl Server {
                 match number {
                     Ok(n) => self.attach(id, n),
                     Err(message) => self.tell(id, Down::Error { message }),
+                }
+            }
+            Up::Caps(caps) => {
+                let Some(c) = self.clients.get_mut(&id) else {
+                    return;
+                };
+                c.caps_pending = false;
+                c.caps = caps.clone();
+                if !caps.is_empty() {
+                    self.last_caps = caps.clone();
+                }
+                if let Some(n) = c.session {
+                    self.to_session(n, WorldEvent::Client(ClientEvent::Caps { caps }));
                 }
             }
             Up::Input(bytes) => {
@@ -471,14 +489,21 @@ impl Server {
         if !meta.is_dir() {
             return Err(format!("{dir} is not a directory"));
         }
-        let (cols, rows, env, caps) = self
+        let (cols, rows, env, waiting) = self
             .clients
             .get(&id)
-            .map(|c| (c.cols, c.rows, c.env.clone(), c.caps.clone()))
-            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new(), Vec::new()));
+            .map(|c| {
+                (
+                    c.cols,
+                    c.rows,
+                    c.env.clone(),
+                    c.caps_pending || !c.caps.is_empty(),
+                )
+            })
+            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new(), false));
         // A client without a terminal (`new -d`) brings no answers: pi's queries are answered at
         // once from the last terminal seen, rather than held until someone attaches.
-        let caps_now = caps.is_empty().then(|| self.last_caps.clone());
+        let caps_now = (!waiting).then(|| self.last_caps.clone());
         let env = if env.is_empty() {
             std::env::vars().collect()
         } else {
@@ -551,10 +576,12 @@ impl Server {
             rows: c.rows,
             queued,
         };
-        let caps = if c.caps.is_empty() {
-            self.last_caps.clone()
+        let caps = if c.caps_pending {
+            None
+        } else if c.caps.is_empty() {
+            Some(self.last_caps.clone())
         } else {
-            c.caps.clone()
+            Some(c.caps.clone())
         };
         self.table.touch(n);
         if let Some(run) = self.sessions.get_mut(&n) {
