@@ -65,14 +65,7 @@ pub fn exit_note(label: &str, code: i32) -> Option<String> {
 
 /// Opens `target` in this terminal (starting the server if needed). Returns the exit code.
 pub fn open(target: Target, label: &str, probe_timeout: Duration) -> i32 {
-    let stream = match connect::session(true) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("pokeshell: {e}");
-            return 1;
-        }
-    };
-    match attach::run(stream, target, probe_timeout) {
+    match attach::run(|| connect::session(true), target, probe_timeout) {
         Ok(ending) => finish(ending, label),
         Err(e) => {
             eprintln!("pokeshell: {e:#}");

@@ -37,17 +37,26 @@ enum Event {
     Signal(i32),
 }
 
-/// Attaches this terminal to `target` over `stream` (already welcomed) until the session ends or
-/// the client detaches. The terminal is restored before this returns.
-pub fn run(stream: StdUnixStream, target: Target, probe_timeout: Duration) -> Result<Ending> {
+/// Takes the terminal, reaches the server (`connect`: starting it if need be) and attaches this
+/// terminal to `target` until the session ends or the client detaches. The terminal is restored
+/// before this returns.
+pub fn run(
+    connect: impl FnOnce() -> Result<StdUnixStream, String> + Send + 'static,
+    target: Target,
+    probe_timeout: Duration,
+) -> Result<Ending> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(attached(stream, target, probe_timeout))
+    rt.block_on(attached(connect, target, probe_timeout))
 }
 
-async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration) -> Result<Ending> {
+async fn attached(
+    connect: impl FnOnce() -> Result<StdUnixStream, String> + Send + 'static,
+    target: Target,
+    probe_timeout: Duration,
+) -> Result<Ending> {
     let (tx, mut rx) = unbounded_channel::<Event>();
     // First, so that no signal finds the terminal taken and nobody to give it back.
     let watchdog = {
@@ -56,9 +65,19 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
             let _ = tx.send(Event::Signal(sig));
         })?
     };
+    // Raw mode first: until then a Ctrl+C or Ctrl+\ typed while the server starts ends the client.
     let guard = TerminalGuard::enter()?;
     // pi starts while the terminal is still being probed: its queries wait for the answers.
     let probing = host::probe::send();
+    let stream = match tokio::task::spawn_blocking(connect).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(e)) => {
+            drop(guard);
+            watchdog.finished();
+            return Ok(Ending::Failed(e));
+        }
+        Err(e) => anyhow::bail!("cannot reach the pokeshell server: {e}"),
+    };
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let cwd = std::env::current_dir()
         .map(|d| d.to_string_lossy().into_owned())

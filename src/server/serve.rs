@@ -110,10 +110,9 @@ pub fn detach_from_parent() -> Result<()> {
     match unsafe { libc::fork() } {
         -1 => Err(std::io::Error::last_os_error()).context("cannot fork the server"),
         0 => {
-            // SAFETY: setsid in the new child, which leads no process group yet.
-            if unsafe { libc::setsid() } == -1 {
-                return Err(std::io::Error::last_os_error()).context("cannot start a session");
-            }
+            // SAFETY: setsid in the new child, which leads no process group. It fails only for a
+            // group leader, which the child of a fork never is.
+            unsafe { libc::setsid() };
             Ok(())
         }
         // SAFETY: _exit ends the first process at once, as intended.
