@@ -8,7 +8,6 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use crossterm::cursor::SetCursorStyle;
 use ratatui::{Frame, Terminal};
 
 use super::backend::BufferBackend;
@@ -31,19 +30,6 @@ pub struct RemoteScreen {
 pub struct NotifyTarget {
     pub command: String,
     pub session: String,
-}
-
-fn cursor_style(s: vt100::CursorStyle) -> SetCursorStyle {
-    use vt100::CursorStyle as C;
-    match s {
-        C::Default => SetCursorStyle::DefaultUserShape,
-        C::BlinkBlock => SetCursorStyle::BlinkingBlock,
-        C::SteadyBlock => SetCursorStyle::SteadyBlock,
-        C::BlinkUnderline => SetCursorStyle::BlinkingUnderScore,
-        C::SteadyUnderline => SetCursorStyle::SteadyUnderScore,
-        C::BlinkVerticalBar => SetCursorStyle::BlinkingBar,
-        C::SteadyVerticalBar => SetCursorStyle::SteadyBar,
-    }
 }
 
 impl RemoteScreen {
@@ -131,7 +117,7 @@ impl Screen for RemoteScreen {
 
     fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()> {
         let mut bytes = Vec::new();
-        crossterm::queue!(bytes, cursor_style(style)).context("cannot set the cursor")?;
+        crossterm::queue!(bytes, crate::event_loop::cursor_style(style)).context("cannot set the cursor")?;
         self.write_raw(&bytes)
     }
 
