@@ -30,7 +30,9 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
         }
         attach::Ending::Signal(sig) => 128 + sig,
         attach::Ending::Failed(message) => {
+            // A server that went away may have said why in its log.
             let log = connect::log_path()
+                .filter(|_| message == attach::GONE)
                 .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
                 .map(|p| format!(" (the server's log: {})", p.display()))
                 .unwrap_or_default();

@@ -29,7 +29,7 @@ pub enum Ending {
     Failed(String),
 }
 
-const GONE: &str = "the pokeshell server went away";
+pub(crate) const GONE: &str = "the pokeshell server went away";
 
 enum Event {
     Stdin(Vec<u8>),
