@@ -1,14 +1,24 @@
-//! Side-by-side benchmark of a raw PTY, pokeshell (`--command`) and an attached tmux, each in a PTY
-//! of its own whose output this bench drains like a terminal would:
+//! Side-by-side benchmark of a raw PTY, pokeshell (`--command`, a client attached to a server) and
+//! an attached tmux, each in a PTY of its own whose output this bench drains like a terminal would:
 //! - throughput: `cat` of a 64 MB file with ANSI colours; wall time, and the CPU time and peak memory
-//!   of what sits between the program and the terminal (pokeshell; tmux's client and server);
+//!   of what sits between the program and the terminal (pokeshell's client and server; tmux's client
+//!   and server; never the hosted program);
 //! - key-to-echo latency, p50 and p99, on a quiet pane and while the pane floods;
-//! - a soak: 1 GB of mixed output through pokeshell, its memory sampled along the way;
-//! - pokeshell's CPU use while it hosts an idle pi, and its memory.
+//! - a soak: 1 GB of mixed output through pokeshell, the memory of its server and client sampled along
+//!   the way;
+//! - pokeshell's CPU use while it hosts an idle pi (client and server), and its memory;
+//! - ten idle pi sessions, started detached under one server: the server's CPU and memory (and, for
+//!   information, the ten pi processes' CPU).
+//!
+//! Every pokeshell run has a server of its own: a private `XDG_RUNTIME_DIR` and `XDG_STATE_HOME`
+//! (temp dirs), so runs share nothing and leave nothing. The bench is the subreaper of what it starts,
+//! so the server, which forks away from its client, becomes the bench's child: its CPU time is read
+//! to the last tick from its zombie. A server that does not exit by itself once its last session ended
+//! is sent SIGTERM and fails the bench, and so does a process of the run left behind.
 //!
 //! Everything ends in one table, with ratios against the raw PTY.
 //!
-//! Run: `cargo bench --bench throughput` (needs tmux; the idle-pi part needs `scripts/setup-pi.sh`).
+//! Run: `cargo bench --bench throughput` (needs tmux; the idle-pi parts need `scripts/setup-pi.sh`).
 //! Environment: BENCH_MB (default 64), BENCH_RUNS (default 3), BENCH_KEYS (keys per latency run,
 //! default 150), BENCH_SOAK_MB (default 1024, 0 skips), BENCH_SOAK_EVERY_MB (default 64),
 //! BENCH_IDLE_SECS (default 10, 0 skips).
