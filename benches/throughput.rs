@@ -1,20 +1,34 @@
-//! Side-by-side benchmark of a raw PTY, pokeshell (`--command`) and an attached tmux, each in a PTY
-//! of its own whose output this bench drains like a terminal would:
+//! Side-by-side benchmark of a raw PTY, pokeshell (`--command`, a client attached to a server) and
+//! an attached tmux, each in a PTY of its own whose output this bench drains like a terminal would:
 //! - throughput: `cat` of a 64 MB file with ANSI colours; wall time, and the CPU time and peak memory
-//!   of what sits between the program and the terminal (pokeshell; tmux's client and server);
+//!   of what sits between the program and the terminal (pokeshell's client and server; tmux's client
+//!   and server; never the hosted program);
 //! - key-to-echo latency, p50 and p99, on a quiet pane and while the pane floods;
-//! - a soak: 1 GB of mixed output through pokeshell, its memory sampled along the way;
-//! - pokeshell's CPU use while it hosts an idle pi, and its memory.
+//! - a soak: 1 GB of mixed output through pokeshell, the memory of its server and client sampled along
+//!   the way;
+//! - pokeshell's CPU use while it hosts an idle pi (client and server), and its memory;
+//! - ten idle pi sessions, started detached under one server: the server's CPU and memory (and, for
+//!   information, the ten pi processes' CPU).
+//!
+//! Every pokeshell run has a server of its own: a private `XDG_RUNTIME_DIR` and `XDG_STATE_HOME`
+//! (temp dirs), so runs share nothing and leave nothing. The bench is the subreaper of what it starts,
+//! so the server, which forks away from its client, becomes the bench's child: its CPU time is read
+//! to the last tick from its zombie. A server that does not exit by itself once its last session ended
+//! is sent SIGTERM and fails the bench, and so does a process of the run left behind.
 //!
 //! Everything ends in one table, with ratios against the raw PTY.
 //!
-//! Run: `cargo bench --bench throughput` (needs tmux; the idle-pi part needs `scripts/setup-pi.sh`).
+//! Run: `cargo bench --bench throughput` (needs tmux; the idle-pi parts need `scripts/setup-pi.sh`).
 //! Environment: BENCH_MB (default 64), BENCH_RUNS (default 3), BENCH_KEYS (keys per latency run,
 //! default 150), BENCH_SOAK_MB (default 1024, 0 skips), BENCH_SOAK_EVERY_MB (default 64),
 //! BENCH_IDLE_SECS (default 10, 0 skips).
 
 #[path = "throughput/echo.rs"]
 mod echo;
+#[path = "throughput/idle.rs"]
+mod idle;
+#[path = "throughput/private.rs"]
+mod private;
 #[path = "throughput/pty_run.rs"]
 mod pty_run;
 #[path = "throughput/soak.rs"]
@@ -22,13 +36,12 @@ mod soak;
 #[path = "throughput/table.rs"]
 mod table;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-use pty_run::{COLS, ROWS, Usage};
+use pty_run::Usage;
 
 fn env_num(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -74,6 +87,18 @@ struct Outcome {
     bytes_out: u64,
 }
 
+/// Runs pokeshell `args` with a server of its own, until the client exits and then the server.
+fn run_pokeshell(bin: &str, args: &[&str]) -> Outcome {
+    let start = Instant::now();
+    let (running, server) = private::spawn(bin, args, |_| {});
+    let (wall, usage, bytes_out) = private::finish(running, server, start, Duration::from_secs(600));
+    Outcome {
+        wall,
+        usage,
+        bytes_out,
+    }
+}
+
 /// Runs `program` until it exits; `tmux_socket` names the tmux server whose usage counts too.
 fn run_once(program: &str, args: &[&str], tmux_socket: Option<&str>) -> Outcome {
     let start = Instant::now();
@@ -114,62 +139,80 @@ fn release_binary() -> PathBuf {
     target.join("release/pokeshell")
 }
 
-/// pokeshell hosting real pi, idle for `secs`: CPU share of one core and peak RSS of pokeshell alone.
-fn idle_pi(bin: &Path, secs: u64) -> Option<(f64, u64)> {
-    let pi = root().join(".cache/pi/bin/pi");
-    if !pi.exists() {
-        eprintln!("idle: skipped, run scripts/setup-pi.sh first");
-        return None;
+fn poke_row(what: String, unit: &'static str, v: Option<f64>) -> table::Row {
+    table::Row {
+        what,
+        unit,
+        raw: None,
+        poke: v,
+        tmux: None,
     }
-    let dir = tempfile::tempdir().ok()?;
-    let agent = dir.path().join("agent");
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&agent).ok()?;
-    std::fs::create_dir_all(&work).ok()?;
-    std::fs::write(
-        agent.join("models.json"),
-        r#"{"providers":{"mock":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions","apiKey":"x","models":[{"id":"mock-model"}]}}}"#,
-    )
-    .ok()?;
-    std::fs::write(
-        agent.join("settings.json"),
-        r#"{"defaultProvider":"mock","defaultModel":"mock-model"}"#,
-    )
-    .ok()?;
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .ok()?;
-    let mut cmd = CommandBuilder::new(bin);
-    cmd.args(["--pi", pi.to_str()?, "--", "--no-session"]);
-    cmd.cwd(&work);
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("PI_CODING_AGENT_DIR", &agent);
-    cmd.env("PI_OFFLINE", "1");
-    cmd.env("PI_SKIP_VERSION_CHECK", "1");
-    cmd.env("PI_TELEMETRY", "0");
-    let mut child = pair.slave.spawn_command(cmd).ok()?;
-    drop(pair.slave);
-    let pid = child.process_id()?;
-    let mut reader = pair.master.try_clone_reader().ok()?;
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 65536];
-        while matches!(reader.read(&mut buf), Ok(n) if n > 0) {}
-    });
-    // Let pi start up and settle before measuring.
-    std::thread::sleep(Duration::from_secs(3));
-    let t0 = pty_run::cpu_ticks(pid)?;
-    std::thread::sleep(Duration::from_secs(secs));
-    let t1 = pty_run::cpu_ticks(pid)?;
-    let rss = pty_run::status_kb(pid, "VmHWM:").unwrap_or(0);
-    let _ = child.kill();
-    let _ = child.wait();
-    let hz = pty_run::ticks_per_sec();
-    Some(((t1 - t0) as f64 / hz / secs as f64 * 100.0, rss))
+}
+
+/// The soak's memory: the server's and the client's resident memory added up.
+fn soak_rows(s: &soak::Soak) -> Vec<table::Row> {
+    let mb = |x: &(u64, u64, u64)| (x.1 + x.2) as f64 / 1024.0;
+    let first = s.samples.first().map(mb);
+    let last = s.samples.last().map(mb);
+    let peak = s.samples.iter().map(mb).max_by(f64::total_cmp);
+    let mut rows: Vec<table::Row> = [("first", first), ("last", last), ("peak", peak)]
+        .into_iter()
+        .map(|(what, v)| poke_row(format!("soak {} MB mixed: RSS {what} sample", s.mb), "MB", v))
+        .collect();
+    rows.push(poke_row(
+        format!("soak {} MB mixed: peak RSS (VmHWM)", s.mb),
+        "MB",
+        Some(s.peak_rss_kb as f64 / 1024.0),
+    ));
+    rows.push(poke_row(
+        format!("soak {} MB mixed: wall time", s.mb),
+        "s",
+        Some(s.wall.as_secs_f64()),
+    ));
+    rows
+}
+
+fn idle_rows(bin: &Path, setup: &idle::PiSetup, secs: u64) -> Vec<table::Row> {
+    let mut rows = Vec::new();
+    if let Some((cpu, rss)) = idle::one(bin, setup, secs) {
+        rows.push(poke_row(
+            format!("idle pi for {secs} s: CPU share of a core"),
+            "%",
+            Some(cpu),
+        ));
+        rows.push(poke_row(
+            "idle pi: peak RSS".into(),
+            "MB",
+            Some(rss as f64 / 1024.0),
+        ));
+    }
+    if let Some(ten) = idle::ten(bin, setup, secs) {
+        eprintln!(
+            "ten idle pi sessions: the pi processes used {:.2}% of a core together",
+            ten.pi_cpu
+        );
+        rows.push(poke_row(
+            format!("ten idle pi for {secs} s: server CPU share"),
+            "%",
+            Some(ten.server_cpu),
+        ));
+        rows.push(poke_row(
+            "ten idle pi: server RSS (end of window)".into(),
+            "MB",
+            Some(ten.server_rss_kb as f64 / 1024.0),
+        ));
+        rows.push(poke_row(
+            "ten idle pi: server peak RSS (VmHWM)".into(),
+            "MB",
+            Some(ten.server_hwm_kb as f64 / 1024.0),
+        ));
+        rows.push(poke_row(
+            "ten idle pi: the pi processes' CPU (info)".into(),
+            "%",
+            Some(ten.pi_cpu),
+        ));
+    }
+    rows
 }
 
 fn main() {
@@ -185,6 +228,7 @@ fn main() {
         soak::generator(num(2), num(3), &out);
         return;
     }
+    private::become_subreaper();
     let mb = env_num("BENCH_MB", 64);
     let runs = env_num("BENCH_RUNS", 3).max(1);
     let keys = env_num("BENCH_KEYS", 150) as usize;
@@ -220,6 +264,7 @@ fn main() {
             .args(["-L", &tmux_socket, "kill-server"])
             .stderr(std::process::Stdio::null())
             .status();
+        private::reap_strays();
     };
 
     // Throughput.
@@ -230,7 +275,7 @@ fn main() {
     let (mut raw_use, mut poke_use, mut tmux_use) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..runs {
         let r = run_once("cat", &[&input_s], None);
-        let p = run_once(&bin_s, &["--command", &cat_line], None);
+        let p = run_pokeshell(&bin_s, &["--command", &cat_line]);
         let t = run_once("tmux", &tmux_cat, Some(&tmux_socket));
         kill_tmux();
         eprintln!(
@@ -282,11 +327,11 @@ fn main() {
     for flood in [false, true] {
         let mode = if flood { "flood" } else { "quiet" };
         let echo_line = format!("'{me_s}' {} {mode}", echo::ECHO_FLAG);
-        let (r, r_miss) = echo::measure(&me_s, &[echo::ECHO_FLAG, mode], keys);
-        let (p, p_miss) = echo::measure(&bin_s, &["--command", &echo_line], keys);
+        let (r, r_miss) = echo::measure(&me_s, &[echo::ECHO_FLAG, mode], keys, false);
+        let (p, p_miss) = echo::measure(&bin_s, &["--command", &echo_line], keys, true);
         let t_args = tmux_args(&echo_line);
         let t_args: Vec<&str> = t_args.iter().map(String::as_str).collect();
-        let (t, t_miss) = echo::measure("tmux", &t_args, keys);
+        let (t, t_miss) = echo::measure("tmux", &t_args, keys, false);
         kill_tmux();
         eprintln!(
             "echo {mode}: {} keys each; no echo within 2 s: raw {r_miss}, pokeshell {p_miss}, tmux {t_miss}",
@@ -310,57 +355,19 @@ fn main() {
     if soak_mb > 0 {
         let s = soak::run(&bin_s, &me_s, soak_mb, soak_every);
         eprintln!(
-            "soak: {} MB in {:.1} s; pokeshell RSS (MB written, kB): {:?}",
+            "soak: {} MB in {:.1} s; pokeshell RSS (MB written, server kB, client kB): {:?}",
             s.mb,
             s.wall.as_secs_f64(),
             s.samples
         );
-        let first = s.samples.first().map(|x| x.1 as f64 / 1024.0);
-        let last = s.samples.last().map(|x| x.1 as f64 / 1024.0);
-        let peak = s.samples.iter().map(|x| x.1).max().map(|k| k as f64 / 1024.0);
-        for (what, v) in [("first", first), ("last", last), ("peak", peak)] {
-            rows.push(table::Row {
-                what: format!("soak {soak_mb} MB mixed: RSS {what} sample"),
-                unit: "MB",
-                raw: None,
-                poke: v,
-                tmux: None,
-            });
-        }
-        rows.push(table::Row {
-            what: format!("soak {soak_mb} MB mixed: peak RSS (VmHWM)"),
-            unit: "MB",
-            raw: None,
-            poke: Some(s.peak_rss_kb as f64 / 1024.0),
-            tmux: None,
-        });
-        rows.push(table::Row {
-            what: format!("soak {soak_mb} MB mixed: wall time"),
-            unit: "s",
-            raw: None,
-            poke: Some(s.wall.as_secs_f64()),
-            tmux: None,
-        });
+        rows.extend(soak_rows(&s));
     }
 
     // Idle pi.
     if idle_secs > 0
-        && let Some((cpu, rss)) = idle_pi(&bin, idle_secs)
+        && let Some(setup) = idle::PiSetup::new(&root())
     {
-        rows.push(table::Row {
-            what: format!("idle pi for {idle_secs} s: CPU share of a core"),
-            unit: "%",
-            raw: None,
-            poke: Some(cpu),
-            tmux: None,
-        });
-        rows.push(table::Row {
-            what: "idle pi: peak RSS".into(),
-            unit: "MB",
-            raw: None,
-            poke: Some(rss as f64 / 1024.0),
-            tmux: None,
-        });
+        rows.extend(idle_rows(&bin, &setup, idle_secs));
     }
     table::print(&rows);
 }

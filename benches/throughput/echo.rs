@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use super::pty_run;
+use super::{private, pty_run};
 
 pub const ECHO_FLAG: &str = "--pokeshell-bench-echo";
 
@@ -80,12 +80,13 @@ fn greek(i: usize) -> char {
 
 /// Types `keys` keys into `program` and returns each key's latency until its echo arrived (keys
 /// whose echo never came within two seconds are left out and counted in the second value).
-pub fn measure(program: &str, args: &[&str], keys: usize) -> (Vec<Duration>, usize) {
+/// `pokeshell`: the program is pokeshell, which gets a server of its own for the run.
+pub fn measure(program: &str, args: &[&str], keys: usize, pokeshell: bool) -> (Vec<Duration>, usize) {
     let expected = Arc::new(AtomicU32::new(0));
     let (seen_tx, seen_rx) = mpsc::channel::<Instant>();
     let watch_expected = Arc::clone(&expected);
     let mut carry: Vec<u8> = Vec::new();
-    let running = pty_run::spawn(program, args, &[], move |chunk| {
+    let watch = move |chunk: &[u8]| {
         let want = watch_expected.load(Ordering::Acquire);
         let Some(c) = char::from_u32(want).filter(|_| want != 0) else {
             carry.clear();
@@ -103,7 +104,13 @@ pub fn measure(program: &str, args: &[&str], keys: usize) -> (Vec<Duration>, usi
         }
         let keep = carry.len().saturating_sub(needle.len() - 1);
         carry.drain(..keep);
-    });
+    };
+    let (running, private) = if pokeshell {
+        let (r, p) = private::spawn(program, args, watch);
+        (r, Some(p))
+    } else {
+        (pty_run::spawn(program, args, &[], watch), None)
+    };
     let start = Instant::now();
     // The first key also waits for the program (and pokeshell) to start.
     let mut latencies = Vec::new();
@@ -131,7 +138,11 @@ pub fn measure(program: &str, args: &[&str], keys: usize) -> (Vec<Duration>, usi
         std::thread::sleep(Duration::from_millis(15 + (i as u64 * 7) % 20));
     }
     running.send(b"q");
-    let _ = running.finish(start, Duration::from_secs(60), |_| {});
+    let limit = Duration::from_secs(60);
+    match private {
+        Some(p) => drop(private::finish(running, p, start, limit)),
+        None => drop(running.finish(start, limit, |_| {})),
+    }
     (latencies, missed)
 }
 

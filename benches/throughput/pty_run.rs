@@ -39,6 +39,15 @@ impl Usage {
         }
     }
 
+    /// Two processes' usage together: CPU times add up, and so do the peaks (an upper bound of the
+    /// peak of the sum).
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            peak_rss_kb: self.peak_rss_kb + other.peak_rss_kb,
+            cpu_ticks: self.cpu_ticks + other.cpu_ticks,
+        }
+    }
+
     pub fn cpu(&self) -> Duration {
         Duration::from_secs_f64(self.cpu_ticks as f64 / ticks_per_sec())
     }
@@ -163,18 +172,13 @@ impl Running {
         let wall = start.elapsed();
         drop(self.writer);
         let bytes = self.drain.join().unwrap_or(0);
-        usage.peak_rss_kb += other.peak_rss_kb;
-        usage.cpu_ticks += other.cpu_ticks;
-        (wall, usage, bytes)
+        (wall, usage.plus(other), bytes)
     }
 }
 
 /// The pid of tmux's server on `socket` (the daemon forked by the client), if it runs.
 pub fn tmux_server_pid(socket: &str, client: u32) -> Option<u32> {
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
+    for pid in all_pids() {
         if pid == client {
             continue;
         }
@@ -188,4 +192,41 @@ pub fn tmux_server_pid(socket: &str, client: u32) -> Option<u32> {
         }
     }
     None
+}
+
+/// Every process's pid.
+pub fn all_pids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The parent's pid of `pid`.
+pub fn ppid(pid: u32) -> Option<u32> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &s[s.rfind(')')? + 2..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Every descendant of `pid` (not `pid` itself).
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let pairs: Vec<(u32, u32)> = all_pids()
+        .into_iter()
+        .filter_map(|p| Some((p, ppid(p)?)))
+        .collect();
+    let mut out = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for &(p, pp) in &pairs {
+            if pp == parent {
+                out.push(p);
+                frontier.push(p);
+            }
+        }
+    }
+    out
 }

@@ -1,14 +1,15 @@
 //! The soak: a long stream of mixed output (coloured logs, full-screen frames on the alternate
 //! screen, wide characters, long wrapping lines, titles, links, scroll regions, kitty flag pushes)
-//! through pokeshell, with pokeshell's resident memory sampled every few megabytes. The bench binary
-//! is the generator (`--pokeshell-bench-soak MB EVERY_MB OUT`): it runs as pokeshell's child, so it
-//! reads its parent's memory itself, at exact points of the stream.
+//! through pokeshell, with the resident memory of pokeshell's server and client sampled every few
+//! megabytes. The bench binary is the generator (`--pokeshell-bench-soak MB EVERY_MB OUT`): it runs as
+//! the server's child, so it reads its parent's memory itself, at exact points of the stream, and the
+//! client's, whose pid the bench leaves in `OUT.client`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::pty_run;
+use super::{private, pty_run};
 
 pub const SOAK_FLAG: &str = "--pokeshell-bench-soak";
 
@@ -65,15 +66,27 @@ fn fragment(i: u64, out: &mut Vec<u8>) {
     }
 }
 
-fn parent_rss_kb() -> Option<u64> {
+/// The resident memory (kB) of the server (the parent) and of the client, as one line of samples.
+fn rss_line(written: u64, client_file: &Path) -> String {
     // SAFETY: getppid has no failure mode.
-    let ppid = unsafe { libc::getppid() } as u32;
-    pty_run::status_kb(ppid, "VmRSS:")
+    let server = unsafe { libc::getppid() } as u32;
+    let client = std::fs::read_to_string(client_file)
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok());
+    let kb = |pid: Option<u32>| pid.and_then(|p| pty_run::status_kb(p, "VmRSS:")).unwrap_or(0);
+    format!("{} {} {}\n", written >> 20, kb(Some(server)), kb(client))
 }
 
-/// The generator: writes `mb` megabytes of mixed output, and every `every_mb` the parent's RSS (kB)
-/// as one line of `out`.
+fn client_file(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".client");
+    PathBuf::from(name)
+}
+
+/// The generator: writes `mb` megabytes of mixed output, and every `every_mb` the server's and the
+/// client's RSS (kB) as one line of `out`.
 pub fn generator(mb: u64, every_mb: u64, out: &Path) {
+    let client = client_file(out);
     let mut stdout = std::io::stdout().lock();
     let mut samples = String::new();
     let (total, every) = (mb << 20, every_mb.max(1) << 20);
@@ -91,24 +104,25 @@ pub fn generator(mb: u64, every_mb: u64, out: &Path) {
         written += buf.len() as u64;
         if written >= next_sample {
             let _ = stdout.flush();
-            samples.push_str(&format!("{} {}\n", written >> 20, parent_rss_kb().unwrap_or(0)));
+            samples.push_str(&rss_line(written, &client));
             next_sample += every;
         }
     }
     let _ = stdout.flush();
-    samples.push_str(&format!("{} {}\n", written >> 20, parent_rss_kb().unwrap_or(0)));
+    samples.push_str(&rss_line(written, &client));
     let _ = std::fs::write(out, samples);
 }
 
 pub struct Soak {
     pub mb: u64,
-    /// (MB written so far, pokeshell's RSS in kB)
-    pub samples: Vec<(u64, u64)>,
+    /// (MB written so far, the server's RSS, the client's RSS), in kB.
+    pub samples: Vec<(u64, u64, u64)>,
     pub wall: Duration,
+    /// The server's peak RSS plus the client's.
     pub peak_rss_kb: u64,
 }
 
-/// Runs the generator inside pokeshell.
+/// Runs the generator inside pokeshell, with a server of its own.
 pub fn run(pokeshell: &str, me: &str, mb: u64, every_mb: u64) -> Soak {
     let out = std::env::temp_dir().join(format!("pokeshell-soak-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&out);
@@ -116,18 +130,21 @@ pub fn run(pokeshell: &str, me: &str, mb: u64, every_mb: u64) -> Soak {
         "'{me}' {SOAK_FLAG} {mb} {every_mb} '{}'",
         out.to_str().expect("utf-8 temp path")
     );
+    let client = client_file(&out);
     let start = Instant::now();
-    let running = pty_run::spawn(pokeshell, &["--command", &line], &[], |_| {});
-    let (wall, usage, _) = running.finish(start, Duration::from_secs(1800), |_| {});
+    let (running, server) = private::spawn(pokeshell, &["--command", &line], |_| {});
+    std::fs::write(&client, running.pid.to_string()).expect("write the client's pid");
+    let (wall, usage, _) = private::finish(running, server, start, Duration::from_secs(1800));
     let samples = std::fs::read_to_string(&out)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| {
             let mut f = l.split_whitespace().map(|x| x.parse::<u64>().ok());
-            Some((f.next()??, f.next()??))
+            Some((f.next()??, f.next()??, f.next()??))
         })
         .collect();
     let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_file(&client);
     Soak {
         mb,
         samples,

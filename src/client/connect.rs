@@ -11,6 +11,9 @@ use crate::server::wire::{self, Down, Up};
 
 /// How long a server just started gets to listen.
 const START_LIMIT: Duration = Duration::from_secs(10);
+/// How often a client looks for the server it started: it listens a few milliseconds after it was
+/// started, and every start of pokeshell waits for it.
+const START_POLL: Duration = Duration::from_millis(2);
 
 /// Connects to the running server.
 pub fn connect() -> Result<UnixStream, std::io::Error> {
@@ -36,7 +39,7 @@ pub fn connect_or_start() -> Result<UnixStream, String> {
                     log_path().map_or_else(|| "none".to_string(), |p| p.display().to_string())
                 ));
             }
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => std::thread::sleep(START_POLL),
         }
     }
 }
