@@ -84,6 +84,24 @@ pub fn judge(version: PiVersion) -> VersionCheck {
     }
 }
 
+/// [`probe`], once per program for the whole process: a server starting ten sessions of one pi
+/// asks it once (another `node` start per session costs a core for a while).
+pub fn probe_once(program: &std::path::Path, timeout: Duration) -> VersionCheck {
+    static SEEN: std::sync::Mutex<Vec<(std::path::PathBuf, VersionCheck)>> =
+        std::sync::Mutex::new(Vec::new());
+    // Held while the program runs: sessions starting together wait for the one answer.
+    let mut seen = SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, check)) = seen.iter().find(|(k, _)| k == program) {
+        return check.clone();
+    }
+    let check = probe(program, timeout);
+    // A check that could not run (a timeout under load, say) is tried again next time.
+    if !matches!(check, VersionCheck::Unknown { .. }) {
+        seen.push((program.to_path_buf(), check.clone()));
+    }
+    check
+}
+
 /// Runs `<program> --version` (blocking, at most `timeout`) and judges the answer.
 pub fn probe(program: impl AsRef<OsStr>, timeout: Duration) -> VersionCheck {
     let program = program.as_ref();

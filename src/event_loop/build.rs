@@ -176,7 +176,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         let program = spec.program.clone();
         let version_tx = tx.clone();
         tokio::task::spawn_blocking(move || {
-            let check = crate::bridge::version::probe(&program, Duration::from_secs(10));
+            let check = crate::bridge::version::probe_once(&program, Duration::from_secs(10));
             if let Some(msg) = check.message() {
                 let _ = version_tx.send(WorldEvent::Notice(msg.to_string()));
             }
