@@ -4,6 +4,7 @@
 
 pub mod attach;
 pub mod connect;
+mod upward;
 
 use std::io::Write;
 use std::time::Duration;

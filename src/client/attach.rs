@@ -7,11 +7,11 @@ use std::os::unix::net::UnixStream as StdUnixStream;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::unbounded_channel;
 
+use super::upward::Upward;
 use crate::host::watchdog::Watchdog;
 use crate::host::{self, TerminalGuard};
 use crate::server::wire::{self, Down, FrameBuf, Target, Up};
@@ -31,8 +31,12 @@ pub enum Ending {
 
 pub(crate) const GONE: &str = "the pokeshell server went away";
 
+/// How long the client's loop waits for room in the socket (a server that does not read).
+const SEND_LIMIT: Duration = Duration::from_secs(2);
+
 enum Event {
-    Stdin(Vec<u8>),
+    /// A key could not be sent: the server is gone.
+    Gone,
     StdinClosed,
     Signal(i32),
 }
@@ -85,8 +89,8 @@ async fn attached(
     stream
         .set_nonblocking(true)
         .context("cannot use the server's socket")?;
-    let stream = UnixStream::from_std(stream).context("cannot use the server's socket")?;
-    let (mut rd, mut wr) = stream.into_split();
+    let upward = Upward::new(stream.try_clone().context("cannot use the server's socket")?);
+    let mut rd = UnixStream::from_std(stream).context("cannot use the server's socket")?;
     let open = Up::Open {
         target,
         cols,
@@ -96,8 +100,8 @@ async fn attached(
         env: std::env::vars().collect(),
         cwd,
     };
-    wr.write_all(&wire::encode_up(&open))
-        .await
+    upward
+        .send(&wire::encode_up(&open), Some(SEND_LIMIT))
         .context("cannot talk to the server")?;
     let answers = if probing {
         let timeout = probe_timeout;
@@ -112,13 +116,14 @@ async fn attached(
     if !typed.is_empty() {
         first.extend(wire::encode_input(&typed));
     }
-    if wr.write_all(&first).await.is_err() {
+    if upward.send(&first, Some(SEND_LIMIT)).is_err() {
         drop(guard);
         watchdog.finished();
         return Ok(Ending::Failed(GONE.to_string()));
     }
     spawn_stdin(
         tx.clone(),
+        upward.clone(),
         watchdog,
         crate::host::test_hook::LoopBlocker::from_env(),
     );
@@ -141,24 +146,20 @@ async fn attached(
                     Ok(Some(Step::End(e))) => break e,
                     Ok(Some(Step::Resumed)) => {
                         let (cols, rows) = crossterm::terminal::size().unwrap_or((cols, rows));
-                        let _ = wr.write_all(&wire::encode_up(&Up::Resumed { cols, rows })).await;
+                        let _ = upward.send(&wire::encode_up(&Up::Resumed { cols, rows }), Some(SEND_LIMIT));
                     }
                     Err(e) => break Ending::Failed(e),
                 }
             }
             ev = rx.recv() => match ev {
-                Some(Event::Stdin(bytes)) => {
-                    if wr.write_all(&wire::encode_input(&bytes)).await.is_err() {
-                        break Ending::Failed(GONE.to_string());
-                    }
-                }
+                Some(Event::Gone) => break Ending::Failed(GONE.to_string()),
                 Some(Event::StdinClosed) => break Ending::Signal(libc::SIGHUP),
                 Some(Event::Signal(sig)) => break Ending::Signal(sig),
                 None => break Ending::Signal(libc::SIGHUP),
             },
             _ = winch.recv() => {
                 if let Ok((cols, rows)) = crossterm::terminal::size() {
-                    let _ = wr.write_all(&wire::encode_up(&Up::Resize { cols, rows })).await;
+                    let _ = upward.send(&wire::encode_up(&Up::Resize { cols, rows }), Some(SEND_LIMIT));
                 }
             }
             _ = int.recv() => break Ending::Signal(libc::SIGINT),
@@ -167,11 +168,7 @@ async fn attached(
     };
     if matches!(ending, Ending::Signal(_)) {
         // Tell the server at once rather than by the socket closing; it may not be read.
-        let _ = tokio::time::timeout(
-            Duration::from_millis(200),
-            wr.write_all(&wire::encode_up(&Up::Detach)),
-        )
-        .await;
+        let _ = upward.send(&wire::encode_up(&Up::Detach), Some(Duration::from_millis(200)));
     }
     drop(guard);
     watchdog.finished();
@@ -216,9 +213,11 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
     Ok(step)
 }
 
-/// Reads the terminal on a thread of its own: a blocking read that ends with the terminal.
+/// Reads the terminal on a thread of its own (a blocking read that ends with the terminal) and
+/// sends what it reads up to the server.
 fn spawn_stdin(
     tx: tokio::sync::mpsc::UnboundedSender<Event>,
+    upward: Upward,
     watchdog: Watchdog,
     mut blocker: Option<crate::host::test_hook::LoopBlocker>,
 ) {
@@ -240,7 +239,9 @@ fn spawn_stdin(
             if blocker.as_mut().is_some_and(|b| b.intercept(bytes)) {
                 continue;
             }
-            if tx.send(Event::Stdin(bytes.to_vec())).is_err() {
+            // Straight to the socket: a key does not wait for the client's loop to wake.
+            if upward.send(&wire::encode_input(bytes), None).is_err() {
+                let _ = tx.send(Event::Gone);
                 return;
             }
         }
