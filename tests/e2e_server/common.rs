@@ -139,3 +139,14 @@ pub fn wait_file(
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The side pane's list of sessions, a line each as shown (`▸` marks the one on screen), in order.
+pub fn session_list(s: &vt100::Screen) -> Vec<String> {
+    crate::support::shell::side(s)
+        .lines()
+        .skip_while(|l| *l != "sessions")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
