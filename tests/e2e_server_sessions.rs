@@ -1,8 +1,8 @@
 //! Several sessions and several clients of one server, on real pi 1.6.0 against the scripted model:
-//! prefix+n starts a second session, prefix+1 and prefix+2 switch between them and each shows its
-//! own pi; a hidden session's stalled stream is recovered with nobody looking at it, and when it
-//! stalls again and pokeshell gives up, the shown session's side pane lists it first. Two clients
-//! of one session share it at the smaller size, and both type into the same pi.
+//! prefix+n starts a second session, prefix+1, prefix+2 and the switcher (prefix+w) go between them
+//! and each shows its own pi; a hidden session's stalled stream is recovered with nobody looking at
+//! it, and when it stalls again and pokeshell gives up, the shown session's side pane lists it
+//! first. Two clients of one session share it at the smaller size, and both type into the same pi.
 
 #[path = "e2e_server/common.rs"]
 mod common;
@@ -65,6 +65,15 @@ fn prefix_n_starts_a_second_session_and_prefix_digits_switch_between_them() {
     m.submit("what does the second session say?");
     m.wait_text(SECOND);
 
+    m.pty.send([PREFIX, b'1']);
+    wait_shown(&m.pty, 1, FIRST, SECOND);
+    // Back with the switcher: its filter leaves the second session alone.
+    m.pty.send([PREFIX, b'w']);
+    m.pty.wait_for_text("Enter show", WAIT);
+    m.pty.send("work-2");
+    m.pty.wait_for_text("work-2", WAIT);
+    m.pty.send("\r");
+    wait_shown(&m.pty, 2, SECOND, FIRST);
     m.pty.send([PREFIX, b'1']);
     wait_shown(&m.pty, 1, FIRST, SECOND);
     m.pty.send([PREFIX, b'2']);
