@@ -1,7 +1,8 @@
 //! Sessions outlive their terminals, on real pi 1.6.0 against the scripted model: a client detached
 //! with prefix+d, or hung up with SIGHUP, in the middle of a tool call leaves the run going in the
 //! server, which finishes it with nobody watching; `pokeshell attach` shows the finished screen and
-//! `pokeshell ls` the session's state; `pokeshell kill NAME` ends a session for good.
+//! `pokeshell ls` the session's state; `pokeshell kill NAME` ends a session for good; a name that
+//! names no session is an error for `kill` and `attach`.
 
 #[path = "e2e_server/common.rs"]
 mod common;
@@ -117,6 +118,9 @@ fn pokeshell_kill_ends_a_session_and_a_bad_name_is_an_error() {
         err.contains("no session named \"nope\""),
         "the error names what was not found: {err}"
     );
+    let mut wrong = client(&m, &["attach", "nope"], 24, 80);
+    assert_eq!(wrong.wait_exit(WAIT), 1, "attaching to a bad name fails");
+    wrong.wait_for_text("no session named \"nope\"", WAIT);
 
     let killed = cli(&m, &["kill", "spare"]);
     assert!(killed.status.success(), "pokeshell kill spare: {killed:?}");
