@@ -10,7 +10,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{detach, start, wait_file};
+use common::{detach, notify_script, start, wait_file};
 use serde_json::json;
 use support::matrix::Matrix;
 use support::pty::ServerHome;
@@ -23,22 +23,13 @@ const RECOVERED: &str = "Back on track after the stall.";
 /// A session whose first answer stalls behind keep-alives, with a notify command that appends
 /// `<session>|<message>` to `notes`.
 fn stalling(home: &ServerHome, dir: &Path) -> (Matrix, PathBuf) {
-    let notes = dir.join("notes.txt");
-    let script = dir.join("record.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "printf '%s|%s\\n' \"$POKESHELL_SESSION\" \"$1\" >> '{}'\n",
-            notes.display()
-        ),
-    )
-    .expect("write the notify script");
+    let (command, notes) = notify_script(dir);
     let server = model_server();
     server.push(Step::stall("Let me think", 1000));
     server.set_default(Step::text(RECOVERED));
     let settings = json!({
         "poke": {"streamStallSeconds": STALL_SECONDS},
-        "pokeshell": {"notifyCommand": format!("sh '{}'", script.display())}
+        "pokeshell": {"notifyCommand": command}
     });
     let mut m = start(home, server, settings);
     m.submit("think it over");

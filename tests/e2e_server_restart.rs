@@ -1,8 +1,8 @@
 //! The server killed (SIGKILL: no chance to save or say goodbye) and brought back by the next
 //! `pokeshell attach`, on real pi 1.6.0 against the scripted model: the new server relaunches each
 //! saved session's pi on its session file; the one whose agent was mid-run is resumed through the
-//! arbiter [RST-S1] with the earlier conversation; the one that was idle is relaunched and left
-//! alone.
+//! arbiter [RST-S1] with the earlier conversation, and, nobody being attached yet, the user's
+//! `pokeshell.notifyCommand` says so; the one that was idle is relaunched and left alone.
 
 #[path = "e2e_server/common.rs"]
 mod common;
@@ -11,7 +11,7 @@ mod support;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{client, start, wait_file, wait_ready};
+use common::{client, notify_script, start, wait_file, wait_ready};
 use serde_json::{Value, json};
 use support::matrix::{COLS, Matrix, ROWS, trailing_user_text};
 use support::pty::{Pty, ServerHome};
@@ -93,10 +93,12 @@ fn side_session(pty: &Pty) -> String {
 #[test]
 fn rst_s1_a_server_killed_mid_run_is_brought_back_and_the_run_resumed() {
     let home = ServerHome::new();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (command, notes) = notify_script(dir.path());
     let server = model_server();
     server.push(Step::bash("sleep 40"));
     server.push(Step::text(CARRIED_ON));
-    let mut m = start(&home, server, json!({}));
+    let mut m = start(&home, server, json!({"pokeshell": {"notifyCommand": command}}));
     m.submit(&format!("run the long sleep, remember {MARKER}"));
     m.wait_footer("⏳ bash");
     wait_saved(&m, "the run under way", |s| {
@@ -128,6 +130,13 @@ fn rst_s1_a_server_killed_mid_run_is_brought_back_and_the_run_resumed() {
         "RST-S1",
         "action",
         "server was restarted while the agent was mid-run",
+    );
+    // The new server started the session with nobody attached: the user hears of it by their command.
+    let text = wait_file(&notes, "the relaunch", WAIT, |t| t.contains("restarting pi"));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("work|") && l.contains("server was restarted")),
+        "{text}"
     );
     m.wait_text(CARRIED_ON);
     m.assert_model_quiet(Duration::from_secs(3));

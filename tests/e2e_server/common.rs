@@ -150,3 +150,19 @@ pub fn session_list(s: &vt100::Screen) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// A `pokeshell.notifyCommand` that appends `<session>|<message>` to a file in `dir`: the command
+/// and the file.
+pub fn notify_script(dir: &std::path::Path) -> (String, std::path::PathBuf) {
+    let notes = dir.join("notes.txt");
+    let script = dir.join("record.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "printf '%s|%s\\n' \"$POKESHELL_SESSION\" \"$1\" >> '{}'\n",
+            notes.display()
+        ),
+    )
+    .expect("write the notify script");
+    (format!("sh '{}'", script.display()), notes)
+}
