@@ -46,20 +46,29 @@ fn gone(pid: i32) -> bool {
         .unwrap_or(true)
 }
 
-/// SIGKILLs the server; its client says it went away and ends with 1.
+/// Ends the server with `signal`. SIGKILL: its client says the server went away and ends with 1;
+/// SIGTERM: the server says it is shutting down and the client ends with 0.
 #[track_caller]
-fn kill_server(home: &ServerHome, m: &mut Matrix) -> i32 {
+fn end_server(home: &ServerHome, m: &mut Matrix, signal: i32) -> i32 {
     let pid = home.server_pid().expect("a server runs");
     // SAFETY: a signal to the server of this test's own runtime dir.
-    unsafe { libc::kill(pid, libc::SIGKILL) };
+    unsafe { libc::kill(pid, signal) };
     let deadline = Instant::now() + WAIT;
     while !gone(pid) {
-        assert!(Instant::now() < deadline, "the server {pid} survived SIGKILL");
+        assert!(
+            Instant::now() < deadline,
+            "the server {pid} survived signal {signal}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let code = m.pty.wait_exit(WAIT);
-    assert_eq!(code, 1, "the client lost its server");
-    m.pty.wait_for_text("server went away", WAIT);
+    if signal == libc::SIGKILL {
+        assert_eq!(code, 1, "the client lost its server");
+        m.pty.wait_for_text("server went away", WAIT);
+    } else {
+        assert_eq!(code, 0, "the client was detached");
+        m.pty.wait_for_text("server is shutting down", WAIT);
+    }
     pid
 }
 
@@ -92,6 +101,17 @@ fn side_session(pty: &Pty) -> String {
 
 #[test]
 fn rst_s1_a_server_killed_mid_run_is_brought_back_and_the_run_resumed() {
+    ended_mid_run_then_attached(libc::SIGKILL);
+}
+
+/// The server asked to end (a logout, a shutdown): pi is ended with it, and the list saved at
+/// that moment says the run was under way, so the next server resumes it all the same.
+#[test]
+fn rst_s1_a_server_stopped_with_sigterm_mid_run_is_brought_back_and_the_run_resumed() {
+    ended_mid_run_then_attached(libc::SIGTERM);
+}
+
+fn ended_mid_run_then_attached(signal: i32) {
     let home = ServerHome::new();
     let dir = tempfile::tempdir().expect("a temp dir");
     let (command, notes) = notify_script(dir.path());
@@ -105,7 +125,7 @@ fn rst_s1_a_server_killed_mid_run_is_brought_back_and_the_run_resumed() {
         s["mid_run"] == true && s["session_file"].is_string()
     });
     let before = side_session(&m.pty);
-    let old = kill_server(&home, &mut m);
+    let old = end_server(&home, &mut m, signal);
 
     attach_again(&mut m, old, &home);
     let reqs = m
@@ -162,7 +182,7 @@ fn rst_s1_twin_an_idle_session_is_relaunched_but_not_resumed() {
         s["mid_run"] == false && s["session_file"].is_string()
     });
     let before = side_session(&m.pty);
-    let old = kill_server(&home, &mut m);
+    let old = end_server(&home, &mut m, libc::SIGKILL);
 
     attach_again(&mut m, old, &home);
     wait_ready(&m.pty);
