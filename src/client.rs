@@ -30,7 +30,9 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
         }
         attach::Ending::Signal(sig) => 128 + sig,
         attach::Ending::Failed(message) => {
+            // A server that went away may have said why in its log.
             let log = connect::log_path()
+                .filter(|_| message == attach::GONE)
                 .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
                 .map(|p| format!(" (the server's log: {})", p.display()))
                 .unwrap_or_default();
@@ -65,14 +67,7 @@ pub fn exit_note(label: &str, code: i32) -> Option<String> {
 
 /// Opens `target` in this terminal (starting the server if needed). Returns the exit code.
 pub fn open(target: Target, label: &str, probe_timeout: Duration) -> i32 {
-    let stream = match connect::session(true) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("pokeshell: {e}");
-            return 1;
-        }
-    };
-    match attach::run(stream, target, probe_timeout) {
+    match attach::run(|| connect::session(true), target, probe_timeout) {
         Ok(ending) => finish(ending, label),
         Err(e) => {
             eprintln!("pokeshell: {e:#}");
@@ -227,6 +222,7 @@ pub fn new_detached(target: Target) -> i32 {
         cols: 120,
         rows: 40,
         caps: Vec::new(),
+        caps_follow: false,
         env: std::env::vars().collect(),
         cwd: std::env::current_dir()
             .map(|d| d.to_string_lossy().into_owned())

@@ -25,6 +25,7 @@ use tokio::time::Instant;
 pub use self::clients::{ClientEvent, ClientLink, ClientOut};
 pub use self::clock::Clock;
 pub use self::layer::{Layer, NoLayer};
+pub(crate) use self::sinks::cursor_style;
 pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
 use crate::bridge::server::BridgeEvent;
 use crate::config::{LoadedFile, SaveError};
@@ -182,6 +183,18 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// The loop was asked to end (a signal, the terminal went away): the child's exit ends it.
     pub fn shutting_down(&self) -> bool {
         self.shutting_down
+    }
+
+    /// After the child's exit: its last output may still be on the way (the exit can overtake it);
+    /// waits for the reader to finish, briefly, so the final screen is whole.
+    pub async fn drain_output(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) {
+        let until = Instant::now() + Duration::from_millis(300);
+        while !self.output_closed {
+            match tokio::time::timeout_at(until, rx.recv()).await {
+                Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => self.output_closed = true,
+                Ok(Some(_)) => {}
+            }
+        }
     }
 
     /// Runs until the child exits (or the event source ends); returns how it exited.

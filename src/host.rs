@@ -127,23 +127,36 @@ fn save_termios() {
 /// A client writes what the server drew: the kitty keyboard and modifyOtherKeys modes it turns on
 /// there are noted as if set here, so that restoring the terminal turns them off.
 pub fn note_modes_in(bytes: &[u8]) {
+    let (kitty, modify_other_keys) = modes_in(bytes);
+    if kitty {
+        note_kitty_pushed();
+    }
+    if let Some(on) = modify_other_keys {
+        note_modify_other_keys(on);
+    }
+}
+
+/// Whether `bytes` push a kitty keyboard mode, and the last modifyOtherKeys level they set (on or
+/// off), if any.
+fn modes_in(bytes: &[u8]) -> (bool, Option<bool>) {
+    let (mut kitty, mut modify_other_keys) = (false, None);
     let mut rest = bytes;
     while let Some(i) = rest.windows(3).position(|w| w == b"\x1b[>") {
         rest = &rest[i + 3..];
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         match rest.get(digits) {
-            Some(b'u') if digits > 0 => note_kitty_pushed(),
+            Some(b'u') if digits > 0 => kitty = true,
             Some(b';') if &rest[..digits] == b"4" => {
-                let value = rest[digits + 1..]
-                    .iter()
-                    .take_while(|b| b.is_ascii_digit())
-                    .count();
-                let on = rest[digits + 1..digits + 1 + value].iter().any(|b| *b != b'0');
-                note_modify_other_keys(on);
+                let value = &rest[digits + 1..];
+                let len = value.iter().take_while(|b| b.is_ascii_digit()).count();
+                if value.get(len) == Some(&b'm') {
+                    modify_other_keys = Some(value[..len].iter().any(|b| *b != b'0'));
+                }
             }
             _ => {}
         }
     }
+    (kitty, modify_other_keys)
 }
 
 pub(crate) fn note_kitty_pushed() {
@@ -257,5 +270,18 @@ mod tests {
         // SAFETY: raise with a plain signal number; the shield's handler does nothing.
         let sent = unsafe { libc::raise(libc::SIGQUIT) };
         assert_eq!(sent, 0, "and the test process is still here");
+    }
+
+    #[test]
+    fn a_client_notes_the_keyboard_modes_it_passes_on() {
+        assert_eq!(modes_in(b"plain text \x1b[>1;2m and \x1b[?1049h"), (false, None));
+        assert_eq!(modes_in(b"\x1b[>4;0m"), (false, Some(false)), "turned off");
+        assert_eq!(modes_in(b"frame\x1b[>4;2mframe\x1b[>5u"), (true, Some(true)));
+        assert_eq!(
+            modes_in(b"\x1b[>4;2m\x1b[>4;0m"),
+            (false, Some(false)),
+            "the last one counts"
+        );
+        assert_eq!(modes_in(b"\x1b[>u\x1b[>4;"), (false, None), "cut short: nothing");
     }
 }

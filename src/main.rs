@@ -56,7 +56,7 @@ fn server_argv(raw: &[String], spec: &CommandSpec, command: bool) -> Vec<String>
             i += 2;
             continue;
         }
-        if !(!command && a.starts_with("--pi=")) {
+        if command || !a.starts_with("--pi=") {
             out.push(a.clone());
         }
         i += 1;

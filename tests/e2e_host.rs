@@ -342,7 +342,7 @@ fn pi_starts_while_the_terminal_probe_still_waits_and_gets_its_answers_after() {
     cmd.env("POKESHELL_PROBE_TIMEOUT_MS", "600000");
     let mut pty = Pty::spawn(cmd, 40, 120);
     let deadline = Instant::now() + WAIT;
-    while !children_of(pty.pid()).into_iter().any(is_pi_session) {
+    while !children_of(pty.host_pid() as u32).into_iter().any(is_pi_session) {
         if Instant::now() >= deadline {
             pty.fail("pi was not started while the terminal probe waited for its answer");
         }

@@ -178,6 +178,11 @@ fn closing_the_terminal_detaches_while_the_loop_is_blocked_and_pi_goes_on() {
             && !side(s).contains("not connected")
     });
     let host = home.server_pid().expect("a server runs");
+    assert_ne!(
+        host,
+        term.pid() as i32,
+        "pi runs in the server, not under the client"
+    );
     let pi = children_of(host as u32);
     assert!(!pi.is_empty(), "pi runs as the server's child");
     term.send(&[BLOCK]);

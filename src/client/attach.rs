@@ -29,23 +29,34 @@ pub enum Ending {
     Failed(String),
 }
 
+pub(crate) const GONE: &str = "the pokeshell server went away";
+
 enum Event {
     Stdin(Vec<u8>),
     StdinClosed,
     Signal(i32),
 }
 
-/// Attaches this terminal to `target` over `stream` (already welcomed) until the session ends or
-/// the client detaches. The terminal is restored before this returns.
-pub fn run(stream: StdUnixStream, target: Target, probe_timeout: Duration) -> Result<Ending> {
+/// Takes the terminal, reaches the server (`connect`: starting it if need be) and attaches this
+/// terminal to `target` until the session ends or the client detaches. The terminal is restored
+/// before this returns.
+pub fn run(
+    connect: impl FnOnce() -> Result<StdUnixStream, String> + Send + 'static,
+    target: Target,
+    probe_timeout: Duration,
+) -> Result<Ending> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(attached(stream, target, probe_timeout))
+    rt.block_on(attached(connect, target, probe_timeout))
 }
 
-async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration) -> Result<Ending> {
+async fn attached(
+    connect: impl FnOnce() -> Result<StdUnixStream, String> + Send + 'static,
+    target: Target,
+    probe_timeout: Duration,
+) -> Result<Ending> {
     let (tx, mut rx) = unbounded_channel::<Event>();
     // First, so that no signal finds the terminal taken and nobody to give it back.
     let watchdog = {
@@ -54,13 +65,19 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
             let _ = tx.send(Event::Signal(sig));
         })?
     };
+    // Raw mode first: until then a Ctrl+C or Ctrl+\ typed while the server starts ends the client.
     let guard = TerminalGuard::enter()?;
-    let answers = if host::probe::send() {
-        host::probe::read_raw_answers(probe_timeout)
-    } else {
-        Vec::new()
+    // pi starts while the terminal is still being probed: its queries wait for the answers.
+    let probing = host::probe::send();
+    let stream = match tokio::task::spawn_blocking(connect).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(e)) => {
+            drop(guard);
+            watchdog.finished();
+            return Ok(Ending::Failed(e));
+        }
+        Err(e) => anyhow::bail!("cannot reach the pokeshell server: {e}"),
     };
-    let typed = crate::screen::HostCaps::parse_probe(&answers).leftover;
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let cwd = std::env::current_dir()
         .map(|d| d.to_string_lossy().into_owned())
@@ -74,17 +91,31 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
         target,
         cols,
         rows,
-        caps: answers,
+        caps: Vec::new(),
+        caps_follow: true,
         env: std::env::vars().collect(),
         cwd,
     };
     wr.write_all(&wire::encode_up(&open))
         .await
         .context("cannot talk to the server")?;
-    if !typed.is_empty() {
-        wr.write_all(&wire::encode_input(&typed))
+    let answers = if probing {
+        let timeout = probe_timeout;
+        tokio::task::spawn_blocking(move || host::probe::read_raw_answers(timeout))
             .await
-            .context("cannot talk to the server")?;
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let typed = crate::screen::HostCaps::parse_probe(&answers).leftover;
+    let mut first = wire::encode_up(&Up::Caps(answers));
+    if !typed.is_empty() {
+        first.extend(wire::encode_input(&typed));
+    }
+    if wr.write_all(&first).await.is_err() {
+        drop(guard);
+        watchdog.finished();
+        return Ok(Ending::Failed(GONE.to_string()));
     }
     spawn_stdin(
         tx.clone(),
@@ -101,7 +132,7 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
         tokio::select! {
             n = tokio::io::AsyncReadExt::read(&mut rd, &mut buf) => {
                 let n = match n {
-                    Ok(0) | Err(_) => break Ending::Failed("the pokeshell server went away".to_string()),
+                    Ok(0) | Err(_) => break Ending::Failed(GONE.to_string()),
                     Ok(n) => n,
                 };
                 frames.push(&buf[..n]);
@@ -118,7 +149,7 @@ async fn attached(stream: StdUnixStream, target: Target, probe_timeout: Duration
             ev = rx.recv() => match ev {
                 Some(Event::Stdin(bytes)) => {
                     if wr.write_all(&wire::encode_input(&bytes)).await.is_err() {
-                        break Ending::Failed("the pokeshell server went away".to_string());
+                        break Ending::Failed(GONE.to_string());
                     }
                 }
                 Some(Event::StdinClosed) => break Ending::Signal(libc::SIGHUP),

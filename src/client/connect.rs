@@ -2,6 +2,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,17 @@ fn start_server() -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(log)
         .current_dir("/");
+    // Out of the terminal's process group at once: a Ctrl+\ or Ctrl+C typed while it loads must not
+    // reach it.
+    // SAFETY: setsid is async-signal-safe and touches no memory of ours.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start the pokeshell server: {e}"))?;

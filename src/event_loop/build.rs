@@ -10,13 +10,14 @@ use anyhow::Result;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
-use super::{Clock, WorldEvent};
+use super::{Clock, Layer, Loop, Screen, WorldEvent};
 use crate::bridge::server::{BridgeHandle, BridgeServer};
 use crate::config::Settings;
 use crate::ledger::LedgerFile;
 use crate::pty::{ChildPty, CommandSpec};
 use crate::screen::Mirror;
 use crate::session::{Session, SessionOptions};
+use crate::workspace::Workspace;
 
 /// How one session starts.
 pub struct SessionConfig {
@@ -46,6 +47,30 @@ pub struct Built {
     pub ledger: LedgerFile,
     pub clock: Clock,
     pub pid: i32,
+}
+
+impl Built {
+    /// The loop over this session, drawing on `screen`, watched by `layer`; with the child's pid.
+    pub fn into_loop<S: Screen, L: Layer>(
+        self,
+        screen: S,
+        layer: L,
+        events: UnboundedSender<WorldEvent>,
+    ) -> (Loop<S, ChildPty, Option<BridgeHandle>, L>, i32) {
+        let lp = Loop::new(
+            Workspace::new(self.session),
+            screen,
+            self.child,
+            self.bridge,
+            layer,
+            self.mirror,
+            self.output_pending,
+            self.ledger,
+            self.clock,
+            events,
+        );
+        (lp, self.pid)
+    }
 }
 
 /// Writes the extension, starts the bridge server and adds both to the child's command line.

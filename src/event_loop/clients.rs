@@ -49,7 +49,12 @@ pub enum ClientEvent {
     Attach {
         id: u64,
         link: ClientLink,
-        /// The raw answers of the client's terminal to the start-up probe.
+        /// The raw answers of the client's terminal to the start-up probe; `None`: they follow as
+        /// [`ClientEvent::Caps`] (pi's queries wait for them).
+        caps: Option<Vec<u8>>,
+    },
+    /// The client's terminal answered the probe.
+    Caps {
         caps: Vec<u8>,
     },
     Detach {
@@ -77,7 +82,9 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let now = Instant::now();
         match ev {
             ClientEvent::Attach { id, link, caps } => {
-                self.give_caps(&caps);
+                if let Some(caps) = caps {
+                    self.give_caps(&caps);
+                }
                 self.screen.attach(id, link);
                 // The newcomer's terminal has none of pi's modes (the others keep theirs: a kitty
                 // push twice would stack) and nothing of ours on it.
@@ -89,6 +96,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 self.input(Input::Resize { cols, rows })?;
                 self.dirty = true;
             }
+            ClientEvent::Caps { caps } => self.give_caps(&caps),
             ClientEvent::Detach { id } => {
                 self.screen.detach(id);
                 if self.suspended && self.screen.attached() == 0 {

@@ -82,7 +82,8 @@ pub struct HostScreen {
     pub guard: TerminalGuard,
 }
 
-fn cursor_style(s: vt100::CursorStyle) -> SetCursorStyle {
+/// crossterm's command for a cursor shape vt100 reports.
+pub(crate) fn cursor_style(s: vt100::CursorStyle) -> SetCursorStyle {
     use vt100::CursorStyle as C;
     match s {
         C::Default => SetCursorStyle::DefaultUserShape,

@@ -10,19 +10,17 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
-use tokio::time::Instant;
 
-use super::build::{Built, SessionConfig, build};
+use super::build::{SessionConfig, build};
 use super::layer::Layer;
 use super::sinks::HostScreen;
-use super::{Loop, Signal, WorldEvent, lock};
+use super::{Signal, WorldEvent, lock};
 use crate::config::Settings;
 use crate::host::watchdog::Watchdog;
 use crate::host::{self, TerminalGuard};
 use crate::pty::{CommandSpec, PtyEvent};
 use crate::screen::Mirror;
 use crate::session::Input;
-use crate::workspace::Workspace;
 
 /// What a dead child left running gets this long to end after SIGTERM.
 const ORPHAN_GRACE: Duration = Duration::from_secs(2);
@@ -113,28 +111,22 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         rows,
         &tx,
     )?;
-    let Built {
-        session,
-        child,
-        bridge,
-        mirror,
-        output_pending,
-        ledger,
-        clock,
-        pid,
-    } = built;
+    let terminal =
+        Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
+    let screen = HostScreen { terminal, guard };
+    let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     let gate = if with_bridge {
         host::start_gate::StartGate::until_ready(std::time::Instant::now())
     } else {
         host::start_gate::StartGate::open()
     };
-    let (stdin_tx, closed_tx, ready_mirror) = (tx.clone(), tx.clone(), mirror.clone());
+    let (stdin_tx, closed_tx, ready_mirror) = (tx.clone(), tx.clone(), lp.mirror.clone());
     let probe_timeout = if probing {
         cfg.probe_timeout
     } else {
         Duration::ZERO
     };
-    let (caps, probe_tx) = (child.caps_handoff(mirror.clone()), tx.clone());
+    let (caps, probe_tx) = (lp.child.caps_handoff(lp.mirror.clone()), tx.clone());
     host::stdin::spawn(
         move || {
             let reading = host::probe::read_answers(probe_timeout);
@@ -155,58 +147,15 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
         },
     );
     spawn_signals(&tx)?;
-
-    let terminal =
-        Terminal::new(CrosstermBackend::new(std::io::stdout())).context("cannot set up drawing")?;
-    let screen = HostScreen { terminal, guard };
-    let mut lp = Loop::new(
-        Workspace::new(session),
-        screen,
-        child,
-        bridge,
-        layer,
-        mirror,
-        output_pending,
-        ledger,
-        clock,
-        tx.clone(),
-    );
     lp.input(Input::ChildStarted { pid })?;
-    // A test hook: proves the terminal is restored and the child stopped on a panic.
-    let panic_on_output = std::env::var_os("POKESHELL_TEST_PANIC").is_some();
-    let exit = if panic_on_output {
-        loop {
-            match rx.recv().await {
-                Some(WorldEvent::Pty(PtyEvent::Output)) => {
-                    panic!("POKESHELL_TEST_PANIC is set: panicking on purpose")
-                }
-                Some(WorldEvent::Pty(PtyEvent::Exited(exit))) => break exit,
-                Some(ev) => lp.on_world(ev)?,
-                None => {
-                    break crate::pty::ChildExit {
-                        code: 1,
-                        signal: None,
-                    };
-                }
-            }
-        }
-    } else {
-        lp.run(&mut rx).await?
-    };
+    let exit = lp.run(&mut rx).await?;
     watchdog.finished();
 
     // Killed by a signal, pi could not stop its tools; they hold the terminal open, too.
     if exit.signal.is_some() {
         crate::reaper::end_orphans(ORPHAN_GRACE);
     }
-    // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
-    let drain_until = Instant::now() + Duration::from_millis(300);
-    while !lp.output_closed {
-        match tokio::time::timeout_at(drain_until, rx.recv()).await {
-            Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => lp.output_closed = true,
-            Ok(Some(_)) => {}
-        }
-    }
+    lp.drain_output(&mut rx).await;
     let farewell = if cfg.final_screen {
         final_screen(&lock(&lp.mirror))
     } else {

@@ -8,7 +8,6 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use crossterm::cursor::SetCursorStyle;
 use ratatui::{Frame, Terminal};
 
 use super::backend::BufferBackend;
@@ -31,19 +30,6 @@ pub struct RemoteScreen {
 pub struct NotifyTarget {
     pub command: String,
     pub session: String,
-}
-
-fn cursor_style(s: vt100::CursorStyle) -> SetCursorStyle {
-    use vt100::CursorStyle as C;
-    match s {
-        C::Default => SetCursorStyle::DefaultUserShape,
-        C::BlinkBlock => SetCursorStyle::BlinkingBlock,
-        C::SteadyBlock => SetCursorStyle::SteadyBlock,
-        C::BlinkUnderline => SetCursorStyle::BlinkingUnderScore,
-        C::SteadyUnderline => SetCursorStyle::SteadyUnderScore,
-        C::BlinkVerticalBar => SetCursorStyle::BlinkingBar,
-        C::SteadyVerticalBar => SetCursorStyle::SteadyBar,
-    }
 }
 
 impl RemoteScreen {
@@ -131,7 +117,7 @@ impl Screen for RemoteScreen {
 
     fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()> {
         let mut bytes = Vec::new();
-        crossterm::queue!(bytes, cursor_style(style)).context("cannot set the cursor")?;
+        crossterm::queue!(bytes, crate::event_loop::cursor_style(style)).context("cannot set the cursor")?;
         self.write_raw(&bytes)
     }
 
@@ -210,5 +196,111 @@ impl Screen for RemoteScreen {
         if let Err(e) = crate::notify_command::run(&target.command, text, &target.session) {
             eprintln!("pokeshell: pokeshell.notifyCommand: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+    use super::*;
+
+    fn client(cols: u16, rows: u16) -> (ClientLink, UnboundedReceiver<ClientOut>) {
+        let (tx, rx) = unbounded_channel();
+        let link = ClientLink {
+            tx,
+            cols,
+            rows,
+            queued: Arc::new(AtomicUsize::new(0)),
+        };
+        (link, rx)
+    }
+
+    fn bytes(rx: &mut UnboundedReceiver<ClientOut>) -> Vec<u8> {
+        let mut out = Vec::new();
+        while let Ok(o) = rx.try_recv() {
+            if let ClientOut::Bytes(b) = o {
+                out.extend(b);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_smallest_client_sets_the_size_and_it_grows_back_when_it_leaves() {
+        let mut s = RemoteScreen::new(80, 24).unwrap();
+        let (a, _ra) = client(120, 40);
+        let (b, _rb) = client(100, 50);
+        s.attach(1, a);
+        assert_eq!(s.size().unwrap(), (120, 40));
+        s.attach(2, b);
+        assert_eq!(s.size().unwrap(), (100, 40), "each dimension takes the smaller");
+        s.client_resize(2, 90, 30);
+        assert_eq!(s.size().unwrap(), (90, 30));
+        s.detach(2);
+        assert_eq!(s.size().unwrap(), (120, 40));
+        s.detach(1);
+        assert_eq!(
+            s.size().unwrap(),
+            (120, 40),
+            "nobody attached: the last size stays"
+        );
+        assert_eq!(s.attached(), 0);
+    }
+
+    #[test]
+    fn frames_go_to_every_client_and_a_newcomers_modes_only_to_it() {
+        let mut s = RemoteScreen::new(20, 5).unwrap();
+        let (a, mut ra) = client(20, 5);
+        let (b, mut rb) = client(20, 5);
+        s.attach(1, a);
+        s.attach(2, b);
+        s.frame(|f| {
+            f.render_widget(ratatui::widgets::Paragraph::new("hello"), f.area());
+            vt100::CursorStyle::Default
+        })
+        .unwrap();
+        let (got_a, got_b) = (bytes(&mut ra), bytes(&mut rb));
+        assert!(String::from_utf8_lossy(&got_a).contains("hello"));
+        assert_eq!(got_a, got_b, "the same bytes for both");
+        s.write_to(2, b"\x1b[>1u").unwrap();
+        assert!(bytes(&mut ra).is_empty());
+        assert_eq!(bytes(&mut rb), b"\x1b[>1u");
+    }
+
+    #[test]
+    fn a_client_that_does_not_read_is_dropped_instead_of_growing_the_server() {
+        let mut s = RemoteScreen::new(20, 5).unwrap();
+        let (slow, _keep) = client(20, 5);
+        let queued = slow.queued.clone();
+        let (fast, mut rf) = client(30, 10);
+        s.attach(1, slow);
+        s.attach(2, fast);
+        assert_eq!(s.size().unwrap(), (20, 5));
+        queued.store(MAX_QUEUED, Ordering::Release);
+        s.write_raw(b"more").unwrap();
+        assert_eq!(s.attached(), 1, "the slow one is gone");
+        assert_eq!(s.size().unwrap(), (30, 10), "and no longer holds the size down");
+        assert_eq!(bytes(&mut rf), b"more");
+    }
+
+    #[test]
+    fn a_request_goes_to_the_client_that_typed_last() {
+        let mut s = RemoteScreen::new(20, 5).unwrap();
+        let (a, mut ra) = client(20, 5);
+        let (b, mut rb) = client(20, 5);
+        s.attach(1, a);
+        s.attach(2, b);
+        s.note_input_from(2);
+        s.to_clients(true, ClientOut::Request(crate::session::WorkspaceRequest::Detach));
+        assert!(ra.try_recv().is_err());
+        assert!(matches!(rb.try_recv(), Ok(ClientOut::Request(_))));
+        s.to_clients(false, ClientOut::Suspend);
+        assert!(
+            ra.try_recv().is_err(),
+            "only exits and detaches go to everyone this way"
+        );
     }
 }

@@ -72,6 +72,8 @@ struct Client {
     cols: u16,
     rows: u16,
     caps: Vec<u8>,
+    /// The terminal's answers are still coming ([`Up::Caps`]).
+    caps_pending: bool,
     env: Vec<(String, String)>,
 }
 
@@ -108,10 +110,9 @@ pub fn detach_from_parent() -> Result<()> {
     match unsafe { libc::fork() } {
         -1 => Err(std::io::Error::last_os_error()).context("cannot fork the server"),
         0 => {
-            // SAFETY: setsid in the new child, which leads no process group yet.
-            if unsafe { libc::setsid() } == -1 {
-                return Err(std::io::Error::last_os_error()).context("cannot start a session");
-            }
+            // SAFETY: setsid in the new child, which leads no process group. It fails only for a
+            // group leader, which the child of a fork never is.
+            unsafe { libc::setsid() };
             Ok(())
         }
         // SAFETY: _exit ends the first process at once, as intended.
@@ -130,6 +131,9 @@ pub fn run() -> Result<()> {
 
 async fn serve() -> Result<()> {
     let listening = Listening::bind().context("cannot listen")?;
+    // The panes show the children's own colours, which NO_COLOR does not govern (see
+    // `TerminalGuard::enter`); the server draws them for its clients.
+    crossterm::style::Colored::set_ansi_color_disabled(false);
     crate::host::install_panic_hook();
     crate::reaper::adopt_orphans(crate::pty::live_children);
     let (tx, mut rx) = unbounded_channel::<ServerMsg>();
@@ -223,6 +227,7 @@ impl Server {
                         cols: 80,
                         rows: 24,
                         caps: Vec::new(),
+                        caps_pending: false,
                         env: Vec::new(),
                     },
                 );
@@ -317,11 +322,13 @@ impl Server {
                 cols,
                 rows,
                 caps,
+                caps_follow,
                 env,
                 cwd: _,
             } => {
                 if let Some(c) = self.clients.get_mut(&id) {
                     (c.cols, c.rows, c.env) = (cols, rows, env);
+                    c.caps_pending = caps_follow;
                     if !caps.is_empty() {
                         c.caps = caps.clone();
                         self.last_caps = caps;
@@ -339,6 +346,19 @@ impl Server {
                 match number {
                     Ok(n) => self.attach(id, n),
                     Err(message) => self.tell(id, Down::Error { message }),
+                }
+            }
+            Up::Caps(caps) => {
+                let Some(c) = self.clients.get_mut(&id) else {
+                    return;
+                };
+                c.caps_pending = false;
+                c.caps = caps.clone();
+                if !caps.is_empty() {
+                    self.last_caps = caps.clone();
+                }
+                if let Some(n) = c.session {
+                    self.to_session(n, WorldEvent::Client(ClientEvent::Caps { caps }));
                 }
             }
             Up::Input(bytes) => {
@@ -468,11 +488,21 @@ impl Server {
         if !meta.is_dir() {
             return Err(format!("{dir} is not a directory"));
         }
-        let (cols, rows, env) = self
+        let (cols, rows, env, waiting) = self
             .clients
             .get(&id)
-            .map(|c| (c.cols, c.rows, c.env.clone()))
-            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new()));
+            .map(|c| {
+                (
+                    c.cols,
+                    c.rows,
+                    c.env.clone(),
+                    c.caps_pending || !c.caps.is_empty(),
+                )
+            })
+            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new(), false));
+        // A client without a terminal (`new -d`) brings no answers: pi's queries are answered at
+        // once from the last terminal seen, rather than held until someone attaches.
+        let caps_now = (!waiting).then(|| self.last_caps.clone());
         let env = if env.is_empty() {
             std::env::vars().collect()
         } else {
@@ -488,7 +518,7 @@ impl Server {
             env,
             cols,
             rows,
-            caps_now: None,
+            caps_now,
             resume: false,
         };
         match self.start(start).await {
@@ -545,10 +575,12 @@ impl Server {
             rows: c.rows,
             queued,
         };
-        let caps = if c.caps.is_empty() {
-            self.last_caps.clone()
+        let caps = if c.caps_pending {
+            None
+        } else if c.caps.is_empty() {
+            Some(self.last_caps.clone())
         } else {
-            c.caps.clone()
+            Some(c.caps.clone())
         };
         self.table.touch(n);
         if let Some(run) = self.sessions.get_mut(&n) {

@@ -7,18 +7,16 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
-use tokio::time::Instant;
 
 use super::observer::Observer;
 use super::remote_screen::{NotifyTarget, RemoteScreen};
 use super::serve::ServerMsg;
 use crate::cli::Cli;
-use crate::event_loop::build::{Built, SessionConfig, build};
+use crate::event_loop::build::{SessionConfig, build};
 use crate::event_loop::start::final_screen;
-use crate::event_loop::{ClientOut, Loop, WorldEvent, lock};
+use crate::event_loop::{ClientOut, WorldEvent, lock};
 use crate::pty::PtyEvent;
 use crate::session::Input;
-use crate::workspace::Workspace;
 
 /// Why a session's clients are detached when the server ends.
 pub const SHUTTING_DOWN: &str = "the pokeshell server is shutting down";
@@ -128,39 +126,18 @@ async fn run(
             return Ok((1, false, Vec::new()));
         }
     };
-    let Built {
-        session,
-        child,
-        bridge,
-        mirror,
-        output_pending,
-        ledger,
-        clock,
-        pid,
-    } = built;
     let screen = RemoteScreen::new(start.cols, start.rows)?;
     let notify = screen.notify.clone();
     if let Ok(mut t) = notify.lock() {
         // From the settings at once: a relaunch mid-run notifies as pi starts (RST-S1), before the
         // observer first looks, and nobody is attached to a session the server brought back.
         *t = NotifyTarget {
-            command: session.notify_command(),
+            command: built.session.notify_command(),
             session: start.name.clone(),
         };
     }
     let layer = Observer::new(start.number, server, notify);
-    let mut lp = Loop::new(
-        Workspace::new(session),
-        screen,
-        child,
-        bridge,
-        layer,
-        mirror,
-        output_pending,
-        ledger,
-        clock,
-        tx.clone(),
-    );
+    let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     if with_bridge {
         lp.hold_keys_until_ready();
     }
@@ -180,14 +157,7 @@ async fn run(
         }
     }
     let exit = lp.run(&mut rx).await.context("the session's loop failed")?;
-    // The exit can overtake the last output: let the reader finish, briefly, for the final screen.
-    let drain_until = Instant::now() + std::time::Duration::from_millis(300);
-    while !lp.output_closed {
-        match tokio::time::timeout_at(drain_until, rx.recv()).await {
-            Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => lp.output_closed = true,
-            Ok(Some(_)) => {}
-        }
-    }
+    lp.drain_output(&mut rx).await;
     let shutdown = lp.shutting_down();
     let farewell = final_screen(&lock(&lp.mirror));
     // After the last frame. A session ended by the server (shut down, or killed) is the server's

@@ -64,23 +64,8 @@ impl Table {
             Some(n) => n.to_string(),
             None => self.free_name(&default_name(dir)),
         };
-        let number = (1..).find(|n| !self.entries.contains_key(n)).unwrap_or(u32::MAX);
-        self.uses += 1;
-        self.entries.insert(
-            number,
-            Entry {
-                number,
-                name,
-                dir: dir.to_string(),
-                argv,
-                created_wall_ms: now_wall_ms,
-                brief: None,
-                session_file: None,
-                mid_run: false,
-                attached: 0,
-                used: self.uses,
-            },
-        );
+        let number = self.free_number();
+        self.insert(number, name, dir, argv, now_wall_ms);
         Ok(number)
     }
 
@@ -102,25 +87,31 @@ impl Table {
         let number = if number > 0 && !self.entries.contains_key(&number) {
             number
         } else {
-            (1..).find(|n| !self.entries.contains_key(n)).unwrap_or(u32::MAX)
+            self.free_number()
         };
-        self.uses += 1;
-        self.entries.insert(
-            number,
-            Entry {
-                number,
-                name,
-                dir: dir.to_string(),
-                argv,
-                created_wall_ms: now_wall_ms,
-                brief: None,
-                session_file: None,
-                mid_run: false,
-                attached: 0,
-                used: self.uses,
-            },
-        );
+        self.insert(number, name, dir, argv, now_wall_ms);
         number
+    }
+
+    fn free_number(&self) -> u32 {
+        (1..).find(|n| !self.entries.contains_key(n)).unwrap_or(u32::MAX)
+    }
+
+    fn insert(&mut self, number: u32, name: String, dir: &str, argv: Vec<String>, now_wall_ms: u64) {
+        self.uses += 1;
+        let entry = Entry {
+            number,
+            name,
+            dir: dir.to_string(),
+            argv,
+            created_wall_ms: now_wall_ms,
+            brief: None,
+            session_file: None,
+            mid_run: false,
+            attached: 0,
+            used: self.uses,
+        };
+        self.entries.insert(number, entry);
     }
 
     fn free_name(&self, base: &str) -> String {

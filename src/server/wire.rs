@@ -38,6 +38,7 @@ pub mod kind {
     pub const RESUMED: u8 = 0x06;
     pub const LIST: u8 = 0x07;
     pub const KILL: u8 = 0x08;
+    pub const CAPS: u8 = 0x09;
 
     pub const WELCOME: u8 = 0x81;
     pub const OUTPUT: u8 = 0x82;
@@ -60,6 +61,7 @@ pub mod kind {
             RESUMED => "resumed",
             LIST => "list",
             KILL => "kill",
+            CAPS => "caps",
             WELCOME => "welcome",
             OUTPUT => "output",
             ATTACHED => "attached",
@@ -89,11 +91,17 @@ pub enum Up {
         rows: u16,
         /// The terminal's raw answers to the capability probe.
         caps: Vec<u8>,
+        /// The answers are still coming, as [`Up::Caps`]: pi's queries wait for them (a client sends
+        /// this so that pi starts while its terminal is still being probed).
+        caps_follow: bool,
         env: Vec<(String, String)>,
         cwd: String,
     },
     /// Raw bytes typed in the terminal.
     Input(Vec<u8>),
+    /// The terminal's raw answers to the capability probe, after an [`Up::Open`] that said they
+    /// would follow.
+    Caps(Vec<u8>),
     Resize {
         cols: u16,
         rows: u16,

@@ -147,6 +147,9 @@ impl Session {
         let ev = match event {
             PiEvent::SessionStart(s) => {
                 self.watch.settled();
+                // `/new`, `/resume` and `/fork` move pi to another file: a relaunch (and a server
+                // that comes back) follows it there.
+                self.watch.session_started(s.session_file.as_deref());
                 self.pi.session = s.session_name.clone().or(s.session_id.clone());
                 if s.model.is_some() {
                     self.pi.model = s.model.clone();

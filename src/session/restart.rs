@@ -107,6 +107,13 @@ impl Watch {
         self.alive(now);
     }
 
+    /// pi started a session in this file (`None`: an in-memory one; the last file is kept).
+    pub fn session_started(&mut self, file: Option<&str>) {
+        if let Some(file) = file {
+            self.session_file = Some(file.to_string());
+        }
+    }
+
     /// The bridge went away: no heartbeats are due until it says hello again. A frozen pi keeps its
     /// connection open; one that lost it for another reason is not taken for frozen.
     pub fn disconnected(&mut self) {
@@ -354,6 +361,21 @@ mod tests {
 
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_new_session_in_pi_moves_the_file_a_relaunch_resumes() {
+        let mut w = Watch::default();
+        w.session_started(Some("/s/one.jsonl"));
+        assert_eq!(w.session_file.as_deref(), Some("/s/one.jsonl"));
+        w.session_started(Some("/s/two.jsonl"));
+        assert_eq!(w.session_file.as_deref(), Some("/s/two.jsonl"));
+        w.session_started(None);
+        assert_eq!(
+            w.session_file.as_deref(),
+            Some("/s/two.jsonl"),
+            "an in-memory session keeps the last file"
+        );
     }
 
     #[test]

@@ -160,7 +160,12 @@ impl Pty {
         let chosen = cmd
             .get_env("XDG_RUNTIME_DIR")
             .is_some_and(|v| Some(v) != inherited.as_deref());
-        let home = (!chosen).then(|| {
+        let pokeshell = cmd
+            .get_argv()
+            .first()
+            .and_then(|a| std::path::Path::new(a).file_name())
+            .is_some_and(|n| n == "pokeshell");
+        let home = (pokeshell && !chosen).then(|| {
             let home = ServerHome::new();
             cmd.env("XDG_RUNTIME_DIR", home.runtime_dir());
             let inherited = std::env::var_os("XDG_STATE_HOME");

@@ -16,6 +16,8 @@ const STYLE: &str = "fg=#d0d0d0,bg=#1e1e1e";
 
 pub struct Tmux {
     socket: String,
+    /// pokeshell's own server dirs, when the command is pokeshell: ended with the session.
+    _home: Option<crate::support::pty::ServerHome>,
     /// Holds the config file.
     _dir: tempfile::TempDir,
     pub rows: u16,
@@ -51,9 +53,20 @@ impl Tmux {
         let cwd: PathBuf = cmd.get_cwd().map(PathBuf::from).expect("the command has a cwd");
         let mut env_args: Vec<String> = vec!["env".into(), "-i".into()];
         env_args.extend(cmd.iter_extra_env_as_str().map(|(k, v)| format!("{k}={v}")));
+        let pokeshell = cmd
+            .get_argv()
+            .first()
+            .and_then(|a| std::path::Path::new(a).file_name())
+            .is_some_and(|n| n == "pokeshell");
+        let home = pokeshell.then(crate::support::pty::ServerHome::new);
+        if let Some(home) = &home {
+            env_args.push(format!("XDG_RUNTIME_DIR={}", home.runtime_dir().display()));
+            env_args.push(format!("XDG_STATE_HOME={}", home.state_dir().display()));
+        }
         env_args.extend(cmd.get_argv().iter().map(|a| a.to_string_lossy().into_owned()));
         let tmux = Tmux {
             socket,
+            _home: home,
             _dir: dir,
             rows,
             cols,

@@ -18,6 +18,9 @@ struct Open {
     cols: u16,
     rows: u16,
     caps: Vec<u8>,
+    /// The answers are still coming, as an [`Up::Caps`].
+    #[serde(default)]
+    caps_follow: bool,
     env: Vec<(String, String)>,
     cwd: String,
 }
@@ -81,6 +84,7 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
             cols,
             rows,
             caps,
+            caps_follow,
             env,
             cwd,
         } => {
@@ -89,12 +93,14 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
                 cols: *cols,
                 rows: *rows,
                 caps: caps.clone(),
+                caps_follow: *caps_follow,
                 env: env.clone(),
                 cwd: cwd.clone(),
             };
             push_json_frame(&mut out, kind::OPEN, &body);
         }
         Up::Input(bytes) => push_raw(&mut out, kind::INPUT, bytes),
+        Up::Caps(bytes) => push_raw(&mut out, kind::CAPS, bytes),
         Up::Resize { cols, rows } => {
             let body = Size {
                 cols: *cols,
@@ -185,6 +191,7 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
                 cols,
                 rows,
                 caps,
+                caps_follow,
                 env,
                 cwd,
             } = json(kind, payload)?;
@@ -193,11 +200,13 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
                 cols,
                 rows,
                 caps,
+                caps_follow,
                 env,
                 cwd,
             }
         }
         kind::INPUT => Up::Input(payload.to_vec()),
+        kind::CAPS => Up::Caps(payload.to_vec()),
         kind::RESIZE => {
             let Size { cols, rows } = json(kind, payload)?;
             Up::Resize { cols, rows }

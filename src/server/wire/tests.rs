@@ -38,18 +38,21 @@ fn up() -> impl Strategy<Value = Up> {
             any::<u16>(),
             any::<u16>(),
             bytes(),
+            any::<bool>(),
             prop::collection::vec((any::<String>(), any::<String>()), 0..4),
             any::<String>()
         )
-            .prop_map(|(target, cols, rows, caps, env, cwd)| Up::Open {
+            .prop_map(|(target, cols, rows, caps, caps_follow, env, cwd)| Up::Open {
                 target,
                 cols,
                 rows,
                 caps,
+                caps_follow,
                 env,
                 cwd
             }),
         bytes().prop_map(Up::Input),
+        bytes().prop_map(Up::Caps),
         (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Up::Resize { cols, rows }),
         Just(Up::Detach),
         (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Up::Resumed { cols, rows }),
@@ -197,12 +200,13 @@ fn the_json_shapes_are_the_documented_ones() {
         cols: 80,
         rows: 24,
         caps: b"\x1b[?1c".to_vec(),
+        caps_follow: false,
         env: vec![("TERM".into(), "xterm".into())],
         cwd: "/w".into(),
     };
     assert_eq!(
         payload(encode_up(&open)),
-        r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"],"command":null},"cols":80,"rows":24,"caps":[27,91,63,49,99],"env":[["TERM","xterm"]],"cwd":"/w"}"#
+        r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"],"command":null},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"cwd":"/w"}"#
     );
     assert_eq!(payload(encode_up(&Up::Detach)), "{}");
     assert_eq!(
