@@ -105,11 +105,22 @@ fn rst_s1_a_server_killed_mid_run_is_brought_back_and_the_run_resumed() {
 }
 
 /// The server asked to end (a logout, a shutdown): pi is ended with it, and the list saved at
-/// that moment says the run was under way, so the next server resumes it all the same.
+/// that moment says the run was under way, so the next server resumes it all the same. pi ends its
+/// run as it is told to end and reports that; it is held on its way out (a test extension) so that
+/// the report surely reaches the server before pi is gone.
 #[test]
 fn rst_s1_a_server_stopped_with_sigterm_mid_run_is_brought_back_and_the_run_resumed() {
     ended_mid_run_then_attached(libc::SIGTERM);
 }
+
+/// Blocks pi's exit for 2.5 s, after everything it had to say went out.
+const SLOW_EXIT: &str = r#"
+export default function (_pi: any) {
+	process.on("exit", () => {
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
+	});
+}
+"#;
 
 fn ended_mid_run_then_attached(signal: i32) {
     let home = ServerHome::new();
@@ -118,7 +129,11 @@ fn ended_mid_run_then_attached(signal: i32) {
     let server = model_server();
     server.push(Step::bash("sleep 40"));
     server.push(Step::text(CARRIED_ON));
-    let mut m = start(&home, server, json!({"pokeshell": {"notifyCommand": command}}));
+    let mut m = support::matrix::Matrix::builder()
+        .settings(json!({"pokeshell": {"notifyCommand": command}}))
+        .env("XDG_RUNTIME_DIR", &home.runtime_dir().to_string_lossy())
+        .extension(SLOW_EXIT)
+        .start(server);
     m.submit(&format!("run the long sleep, remember {MARKER}"));
     m.wait_footer("⏳ bash");
     wait_saved(&m, "the run under way", |s| {
@@ -135,7 +150,10 @@ fn ended_mid_run_then_attached(signal: i32) {
                 .filter_map(trailing_user_text)
                 .any(|t| t.contains(RESUME))
         })
-        .unwrap_or_else(|e| m.pty.fail(&e.to_string()));
+        .unwrap_or_else(|e| {
+            let ledger: Vec<String> = m.ledger().iter().map(Value::to_string).collect();
+            m.pty.fail(&format!("{e}; the ledger:\n{}", ledger.join("\n")))
+        });
     let resume = reqs
         .iter()
         .find(|r| trailing_user_text(r).is_some_and(|t| t.contains(RESUME)))
