@@ -627,7 +627,9 @@ impl Server {
         if report.brief.is_some() {
             e.brief = report.brief;
         }
-        if saved_changed {
+        // While shutting down, the list saved at the signal stands: a run pi gives up as it is ended
+        // is still the run the next server must resume.
+        if saved_changed && !self.shutting_down {
             self.save();
         }
         if brief_changed {

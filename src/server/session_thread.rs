@@ -129,8 +129,10 @@ async fn run(
     let screen = RemoteScreen::new(start.cols, start.rows)?;
     let notify = screen.notify.clone();
     if let Ok(mut t) = notify.lock() {
+        // From the settings at once: a relaunch mid-run notifies as pi starts (RST-S1), before the
+        // observer first looks, and nobody is attached to a session the server brought back.
         *t = NotifyTarget {
-            command: String::new(),
+            command: built.session.notify_command(),
             session: start.name.clone(),
         };
     }
