@@ -65,7 +65,10 @@ impl Server {
                 .restore(s.number, &s.name, &s.dir, argv.clone(), super::serve::wall_ms());
             let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
             if let Some(e) = self.table.get_mut(number) {
+                // Until the relaunched pi says otherwise: a server that ends before then must not
+                // forget the run.
                 e.session_file = s.session_file.clone();
+                e.mid_run = s.mid_run;
             }
             let start = SessionStart {
                 number,

@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -14,11 +13,11 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::conn::{self, ConnCmd};
 use super::observer::Report;
-use super::session_thread::{self, SessionStart};
+use super::session_thread;
 use super::socket::Listening;
 use super::table::Table;
-use super::wire::{Down, Target, Up};
-use crate::event_loop::{ClientEvent, ClientLink, Signal, WorldEvent};
+use super::wire::{Down, Up};
+use crate::event_loop::{Signal, WorldEvent};
 use crate::session::WorkspaceRequest;
 
 /// How long the server waits for its clients to read their last message before it exits.
@@ -66,32 +65,32 @@ pub enum ServerMsg {
     DropBridges,
 }
 
-struct Client {
-    ctl: UnboundedSender<ConnCmd>,
-    session: Option<u32>,
-    cols: u16,
-    rows: u16,
-    caps: Vec<u8>,
+pub(super) struct Client {
+    pub(super) ctl: UnboundedSender<ConnCmd>,
+    pub(super) session: Option<u32>,
+    pub(super) cols: u16,
+    pub(super) rows: u16,
+    pub(super) caps: Vec<u8>,
     /// The terminal's answers are still coming ([`Up::Caps`]).
-    caps_pending: bool,
-    env: Vec<(String, String)>,
+    pub(super) caps_pending: bool,
+    pub(super) env: Vec<(String, String)>,
 }
 
-struct Running {
-    tx: UnboundedSender<WorldEvent>,
-    clients: BTreeSet<u64>,
+pub(super) struct Running {
+    pub(super) tx: UnboundedSender<WorldEvent>,
+    pub(super) clients: BTreeSet<u64>,
 }
 
 pub struct Server {
-    me: UnboundedSender<ServerMsg>,
+    pub(super) me: UnboundedSender<ServerMsg>,
     pub(super) table: Table,
-    sessions: HashMap<u32, Running>,
-    clients: BTreeMap<u64, Client>,
+    pub(super) sessions: HashMap<u32, Running>,
+    pub(super) clients: BTreeMap<u64, Client>,
     /// Sessions being ended by `pokeshell kill`: gone for good once they end.
-    killing: BTreeSet<u32>,
+    pub(super) killing: BTreeSet<u32>,
     /// The terminal capabilities the last client brought, for sessions started with nobody there.
-    last_caps: Vec<u8>,
-    shutting_down: bool,
+    pub(super) last_caps: Vec<u8>,
+    pub(super) shutting_down: bool,
     pub(super) store: Option<std::path::PathBuf>,
 }
 
@@ -303,325 +302,27 @@ impl Server {
         }
     }
 
-    fn tell(&self, id: u64, down: Down) {
+    pub(super) fn tell(&self, id: u64, down: Down) {
         if let Some(c) = self.clients.get(&id) {
             let _ = c.ctl.send(ConnCmd::Down(down));
         }
     }
 
-    async fn on_up(&mut self, id: u64, up: Up) {
-        match up {
-            Up::Hello { .. } => self.tell(
-                id,
-                Down::Error {
-                    message: "a second hello".to_string(),
-                },
-            ),
-            Up::Open {
-                target,
-                cols,
-                rows,
-                caps,
-                caps_follow,
-                env,
-                cwd: _,
-            } => {
-                if let Some(c) = self.clients.get_mut(&id) {
-                    (c.cols, c.rows, c.env) = (cols, rows, env);
-                    c.caps_pending = caps_follow;
-                    if !caps.is_empty() {
-                        c.caps = caps.clone();
-                        self.last_caps = caps;
-                    }
-                }
-                let number = match target {
-                    Target::Attach { name } => self.table.find(name.as_deref()),
-                    Target::New {
-                        name,
-                        dir,
-                        args,
-                        command: _,
-                    } => self.create(id, name.as_deref(), &dir, args).await,
-                };
-                match number {
-                    Ok(n) => self.attach(id, n),
-                    Err(message) => self.tell(id, Down::Error { message }),
-                }
-            }
-            Up::Caps(caps) => {
-                let Some(c) = self.clients.get_mut(&id) else {
-                    return;
-                };
-                c.caps_pending = false;
-                c.caps = caps.clone();
-                if !caps.is_empty() {
-                    self.last_caps = caps.clone();
-                }
-                if let Some(n) = c.session {
-                    self.to_session(n, WorldEvent::Client(ClientEvent::Caps { caps }));
-                }
-            }
-            Up::Input(bytes) => {
-                if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
-                    self.table.touch(n);
-                    self.to_session(n, WorldEvent::Client(ClientEvent::Input { id, bytes }));
-                }
-            }
-            Up::Resize { cols, rows } | Up::Resumed { cols, rows } => {
-                let resumed = matches!(up, Up::Resumed { .. });
-                let Some(c) = self.clients.get_mut(&id) else {
-                    return;
-                };
-                (c.cols, c.rows) = (cols, rows);
-                if let Some(n) = c.session {
-                    let ev = if resumed {
-                        ClientEvent::Resumed { id, cols, rows }
-                    } else {
-                        ClientEvent::Resize { id, cols, rows }
-                    };
-                    self.to_session(n, WorldEvent::Client(ev));
-                }
-            }
-            Up::Detach => {
-                let name = self.following(id).map(|n| n.to_string()).unwrap_or_default();
-                self.leave(id);
-                self.tell(
-                    id,
-                    Down::Detached {
-                        reason: format!("detached from {name}"),
-                    },
-                );
-            }
-            Up::List => {
-                let listing = self.table.listing(wall_ms());
-                self.tell(id, Down::Listing(listing));
-            }
-            Up::Kill { name } => match self.table.find(Some(&name)) {
-                Ok(n) => {
-                    self.killing.insert(n);
-                    self.to_session(n, WorldEvent::Signal(Signal::Term));
-                    let label = self.label(n);
-                    self.tell(
-                        id,
-                        Down::Done {
-                            message: format!("ending session {label}"),
-                        },
-                    );
-                }
-                Err(message) => self.tell(id, Down::Error { message }),
-            },
-        }
-    }
-
-    /// "3:api", as the user sees a session named.
-    fn label(&self, n: u32) -> String {
-        self.table
-            .get(n)
-            .map_or_else(|| n.to_string(), |e| format!("{}:{}", e.number, e.name))
-    }
-
-    fn following(&self, id: u64) -> Option<String> {
-        let n = self.clients.get(&id)?.session?;
-        Some(self.label(n))
-    }
-
-    async fn on_request(&mut self, id: u64, req: WorkspaceRequest) {
-        let current = self.clients.get(&id).and_then(|c| c.session);
-        match req {
-            WorkspaceRequest::Detach => {
-                let name = self.following(id).unwrap_or_default();
-                self.leave(id);
-                self.tell(
-                    id,
-                    Down::Detached {
-                        reason: format!("detached from {name}"),
-                    },
-                );
-            }
-            WorkspaceRequest::SwitchTo(n) => {
-                if current == Some(n) {
-                    return;
-                }
-                if self.sessions.contains_key(&n) {
-                    self.attach(id, n);
-                } else if let Some(cur) = current {
-                    self.notice(cur, format!("there is no session {n}"));
-                }
-            }
-            WorkspaceRequest::NewSession { dir } => {
-                // The new session gets the current one's pokeshell options, and a fresh pi.
-                let argv = current
-                    .and_then(|n| self.table.get(n))
-                    .map(|e| options_only(&e.argv))
-                    .unwrap_or_default();
-                match self.create(id, None, &dir, argv).await {
-                    Ok(n) => self.attach(id, n),
-                    Err(e) => {
-                        if let Some(cur) = current {
-                            self.notice(cur, format!("cannot open a session in {dir}: {e}"));
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn notice(&self, n: u32, text: String) {
-        self.to_session(n, WorldEvent::Notice(text));
-    }
-
-    fn to_session(&self, n: u32, ev: WorldEvent) {
+    pub(super) fn to_session(&self, n: u32, ev: WorldEvent) {
         if let Some(run) = self.sessions.get(&n) {
             let _ = run.tx.send(ev);
         }
-    }
-
-    /// Starts a session for client `id` (its size, environment and terminal) in `dir`.
-    async fn create(
-        &mut self,
-        id: u64,
-        name: Option<&str>,
-        dir: &str,
-        argv: Vec<String>,
-    ) -> Result<u32, String> {
-        let meta = std::fs::metadata(dir).map_err(|e| format!("{dir}: {e}"))?;
-        if !meta.is_dir() {
-            return Err(format!("{dir} is not a directory"));
-        }
-        let (cols, rows, env, waiting) = self
-            .clients
-            .get(&id)
-            .map(|c| {
-                (
-                    c.cols,
-                    c.rows,
-                    c.env.clone(),
-                    c.caps_pending || !c.caps.is_empty(),
-                )
-            })
-            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new(), false));
-        // A client without a terminal (`new -d`) brings no answers: pi's queries are answered at
-        // once from the last terminal seen, rather than held until someone attaches.
-        let caps_now = (!waiting).then(|| self.last_caps.clone());
-        let env = if env.is_empty() {
-            std::env::vars().collect()
-        } else {
-            env
-        };
-        let number = self.table.add(name, dir, argv.clone(), wall_ms())?;
-        let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
-        let start = SessionStart {
-            number,
-            name,
-            dir: dir.to_string(),
-            argv,
-            env,
-            cols,
-            rows,
-            caps_now,
-            resume: false,
-        };
-        match self.start(start).await {
-            Ok(()) => {
-                self.save();
-                Ok(number)
-            }
-            Err(e) => {
-                self.table.remove(number);
-                Err(e)
-            }
-        }
-    }
-
-    /// Starts a session's thread and keeps it among the running ones.
-    pub(super) async fn start(&mut self, start: SessionStart) -> Result<(), String> {
-        let number = start.number;
-        let tx = session_thread::spawn(start, self.me.clone()).await?;
-        self.sessions.insert(
-            number,
-            Running {
-                tx,
-                clients: BTreeSet::new(),
-            },
-        );
-        Ok(())
-    }
-
-    /// Client `id` follows session `n` from now on (and leaves the one it followed).
-    fn attach(&mut self, id: u64, n: u32) {
-        if !self.sessions.contains_key(&n) {
-            self.tell(
-                id,
-                Down::Error {
-                    message: format!("session {} is not running", self.label(n)),
-                },
-            );
-            return;
-        }
-        self.leave(id);
-        let Some(c) = self.clients.get_mut(&id) else {
-            return;
-        };
-        c.session = Some(n);
-        let (out_tx, out_rx) = unbounded_channel();
-        let queued = Arc::new(AtomicUsize::new(0));
-        let _ = c.ctl.send(ConnCmd::Follow {
-            out: out_rx,
-            queued: queued.clone(),
-        });
-        let link = ClientLink {
-            tx: out_tx,
-            cols: c.cols,
-            rows: c.rows,
-            queued,
-        };
-        let caps = if c.caps_pending {
-            None
-        } else if c.caps.is_empty() {
-            Some(self.last_caps.clone())
-        } else {
-            Some(c.caps.clone())
-        };
-        self.table.touch(n);
-        if let Some(run) = self.sessions.get_mut(&n) {
-            run.clients.insert(id);
-            let _ = run
-                .tx
-                .send(WorldEvent::Client(ClientEvent::Attach { id, link, caps }));
-        }
-        if let Some(e) = self.table.get_mut(n) {
-            e.attached += 1;
-        }
-        self.share_briefs();
-        let label = self.label(n);
-        self.tell(id, Down::Attached { name: label });
-    }
-
-    /// Client `id` stops following its session, if it follows one.
-    fn leave(&mut self, id: u64) {
-        let Some(c) = self.clients.get_mut(&id) else {
-            return;
-        };
-        let Some(n) = c.session.take() else {
-            return;
-        };
-        let _ = c.ctl.send(ConnCmd::Unfollow);
-        if let Some(run) = self.sessions.get_mut(&n) {
-            run.clients.remove(&id);
-            let _ = run.tx.send(WorldEvent::Client(ClientEvent::Detach { id }));
-        }
-        if let Some(e) = self.table.get_mut(n) {
-            e.attached = e.attached.saturating_sub(1);
-        }
-        self.share_briefs();
     }
 
     fn on_report(&mut self, number: u32, report: Report) {
         let Some(e) = self.table.get_mut(number) else {
             return;
         };
-        let saved_changed = e.session_file != report.session_file || e.mid_run != report.mid_run;
-        e.session_file = report.session_file.clone();
+        // A relaunched pi says which file it runs on only once its bridge is up: the file known
+        // from before stays until then.
+        let session_file = report.session_file.clone().or_else(|| e.session_file.clone());
+        let saved_changed = e.session_file != session_file || e.mid_run != report.mid_run;
+        e.session_file = session_file;
         e.mid_run = report.mid_run;
         let brief_changed = report.brief.is_some() && e.brief != report.brief;
         if report.brief.is_some() {
@@ -638,15 +339,10 @@ impl Server {
     }
 
     /// Every session hears of every other (its side pane lists them, its switcher offers them).
-    fn share_briefs(&self) {
+    pub(super) fn share_briefs(&self) {
         let briefs = self.table.briefs();
         for run in self.sessions.values() {
             let _ = run.tx.send(WorldEvent::Sessions(briefs.clone()));
         }
     }
-}
-
-/// A pokeshell command line without pi's arguments (those after `--`).
-fn options_only(argv: &[String]) -> Vec<String> {
-    argv.iter().take_while(|a| *a != "--").cloned().collect()
 }

@@ -234,9 +234,10 @@ impl Session {
         self.watch.session_file.as_deref()
     }
 
-    /// The agent is in a run, as the bridge last told.
+    /// The agent is in a run, as the bridge last told, or a relaunched pi's run is still to be
+    /// resumed.
     pub fn mid_run(&self) -> bool {
-        self.watch.mid_run
+        self.watch.mid_run || self.supervisor.resume_pending()
     }
 
     /// `pokeshell.notifyCommand` as the session's settings have it now.

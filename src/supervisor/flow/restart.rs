@@ -43,6 +43,12 @@ impl Supervisor {
         });
     }
 
+    /// A relaunched pi's run is still to be resumed (for whoever saves what runs: it still counts as
+    /// under way).
+    pub fn resume_pending(&self) -> bool {
+        self.restart.as_ref().is_some_and(|r| r.resume.is_some())
+    }
+
     /// The relaunched pi's session started: resume the run it was in, if any.
     pub(in crate::supervisor) fn restart_resume_due(&mut self, now: Now, out: &mut Vec<Action>) {
         let Some(restart) = self.restart.take() else {
