@@ -167,3 +167,24 @@ fn rst_s1_does_not_count_against_the_hourly_restart_bound() {
     assert_eq!(respawn(&fx), None, "{fx:?}");
     assert_eq!(records(&fx, rule::RESTART_LIMIT).len(), 1);
 }
+
+#[test]
+fn a_session_brought_back_counts_as_mid_run_until_its_resume_went_out() {
+    let mut s = brought_back(true);
+    assert!(!s.mid_run(), "nothing is known before pi starts");
+    s.handle(Input::ChildStarted { pid: 7 }, at(100));
+    assert!(
+        s.mid_run(),
+        "a server that ends now must still resume it next time"
+    );
+    hello(&mut s, 500);
+    assert!(s.mid_run());
+    session_start(&mut s, json!([]), 600);
+    assert!(
+        !s.mid_run(),
+        "the resume went out: pi's own events tell from now on"
+    );
+    let mut idle = brought_back(false);
+    first_child(&mut idle);
+    assert!(!idle.mid_run(), "an idle session brought back is not mid-run");
+}
