@@ -365,7 +365,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 Effect::Notify { text, bell, desktop } => {
                     if self.screen.attached() == 0 {
-                        self.screen.notify_away(&text);
+                        self.screen.notify_away(&text, bell, desktop);
                     } else {
                         let bytes = crate::notify::desktop(&text, bell, desktop);
                         self.screen.write_raw(&bytes)?;

@@ -90,3 +90,39 @@ fn with_a_client_attached_the_client_is_told_and_the_command_does_not_run() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn a_client_showing_another_session_is_told_and_the_command_does_not_run() {
+    let home = ServerHome::new();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (m, notes) = stalling(&home, dir.path());
+    // A second session in the same directory; the client shows it while the first one stalls.
+    let mut pty = m.pty;
+    pty.send("\x1dn");
+    pty.wait_for_text("New session", WAIT);
+    pty.send("\r");
+    pty.wait_until("the second session shown", WAIT, |s| {
+        support::shell::side(s).contains("▸2")
+    });
+    let osc = format!("\x1b]9;pokeshell: work: 🔴 {MESSAGE}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let raw = pty.raw_output();
+        if raw.windows(osc.len()).any(|w| w == osc.as_bytes()) {
+            break;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if !pty.wait_for_output(raw.len(), left) {
+            pty.fail("the client showing the other session got no notification of the stall");
+        }
+    }
+    let quiet = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < quiet {
+        assert!(
+            !notes.exists(),
+            "the notify command ran while a terminal was attached: {:?}",
+            std::fs::read_to_string(&notes)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

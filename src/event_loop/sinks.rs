@@ -50,8 +50,9 @@ pub trait Screen {
     fn note_input_from(&mut self, _id: u64) {}
     /// Tells the client that typed last, or every client, something beyond the frames.
     fn to_clients(&mut self, _only_last_typist: bool, _out: ClientOut) {}
-    /// Nobody is attached: tell the user by other means (`pokeshell.notifyCommand`).
-    fn notify_away(&mut self, _text: &str) {}
+    /// Nobody is attached to this session: tell the user by other means (a terminal that shows
+    /// another session, or `pokeshell.notifyCommand`).
+    fn notify_away(&mut self, _text: &str, _bell: bool, _desktop: bool) {}
     /// Whether [`Screen::suspend`] returns only after the user continued pokeshell (`fg`); the
     /// server's clients come back later, as [`super::ClientEvent::Resumed`].
     fn suspend_blocks(&self) -> bool {

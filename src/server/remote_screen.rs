@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 use ratatui::{Frame, Terminal};
 
+use tokio::sync::mpsc::UnboundedSender;
+
 use super::backend::BufferBackend;
+use super::serve::ServerMsg;
 use crate::event_loop::{ClientLink, ClientOut, Screen};
 
 /// A client with this many bytes not yet written to its socket is dropped.
@@ -24,12 +27,42 @@ pub struct RemoteScreen {
     size: (u16, u16),
     /// `pokeshell.notifyCommand` as the session's settings have it now, and the session's name.
     pub notify: Arc<Mutex<NotifyTarget>>,
+    /// Where a notification goes when nobody is attached: the server.
+    pub away: Option<UnboundedSender<ServerMsg>>,
 }
 
 #[derive(Debug, Default, Clone)]
 pub struct NotifyTarget {
     pub command: String,
     pub session: String,
+}
+
+/// A notification of a session nobody is attached to.
+#[derive(Debug, Clone)]
+pub struct AwayNote {
+    pub text: String,
+    pub bell: bool,
+    pub desktop: bool,
+    pub target: NotifyTarget,
+}
+
+impl AwayNote {
+    /// Runs `pokeshell.notifyCommand`, if set.
+    pub fn run_command(&self) {
+        if self.target.command.trim().is_empty() {
+            return;
+        }
+        if let Err(e) = crate::notify_command::run(&self.target.command, &self.text, &self.target.session) {
+            eprintln!("pokeshell: pokeshell.notifyCommand: {e}");
+        }
+    }
+
+    /// The bell and desktop notification for a terminal that shows another session: the text
+    /// names this one.
+    pub fn bytes(&self) -> Vec<u8> {
+        let text = format!("{}: {}", self.target.session, self.text);
+        crate::notify::desktop(&text, self.bell, self.desktop)
+    }
 }
 
 impl RemoteScreen {
@@ -41,6 +74,7 @@ impl RemoteScreen {
             last_typist: None,
             size: (cols, rows),
             notify: Arc::default(),
+            away: None,
         })
     }
 
@@ -188,13 +222,20 @@ impl Screen for RemoteScreen {
         }
     }
 
-    fn notify_away(&mut self, text: &str) {
+    fn notify_away(&mut self, text: &str, bell: bool, desktop: bool) {
         let target = self.notify.lock().map(|t| t.clone()).unwrap_or_default();
-        if target.command.trim().is_empty() {
-            return;
-        }
-        if let Err(e) = crate::notify_command::run(&target.command, text, &target.session) {
-            eprintln!("pokeshell: pokeshell.notifyCommand: {e}");
+        let note = AwayNote {
+            text: text.to_string(),
+            bell,
+            desktop,
+            target,
+        };
+        // The server knows whether a terminal shows another session.
+        match &self.away {
+            Some(server) => {
+                let _ = server.send(ServerMsg::Notify(note));
+            }
+            None => note.run_command(),
         }
     }
 }

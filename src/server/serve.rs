@@ -63,6 +63,9 @@ pub enum ServerMsg {
     Shutdown,
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
+    /// A session nobody is attached to wants the user: to the terminals showing other sessions, or
+    /// to `pokeshell.notifyCommand` when there are none.
+    Notify(super::remote_screen::AwayNote),
 }
 
 pub(super) struct Client {
@@ -283,6 +286,20 @@ impl Server {
                 }
                 if !self.shutting_down {
                     self.save();
+                }
+            }
+            ServerMsg::Notify(note) => {
+                let watching: Vec<u64> = self
+                    .clients
+                    .iter()
+                    .filter(|(_, c)| c.session.is_some())
+                    .map(|(id, _)| *id)
+                    .collect();
+                if watching.is_empty() {
+                    note.run_command();
+                }
+                for id in watching {
+                    self.tell(id, Down::Output(note.bytes()));
                 }
             }
             ServerMsg::DropBridges => {

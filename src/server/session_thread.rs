@@ -126,7 +126,8 @@ async fn run(
             return Ok((1, false, Vec::new()));
         }
     };
-    let screen = RemoteScreen::new(start.cols, start.rows)?;
+    let mut screen = RemoteScreen::new(start.cols, start.rows)?;
+    screen.away = Some(server.clone());
     let notify = screen.notify.clone();
     if let Ok(mut t) = notify.lock() {
         // From the settings at once: a relaunch mid-run notifies as pi starts (RST-S1), before the
