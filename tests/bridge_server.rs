@@ -5,6 +5,8 @@
 mod admission;
 #[path = "bridge_server/client.rs"]
 mod client;
+#[path = "support/foreign_peer.rs"]
+mod foreign_peer;
 
 use std::time::Duration;
 

@@ -1,6 +1,8 @@
 //! The server's socket directory against the real file system and real sockets: what `bind` creates
 //! and removes, one server at a time, stale sockets; the handshake in `handshake`.
 
+#[path = "support/foreign_peer.rs"]
+mod foreign_peer;
 #[path = "server_wire/handshake.rs"]
 mod handshake;
 

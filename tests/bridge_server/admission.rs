@@ -1,6 +1,7 @@
 //! Which connection is live: the same process replaces its own connection, another process is refused
 //! while one is live and welcomed once it is gone, another uid never gets in.
 
+use crate::foreign_peer::{ForeignPeer, can_pose};
 use pokeshell::bridge::BridgeEvent;
 use pokeshell::bridge::protocol::{Command, PROTOCOL_VERSION};
 use serde_json::json;
@@ -70,8 +71,7 @@ async fn a_second_connection_from_the_same_process_replaces_the_first() {
 /// server sees a foreign peer. Not root: the check itself is covered by the unit tests of `auth`.
 #[test]
 fn a_peer_of_another_uid_is_rejected() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !can_pose() {
         eprintln!("not root: cannot simulate a foreign peer here (auth::check_peer_uid is unit-tested)");
         return;
     }
@@ -82,47 +82,10 @@ fn a_peer_of_another_uid_is_rejected() {
     let token = server.token();
     let hello = hello_line(&token, PROTOCOL_VERSION);
 
-    // Everything the child needs is prepared before fork: after it, only raw syscalls.
-    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
-    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
-    use std::os::unix::ffi::OsStrExt;
-    for (dst, src) in addr.sun_path.iter_mut().zip(path.as_bytes()) {
-        *dst = *src as libc::c_char;
-    }
-    let nobody: libc::uid_t = 65534;
-    // SAFETY: the child calls only async-signal-safe functions and leaves with _exit.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        unsafe {
-            if libc::setresuid(nobody, nobody, 0) != 0 {
-                libc::_exit(10);
-            }
-            libc::setfsuid(0);
-            let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
-            if fd < 0 {
-                libc::_exit(11);
-            }
-            let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
-            if libc::connect(fd, &addr as *const _ as *const libc::sockaddr, len) != 0 {
-                libc::_exit(12);
-            }
-            libc::write(fd, hello.as_ptr() as *const libc::c_void, hello.len());
-            let mut buf = [0u8; 256];
-            while libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len()) > 0 {}
-            libc::_exit(0);
-        }
-    }
+    let peer = ForeignPeer::connect(&path, hello.as_ref());
     let event = runtime.block_on(async { tokio::time::timeout(WAIT, server.events.recv()).await });
-    let mut status = 0;
-    // SAFETY: reaping our own child; a child still connected (the check failed) is killed first.
-    unsafe {
-        if libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 {
-            libc::kill(pid, libc::SIGKILL);
-            libc::waitpid(pid, &mut status, 0);
-        }
-    }
-    let event = event.unwrap_or_else(|_| panic!("no event; child exit status {}", libc::WEXITSTATUS(status)));
+    let status = peer.reap();
+    let event = event.unwrap_or_else(|_| panic!("no event; child exit status {}", status));
     match event {
         Some(BridgeEvent::Rejected { reason }) => assert!(reason.contains("uid 65534"), "{reason}"),
         other => panic!("expected Rejected, got {other:?}"),

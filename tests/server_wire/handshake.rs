@@ -1,6 +1,7 @@
 //! The handshake as the server runs it (peer check, then the hello within a deadline) against clients
 //! that get it right, get it wrong in every way, or run as another uid.
 
+use crate::foreign_peer::{ForeignPeer, can_pose};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -225,8 +226,7 @@ async fn bad_clients_are_refused_with_a_reason_and_the_next_good_client_gets_in(
 /// directory and the server sees a foreign peer. Not root: the uid check is unit-tested in `auth`.
 #[test]
 fn a_peer_of_another_uid_is_refused() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !can_pose() {
         eprintln!("not root: cannot simulate a foreign peer here (auth::check_peer_uid is unit-tested)");
         return;
     }
@@ -240,49 +240,10 @@ fn a_peer_of_another_uid_is_refused() {
         protocol: PROTOCOL,
     });
 
-    // Everything the child needs is prepared before fork: after it, only raw syscalls.
-    // SAFETY: sockaddr_un is plain data; all zeros is a valid value.
-    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
-    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
-    use std::os::unix::ffi::OsStrExt;
-    for (dst, src) in addr.sun_path.iter_mut().zip(path.as_bytes()) {
-        *dst = *src as libc::c_char;
-    }
-    let nobody: libc::uid_t = 65534;
-    // SAFETY: the child calls only async-signal-safe functions and leaves with _exit.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        unsafe {
-            if libc::setresuid(nobody, nobody, 0) != 0 {
-                libc::_exit(10);
-            }
-            libc::setfsuid(0);
-            let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
-            if fd < 0 {
-                libc::_exit(11);
-            }
-            let len = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
-            if libc::connect(fd, &addr as *const _ as *const libc::sockaddr, len) != 0 {
-                libc::_exit(12);
-            }
-            libc::write(fd, hello.as_ptr() as *const libc::c_void, hello.len());
-            let mut buf = [0u8; 256];
-            while libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len()) > 0 {}
-            libc::_exit(0);
-        }
-    }
+    let peer = ForeignPeer::connect(&path, hello.as_ref());
     let verdict = runtime.block_on(async { tokio::time::timeout(WAIT, server.verdicts.recv()).await });
-    let mut status = 0;
-    // SAFETY: reaping our own child; a child still connected (the check failed) is killed first.
-    unsafe {
-        if libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 {
-            libc::kill(pid, libc::SIGKILL);
-            libc::waitpid(pid, &mut status, 0);
-        }
-    }
-    let verdict =
-        verdict.unwrap_or_else(|_| panic!("no verdict; child exit status {}", libc::WEXITSTATUS(status)));
+    let status = peer.reap();
+    let verdict = verdict.unwrap_or_else(|_| panic!("no verdict; child exit status {}", status));
     let reason = verdict.expect("the accept loop ended").unwrap_err();
     assert!(reason.contains("uid 65534"), "{reason}");
     runtime.block_on(server.good_client_is_welcomed());
