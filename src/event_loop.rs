@@ -130,6 +130,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     program_status_seq: u64,
     /// Keys typed before pi's screen is up (see [`StartGate`]).
     gate: StartGate,
+    /// Every relaunched child gets the gate again.
+    gate_each_start: bool,
     /// pi and its clients are suspended (Ctrl+Z), waiting for a client to come back.
     suspended: bool,
 }
@@ -176,6 +178,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             shutting_down: false,
             program_status_seq: 0,
             gate: StartGate::open(),
+            gate_each_start: false,
             suspended: false,
         }
     }

@@ -158,8 +158,10 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         Ok(())
     }
 
-    /// From now on, keys wait for pi's screen (a pi started or relaunched by the server).
+    /// Keys wait for pi's screen: from now on, and again each time pi is relaunched (its PTY is in
+    /// cooked mode until pi takes it: a Ctrl+C or Ctrl+\ typed then would be a signal to pi).
     pub fn hold_keys_until_ready(&mut self) {
+        self.gate_each_start = true;
         self.gate = StartGate::until_ready(std::time::Instant::now());
     }
 }

@@ -136,3 +136,40 @@ async fn heartbeats_keep_a_busy_pi_alive() {
     assert!(w.lp.child.signals.is_empty());
     assert!(w.lp.child.respawns.is_empty());
 }
+
+/// Keys typed while a relaunched pi starts wait for its screen (its PTY is in cooked mode until pi
+/// takes it), as at the first start, when the loop holds keys at all (the server's sessions do).
+#[tokio::test(start_paused = true)]
+async fn keys_typed_while_a_relaunched_pi_starts_wait_for_its_screen() {
+    let mut w = World::new();
+    w.lp.hold_keys_until_ready();
+    w.lp.child.output(b"\x1b[?2004h");
+    w.settle().await;
+    hello(&w, "a");
+    session_start(&w, 1);
+    w.wire(event(2, json!({"type": "agent_start"})));
+    w.settle().await;
+    w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
+    w.settle().await;
+    assert_eq!(
+        w.lp.child.respawns,
+        vec![relaunch()],
+        "a death mid-run is relaunched"
+    );
+    let before = w.lp.child.written().len();
+    w.stdin(b"\x03typed early");
+    w.settle().await;
+    assert_eq!(
+        w.lp.child.written().len(),
+        before,
+        "held while the new pi has not taken its terminal"
+    );
+    w.lp.child.output(b"\x1b[?2004h");
+    w.settle().await;
+    let written = w.lp.child.written();
+    assert!(
+        written[before..].ends_with(b"\x03typed early"),
+        "given once pi's screen is up: {:?}",
+        String::from_utf8_lossy(&written[before..])
+    );
+}
