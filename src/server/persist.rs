@@ -14,9 +14,8 @@ pub fn relaunch_argv(argv: &[String], session_file: Option<&str>) -> Vec<String>
     let Some(file) = session_file else {
         return argv.to_vec();
     };
-    let options: Vec<String> = argv.iter().take_while(|a| *a != "--").cloned().collect();
     let pi_args: Vec<String> = argv.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
-    let mut out = options;
+    let mut out = super::requests::options_only(argv);
     out.push("--".to_string());
     out.extend(crate::session::relaunch_args(&pi_args, file));
     out

@@ -28,10 +28,9 @@ impl Server {
                 if let Some(c) = self.clients.get_mut(&id) {
                     (c.cols, c.rows, c.env) = (cols, rows, env);
                     c.caps_pending = caps_follow;
-                    if !caps.is_empty() {
-                        c.caps = caps.clone();
-                        self.last_caps = caps;
-                    }
+                }
+                if !caps.is_empty() {
+                    self.keep_caps(id, &caps);
                 }
                 let number = match target {
                     Target::Attach { name } => self.table.find(name.as_deref()),
@@ -48,14 +47,11 @@ impl Server {
                 }
             }
             Up::Caps(caps) => {
+                self.keep_caps(id, &caps);
                 let Some(c) = self.clients.get_mut(&id) else {
                     return;
                 };
                 c.caps_pending = false;
-                c.caps = caps.clone();
-                if !caps.is_empty() {
-                    self.last_caps = caps.clone();
-                }
                 if let Some(n) = c.session {
                     self.to_session(n, WorldEvent::Client(ClientEvent::Caps { caps }));
                 }
@@ -81,16 +77,7 @@ impl Server {
                     self.to_session(n, WorldEvent::Client(ev));
                 }
             }
-            Up::Detach => {
-                let name = self.following(id).map(|n| n.to_string()).unwrap_or_default();
-                self.leave(id);
-                self.tell(
-                    id,
-                    Down::Detached {
-                        reason: format!("detached from {name}"),
-                    },
-                );
-            }
+            Up::Detach => self.detach(id),
             Up::List => {
                 let listing = self.table.listing(wall_ms());
                 self.tell(id, Down::Listing(listing));
@@ -119,24 +106,38 @@ impl Server {
             .map_or_else(|| n.to_string(), |e| format!("{}:{}", e.number, e.name))
     }
 
-    pub(super) fn following(&self, id: u64) -> Option<String> {
-        let n = self.clients.get(&id)?.session?;
-        Some(self.label(n))
+    /// The client leaves the session it follows and is told so (it then ends).
+    fn detach(&mut self, id: u64) {
+        let name = self
+            .clients
+            .get(&id)
+            .and_then(|c| c.session)
+            .map(|n| self.label(n))
+            .unwrap_or_default();
+        self.leave(id);
+        self.tell(
+            id,
+            Down::Detached {
+                reason: format!("detached from {name}"),
+            },
+        );
+    }
+
+    /// Keeps a client's terminal answers, and the last non-empty ones for sessions started with
+    /// nobody attached.
+    fn keep_caps(&mut self, id: u64, caps: &[u8]) {
+        if let Some(c) = self.clients.get_mut(&id) {
+            c.caps = caps.to_vec();
+        }
+        if !caps.is_empty() {
+            self.last_caps = caps.to_vec();
+        }
     }
 
     pub(super) async fn on_request(&mut self, id: u64, req: WorkspaceRequest) {
         let current = self.clients.get(&id).and_then(|c| c.session);
         match req {
-            WorkspaceRequest::Detach => {
-                let name = self.following(id).unwrap_or_default();
-                self.leave(id);
-                self.tell(
-                    id,
-                    Down::Detached {
-                        reason: format!("detached from {name}"),
-                    },
-                );
-            }
+            WorkspaceRequest::Detach => self.detach(id),
             WorkspaceRequest::SwitchTo(n) => {
                 if current == Some(n) {
                     return;
@@ -171,6 +172,6 @@ impl Server {
 }
 
 /// A pokeshell command line without pi's arguments (those after `--`).
-fn options_only(argv: &[String]) -> Vec<String> {
+pub(super) fn options_only(argv: &[String]) -> Vec<String> {
     argv.iter().take_while(|a| *a != "--").cloned().collect()
 }
