@@ -399,9 +399,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 Effect::Suspend => self.suspend()?,
                 Effect::Respawn { args } => self.ask_respawn(args)?,
-                // performed by the server
-                // Only the client that asked hears of it: the server switches or detaches that one.
-                Effect::Workspace(req) => self.screen.to_clients(true, ClientOut::Request(req)),
+                // The server's: it switches or detaches the client that asked.
+                Effect::Workspace(req) => self.screen.request(req),
             }
         }
         Ok(())

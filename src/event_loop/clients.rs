@@ -24,10 +24,6 @@ pub enum ClientOut {
     Bytes(Vec<u8>),
     /// pi suspended itself (Ctrl+Z): the client gives its terminal back until `fg`.
     Suspend,
-    /// The session's program ended with this code; `farewell` is what it left on its main screen.
-    Exited { code: i32, farewell: Vec<u8> },
-    /// The session is gone for another reason (the server is shutting down).
-    Detached { reason: String },
     /// The user asked, from this client, for something beyond the session.
     Request(crate::session::WorkspaceRequest),
 }

@@ -13,7 +13,7 @@ use crate::bridge::server::BridgeHandle;
 use crate::host::TerminalGuard;
 use crate::pty::ChildPty;
 
-use super::clients::{ClientLink, ClientOut};
+use super::clients::ClientLink;
 
 /// The host terminal.
 pub trait Screen {
@@ -48,8 +48,9 @@ pub trait Screen {
     fn client_resize(&mut self, _id: u64, _cols: u16, _rows: u16) {}
     /// The client that typed last (a request from the keys goes back to it).
     fn note_input_from(&mut self, _id: u64) {}
-    /// Tells the client that typed last, or every client, something beyond the frames.
-    fn to_clients(&mut self, _only_last_typist: bool, _out: ClientOut) {}
+    /// The user asked, from the keys, for something beyond the session: it goes to the client that
+    /// typed last (the server switches or detaches that one).
+    fn request(&mut self, _req: crate::session::WorkspaceRequest) {}
     /// Nobody is attached to this session: tell the user by other means (a terminal that shows
     /// another session, or `pokeshell.notifyCommand`).
     fn notify_away(&mut self, _text: &str, _bell: bool, _desktop: bool) {}

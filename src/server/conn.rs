@@ -107,6 +107,16 @@ async fn write_loop(
                 None => break,
                 Some(ConnCmd::Down(down)) => {
                     let last = matches!(down, Down::Detached { .. } | Down::Exited { .. } | Down::Error { .. });
+                    if last && let Some((rx, queued)) = &mut follow {
+                        // What the session drew before it ended comes first.
+                        while let Ok(out) = rx.try_recv() {
+                            if let Some(bytes) = encode_out(id, out, queued, &server)
+                                && wr.write_all(&bytes).await.is_err()
+                            {
+                                break;
+                            }
+                        }
+                    }
                     let frame = wire::encode_down(&down);
                     if wr.write_all(&frame).await.is_err() || last {
                         break;
@@ -129,26 +139,34 @@ async fn write_loop(
             follow = None;
             continue;
         };
-        let (bytes, last) = match out {
-            ClientOut::Bytes(b) => {
-                if let Some((_, queued)) = &follow {
-                    queued.fetch_sub(b.len(), Ordering::AcqRel);
-                }
-                (wire::encode_output(&b), false)
-            }
-            ClientOut::Suspend => (wire::encode_down(&Down::Suspend), false),
-            ClientOut::Exited { code, farewell } => {
-                (wire::encode_down(&Down::Exited { code, farewell }), true)
-            }
-            ClientOut::Detached { reason } => (wire::encode_down(&Down::Detached { reason }), true),
-            ClientOut::Request(req) => {
-                let _ = server.send(ServerMsg::Request { id, req });
-                continue;
-            }
+        let Some((_, queued)) = &follow else {
+            continue;
         };
-        if wr.write_all(&bytes).await.is_err() || last {
+        if let Some(bytes) = encode_out(id, out, queued, &server)
+            && wr.write_all(&bytes).await.is_err()
+        {
             break;
         }
     }
     let _ = wr.shutdown().await;
+}
+
+/// One thing a session sent this client, as a frame; a request goes to the server instead.
+fn encode_out(
+    id: u64,
+    out: ClientOut,
+    queued: &AtomicUsize,
+    server: &UnboundedSender<ServerMsg>,
+) -> Option<Vec<u8>> {
+    match out {
+        ClientOut::Bytes(b) => {
+            queued.fetch_sub(b.len(), Ordering::AcqRel);
+            Some(wire::encode_output(&b))
+        }
+        ClientOut::Suspend => Some(wire::encode_down(&Down::Suspend)),
+        ClientOut::Request(req) => {
+            let _ = server.send(ServerMsg::Request { id, req });
+            None
+        }
+    }
 }

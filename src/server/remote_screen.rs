@@ -194,31 +194,10 @@ impl Screen for RemoteScreen {
         self.last_typist = Some(id);
     }
 
-    fn to_clients(&mut self, only_last_typist: bool, out: ClientOut) {
-        let target = if only_last_typist {
-            self.last_typist.or_else(|| self.clients.keys().next().copied())
-        } else {
-            None
-        };
-        match (target, out) {
-            (Some(id), out) => {
-                if let Some(c) = self.clients.get(&id) {
-                    let _ = c.tx.send(out);
-                }
-            }
-            (None, ClientOut::Exited { code, farewell }) => {
-                for c in self.clients.values() {
-                    let farewell = farewell.clone();
-                    let _ = c.tx.send(ClientOut::Exited { code, farewell });
-                }
-            }
-            (None, ClientOut::Detached { reason }) => {
-                for c in self.clients.values() {
-                    let reason = reason.clone();
-                    let _ = c.tx.send(ClientOut::Detached { reason });
-                }
-            }
-            (None, _) => {}
+    fn request(&mut self, req: crate::session::WorkspaceRequest) {
+        let typist = self.last_typist.or_else(|| self.clients.keys().next().copied());
+        if let Some(c) = typist.and_then(|id| self.clients.get(&id)) {
+            let _ = c.tx.send(ClientOut::Request(req));
         }
     }
 
@@ -335,13 +314,8 @@ mod tests {
         s.attach(1, a);
         s.attach(2, b);
         s.note_input_from(2);
-        s.to_clients(true, ClientOut::Request(crate::session::WorkspaceRequest::Detach));
+        s.request(crate::session::WorkspaceRequest::Detach);
         assert!(ra.try_recv().is_err());
         assert!(matches!(rb.try_recv(), Ok(ClientOut::Request(_))));
-        s.to_clients(false, ClientOut::Suspend);
-        assert!(
-            ra.try_recv().is_err(),
-            "only exits and detaches go to everyone this way"
-        );
     }
 }

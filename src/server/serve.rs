@@ -260,8 +260,7 @@ impl Server {
                 let kill = self.killing.remove(&number);
                 if let Some(run) = self.sessions.remove(&number) {
                     for id in run.clients {
-                        // Most heard it from the session's loop already; one that attached as the
-                        // program ended did not.
+                        // The connection writes what the session drew before this last word.
                         self.tell(
                             id,
                             if shutdown && !kill {

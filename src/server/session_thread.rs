@@ -14,7 +14,7 @@ use super::serve::ServerMsg;
 use crate::cli::Cli;
 use crate::event_loop::build::{SessionConfig, build};
 use crate::event_loop::start::final_screen;
-use crate::event_loop::{ClientOut, WorldEvent, lock};
+use crate::event_loop::{WorldEvent, lock};
 use crate::pty::PtyEvent;
 use crate::session::Input;
 
@@ -161,15 +161,5 @@ async fn run(
     lp.drain_output(&mut rx).await;
     let shutdown = lp.shutting_down();
     let farewell = final_screen(&lock(&lp.mirror));
-    // After the last frame. A session ended by the server (shut down, or killed) is the server's
-    // to tell its clients about, and so is one whose clients this loop never saw attach.
-    if !shutdown {
-        use crate::event_loop::Screen;
-        let out = ClientOut::Exited {
-            code: exit.code,
-            farewell: farewell.clone(),
-        };
-        lp.screen.to_clients(false, out);
-    }
     Ok((exit.code, shutdown, farewell))
 }
