@@ -79,7 +79,7 @@ impl Server {
             }
             Up::Detach => self.detach(id),
             Up::List => {
-                let listing = self.table.listing(wall_ms());
+                let listing = self.table.listing(wall_ms(), |n| self.attached(n));
                 self.tell(id, Down::Listing(listing));
             }
             Up::Kill { name } => match self.table.find(Some(&name)) {

@@ -318,6 +318,11 @@ impl Server {
         }
     }
 
+    /// How many clients follow session `n`.
+    pub(super) fn attached(&self, n: u32) -> usize {
+        self.sessions.get(&n).map_or(0, |run| run.clients.len())
+    }
+
     pub(super) fn tell(&self, id: u64, down: Down) {
         if let Some(c) = self.clients.get(&id) {
             let _ = c.ctl.send(ConnCmd::Down(down));
@@ -356,7 +361,7 @@ impl Server {
 
     /// Every session hears of every other (its side pane lists them, its switcher offers them).
     pub(super) fn share_briefs(&self) {
-        let briefs = self.table.briefs();
+        let briefs = self.table.briefs(|n| self.attached(n));
         for run in self.sessions.values() {
             let _ = run.tx.send(WorldEvent::Sessions(briefs.clone()));
         }

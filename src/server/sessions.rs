@@ -127,9 +127,6 @@ impl Server {
                 .tx
                 .send(WorldEvent::Client(ClientEvent::Attach { id, link, caps }));
         }
-        if let Some(e) = self.table.get_mut(n) {
-            e.attached += 1;
-        }
         self.share_briefs();
         let label = self.label(n);
         self.tell(id, Down::Attached { name: label });
@@ -147,9 +144,6 @@ impl Server {
         if let Some(run) = self.sessions.get_mut(&n) {
             run.clients.remove(&id);
             let _ = run.tx.send(WorldEvent::Client(ClientEvent::Detach { id }));
-        }
-        if let Some(e) = self.table.get_mut(n) {
-            e.attached = e.attached.saturating_sub(1);
         }
         self.share_briefs();
     }

@@ -20,7 +20,6 @@ pub struct Entry {
     pub brief: Option<SessionBrief>,
     pub session_file: Option<String>,
     pub mid_run: bool,
-    pub attached: usize,
     /// Higher: used more recently (attached to, or typed into).
     used: u64,
 }
@@ -108,7 +107,6 @@ impl Table {
             brief: None,
             session_file: None,
             mid_run: false,
-            attached: 0,
             used: self.uses,
         };
         self.entries.insert(number, entry);
@@ -172,8 +170,9 @@ impl Table {
         self.entries.values()
     }
 
-    /// Every session's brief, with the server's own knowledge (number, name, clients) on top.
-    pub fn briefs(&self) -> Vec<SessionBrief> {
+    /// Every session's brief, with the server's own knowledge (number, name, how many clients
+    /// `attached` says follow it) on top.
+    pub fn briefs(&self, attached: impl Fn(u32) -> usize) -> Vec<SessionBrief> {
         self.entries
             .values()
             .filter_map(|e| {
@@ -181,14 +180,14 @@ impl Table {
                 b.number = e.number;
                 b.name = e.name.clone();
                 b.dir = e.dir.clone();
-                b.attached = e.attached;
+                b.attached = attached(e.number);
                 Some(b)
             })
             .collect()
     }
 
     /// What `pokeshell ls` shows, in number order.
-    pub fn listing(&self, now_wall_ms: u64) -> Vec<Listing> {
+    pub fn listing(&self, now_wall_ms: u64, attached: impl Fn(u32) -> usize) -> Vec<Listing> {
         self.entries
             .values()
             .map(|e| Listing {
@@ -205,7 +204,7 @@ impl Table {
                     .map(|(name, since)| format!("{name} {}s", now_wall_ms.saturating_sub(*since) / 1000)),
                 last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
-                attached: e.attached,
+                attached: attached(e.number),
             })
             .collect()
     }
@@ -296,11 +295,12 @@ mod tests {
             created_wall_ms: 1_000,
             attached: 0,
         });
-        let l = t.listing(61_000);
+        let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].name, "1:api");
         assert_eq!(l[0].state, "working");
         assert_eq!(l[0].tool.as_deref(), Some("bash 12s"));
         assert_eq!(l[0].age_secs, 60);
+        assert_eq!(l[0].attached, 2, "as the server counts its clients");
     }
 }
