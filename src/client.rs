@@ -225,9 +225,6 @@ pub fn new_detached(target: Target) -> i32 {
         caps: Vec::new(),
         caps_follow: false,
         env: std::env::vars().collect(),
-        cwd: std::env::current_dir()
-            .map(|d| d.to_string_lossy().into_owned())
-            .unwrap_or_default(),
     };
     let mut stream = match connect::session(true) {
         Ok(s) => s,

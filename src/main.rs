@@ -91,7 +91,6 @@ fn new_session(args: &NewArgs) -> ExitCode {
         name: args.name.clone(),
         dir: dir.to_string_lossy().into_owned(),
         args: argv,
-        command: None,
     };
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if args.detached || !terminal {
@@ -171,7 +170,6 @@ fn main() -> ExitCode {
         name: None,
         dir: dir.to_string_lossy().into_owned(),
         args: server_argv(&raw, &spec, cli.command.is_some()),
-        command: cli.command.clone(),
     };
     code(client::open(target, &label, probe_timeout()))
 }

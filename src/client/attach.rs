@@ -83,9 +83,6 @@ async fn attached(
         Err(e) => anyhow::bail!("cannot reach the pokeshell server: {e}"),
     };
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
-    let cwd = std::env::current_dir()
-        .map(|d| d.to_string_lossy().into_owned())
-        .unwrap_or_default();
     stream
         .set_nonblocking(true)
         .context("cannot use the server's socket")?;
@@ -98,7 +95,6 @@ async fn attached(
         caps: Vec::new(),
         caps_follow: true,
         env: std::env::vars().collect(),
-        cwd,
     };
     upward
         .send(&wire::encode_up(&open), Some(SEND_LIMIT))

@@ -23,7 +23,6 @@ impl Server {
                 caps,
                 caps_follow,
                 env,
-                cwd: _,
             } => {
                 if let Some(c) = self.clients.get_mut(&id) {
                     (c.cols, c.rows, c.env) = (cols, rows, env);
@@ -34,12 +33,7 @@ impl Server {
                 }
                 let number = match target {
                     Target::Attach { name } => self.table.find(name.as_deref()),
-                    Target::New {
-                        name,
-                        dir,
-                        args,
-                        command: _,
-                    } => self.create(id, name.as_deref(), &dir, args).await,
+                    Target::New { name, dir, args } => self.create(id, name.as_deref(), &dir, args).await,
                 };
                 match number {
                     Ok(n) => self.attach(id, n),

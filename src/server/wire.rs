@@ -95,7 +95,6 @@ pub enum Up {
         /// this so that pi starts while its terminal is still being probed).
         caps_follow: bool,
         env: Vec<(String, String)>,
-        cwd: String,
     },
     /// Raw bytes typed in the terminal.
     Input(Vec<u8>),
@@ -124,12 +123,12 @@ pub enum Up {
 pub enum Target {
     /// An existing session; `None` = the one the server picks (the most recent).
     Attach { name: Option<String> },
-    /// A new session in `dir`, running pi with `args` (or `command` instead of pi).
+    /// A new session in `dir`, run with pokeshell's command line `args` (pi's arguments after
+    /// `--`, or `--command` for another program).
     New {
         name: Option<String>,
         dir: String,
         args: Vec<String>,
-        command: Option<String>,
     },
 }
 

@@ -22,7 +22,6 @@ struct Open {
     #[serde(default)]
     caps_follow: bool,
     env: Vec<(String, String)>,
-    cwd: String,
 }
 
 /// Resize and Resumed.
@@ -86,7 +85,6 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
             caps,
             caps_follow,
             env,
-            cwd,
         } => {
             let body = Open {
                 target: target.clone(),
@@ -95,7 +93,6 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
                 caps: caps.clone(),
                 caps_follow: *caps_follow,
                 env: env.clone(),
-                cwd: cwd.clone(),
             };
             push_json_frame(&mut out, kind::OPEN, &body);
         }
@@ -193,7 +190,6 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
                 caps,
                 caps_follow,
                 env,
-                cwd,
             } = json(kind, payload)?;
             Up::Open {
                 target,
@@ -202,7 +198,6 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
                 caps,
                 caps_follow,
                 env,
-                cwd,
             }
         }
         kind::INPUT => Up::Input(payload.to_vec()),

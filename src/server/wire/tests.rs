@@ -19,14 +19,8 @@ fn target() -> impl Strategy<Value = Target> {
             opt_string(),
             any::<String>(),
             prop::collection::vec(any::<String>(), 0..4),
-            opt_string()
         )
-            .prop_map(|(name, dir, args, command)| Target::New {
-                name,
-                dir,
-                args,
-                command
-            }),
+            .prop_map(|(name, dir, args)| Target::New { name, dir, args }),
     ]
 }
 
@@ -40,16 +34,14 @@ fn up() -> impl Strategy<Value = Up> {
             bytes(),
             any::<bool>(),
             prop::collection::vec((any::<String>(), any::<String>()), 0..4),
-            any::<String>()
         )
-            .prop_map(|(target, cols, rows, caps, caps_follow, env, cwd)| Up::Open {
+            .prop_map(|(target, cols, rows, caps, caps_follow, env)| Up::Open {
                 target,
                 cols,
                 rows,
                 caps,
                 caps_follow,
-                env,
-                cwd
+                env
             }),
         bytes().prop_map(Up::Input),
         bytes().prop_map(Up::Caps),
@@ -195,18 +187,16 @@ fn the_json_shapes_are_the_documented_ones() {
             name: None,
             dir: "/w".into(),
             args: vec!["-c".into()],
-            command: None,
         },
         cols: 80,
         rows: 24,
         caps: b"\x1b[?1c".to_vec(),
         caps_follow: false,
         env: vec![("TERM".into(), "xterm".into())],
-        cwd: "/w".into(),
     };
     assert_eq!(
         payload(encode_up(&open)),
-        r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"],"command":null},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"cwd":"/w"}"#
+        r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]]}"#
     );
     assert_eq!(payload(encode_up(&Up::Detach)), "{}");
     assert_eq!(
