@@ -13,6 +13,7 @@ mod layer;
 mod restart;
 mod sinks;
 pub mod start;
+mod typing;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -30,11 +31,10 @@ pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
 use crate::bridge::server::BridgeEvent;
 use crate::config::{LoadedFile, SaveError};
 use crate::host::HostModes;
-use crate::host::start_gate::StartGate;
 use crate::ledger::LedgerFile;
 use crate::pty::{ChildExit, PtyEvent};
 use crate::screen::Mirror;
-use crate::session::{Effect, Input};
+use crate::session::{Effect, Input, LOCAL_CLIENT};
 use crate::workspace::Workspace;
 
 /// At most about 60 frames a second.
@@ -116,7 +116,6 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     typed_at: Option<Instant>,
     cursor: Option<vt100::CursorStyle>,
     resize_due: Option<Instant>,
-    flush_due: Option<Instant>,
     kill_due: Option<Instant>,
     /// The child's output reader has finished.
     pub output_closed: bool,
@@ -128,8 +127,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     shutting_down: bool,
     /// The last program-status report the session heard of.
     program_status_seq: u64,
-    /// Keys typed before pi's screen is up (see [`StartGate`]).
-    gate: StartGate,
+    /// Keys on their way in: held while pi starts, each client's partial sequence flushed.
+    typing: typing::Typing,
     /// Every relaunched child gets the gate again.
     gate_each_start: bool,
     /// pi and its clients are suspended (Ctrl+Z), waiting for a client to come back.
@@ -169,7 +168,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             typed_at: None,
             cursor: None,
             resize_due: None,
-            flush_due: None,
             kill_due: None,
             clock,
             output_closed: false,
@@ -177,7 +175,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             child_alive: true,
             shutting_down: false,
             program_status_seq: 0,
-            gate: StartGate::open(),
+            typing: typing::Typing::open(),
             gate_each_start: false,
             suspended: false,
         }
@@ -243,12 +241,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             .next_deadline(at)
             .and_then(|ms| self.clock.instant(ms));
         let layer = self.layer.next_deadline().and_then(|ms| self.clock.instant(ms));
-        let gate = self.gate.deadline().map(Instant::from_std);
         [
             self.draw_due(now),
-            gate,
+            self.typing.gate_deadline(),
             self.resize_due,
-            self.flush_due,
+            self.typing.flush_deadline(),
             self.kill_due,
             session,
             layer,
@@ -262,7 +259,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     pub fn on_world(&mut self, ev: WorldEvent) -> Result<()> {
         let now = Instant::now();
         match ev {
-            WorldEvent::Stdin(bytes) => self.stdin(bytes)?,
+            WorldEvent::Stdin(bytes) => self.stdin(LOCAL_CLIENT, bytes)?,
             WorldEvent::Client(ev) => self.on_client(ev)?,
             WorldEvent::Sessions(briefs) => self.input(Input::Sessions(briefs))?,
             WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
@@ -306,11 +303,10 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             let (cols, rows) = self.screen.size().context("cannot read the terminal size")?;
             self.input(Input::Resize { cols, rows })?;
         }
-        if self.flush_due.is_some_and(|d| d <= now) {
-            self.flush_due = None;
-            self.input(Input::InputIdle)?;
+        for client in self.typing.take_due(now) {
+            self.input(Input::InputIdle { client })?;
         }
-        if self.gate.deadline().is_some_and(|d| Instant::from_std(d) <= now) {
+        if self.typing.gate_deadline().is_some_and(|d| d <= now) {
             self.release_held_keys()?;
         }
         if self.kill_due.is_some_and(|d| d <= now) {
@@ -400,7 +396,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 Effect::Suspend => self.suspend()?,
                 Effect::Respawn { args } => self.ask_respawn(args)?,
                 // The server's: it switches or detaches the client that asked.
-                Effect::Workspace(req) => self.screen.request(req),
+                Effect::Workspace { client, req } => self.screen.request(client, req),
             }
         }
         Ok(())
@@ -429,10 +425,12 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let extra = self.layer.section();
         let workspace = &self.workspace;
         let mirror = &self.mirror;
-        let style = self.screen.frame(|f| {
+        // Clients with an overlay or an armed prefix see a frame of their own; the rest share one.
+        let own = workspace.shown().own_views();
+        let style = self.screen.frame(&own, |f, viewer| {
             // The lock is held only while the frame is built, not while it is written out.
             let m = lock(mirror);
-            workspace.draw(f, m.screen(), at, extra);
+            workspace.draw(f, m.screen(), at, extra.clone(), viewer);
             m.screen().cursor_style()
         })?;
         if self.cursor != Some(style) {

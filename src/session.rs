@@ -10,6 +10,7 @@ mod draw;
 mod flash;
 pub(crate) mod format;
 mod input;
+mod keyboards;
 mod layout;
 pub mod link;
 mod mouse;
@@ -30,7 +31,8 @@ use self::brief::Trouble;
 pub use self::brief::{Attention, SessionBrief, order_briefs};
 use self::child::ChildState;
 use self::flash::Flash;
-use self::input::KeyInput;
+use self::keyboards::Keyboards;
+pub use self::keyboards::{ClientId, LOCAL_CLIENT};
 pub use self::layout::Layout;
 use self::link::Link;
 pub use self::overlay::{Overlay, OverlayKind};
@@ -50,10 +52,12 @@ use crate::ui::theme::Tone;
 /// A fact from the world, for [`Session::handle`].
 #[derive(Debug)]
 pub enum Input {
-    /// Bytes the user typed or pasted in the host terminal.
-    Stdin(Vec<u8>),
-    /// No more input came for a while: a held partial sequence goes out as it is.
-    InputIdle,
+    /// Bytes the user typed or pasted in a client's terminal.
+    Stdin { client: ClientId, bytes: Vec<u8> },
+    /// No more input came from this client for a while: its held partial sequence goes out as it is.
+    InputIdle { client: ClientId },
+    /// The client left: its keyboard (half-typed keys, prefix, overlay) goes with it.
+    ClientLeft { client: ClientId },
     /// The child drew: its input modes now, and what it wrote for the host terminal itself
     /// (title, clipboard, bell, notifications).
     ChildOutput { modes: ChildModes, host_bytes: Vec<u8> },
@@ -133,8 +137,9 @@ pub enum Effect {
     /// (SIGTERM to its group, SIGKILL after a grace), then start the new one with a fresh mirror and
     /// report [`Input::ChildStarted`].
     Respawn { args: Vec<String> },
-    /// Something only the server holding every session can do: detach, switch, start another.
-    Workspace(WorkspaceRequest),
+    /// Something only the server holding every session can do (detach, switch, start another),
+    /// asked from this client's keyboard: the server does it for that client.
+    Workspace { client: ClientId, req: WorkspaceRequest },
 }
 
 #[derive(Debug, Clone, Default)]
@@ -165,9 +170,9 @@ pub struct SessionOptions {
 pub struct Session {
     opts: SessionOptions,
     settings: SettingsView,
-    keys: KeyInput,
+    /// Every client's keyboard: its half-typed keys, prefix state and overlay.
+    keys: Keyboards,
     layout: Layout,
-    overlay: Option<Overlay>,
     flash: Flash,
     child: ChildState,
     /// The watch for a frozen or dead pi, and its restarts.
@@ -192,11 +197,10 @@ impl Session {
         let effective = settings.effective();
         let display = effective.display.clone();
         let mut session = Self {
-            keys: KeyInput::new(display.prefix_key.parse().unwrap_or_default()),
+            keys: Keyboards::new(display.prefix_key.parse().unwrap_or_default()),
             layout: Layout::new(cols, rows, &display),
             supervisor: Supervisor::new(effective.supervisor()),
             settings: SettingsView::new(settings),
-            overlay: None,
             flash: Flash::default(),
             child: ChildState::new(opts.host_kitty),
             watch: restart::Watch::default(),
@@ -225,13 +229,18 @@ impl Session {
     pub fn handle(&mut self, input: Input, now: Now) -> Vec<Effect> {
         let mut fx = Vec::new();
         match input {
-            Input::Stdin(bytes) => {
-                let tokens = self.keys.feed(&bytes);
-                self.on_tokens(tokens, now, &mut fx);
+            Input::Stdin { client, bytes } => {
+                let tokens = self.keys.of(client).keys.feed(&bytes);
+                self.on_tokens(client, tokens, now, &mut fx);
             }
-            Input::InputIdle => {
-                let tokens = self.keys.flush();
-                self.on_tokens(tokens, now, &mut fx);
+            Input::InputIdle { client } => {
+                let tokens = self.keys.of(client).keys.flush();
+                self.on_tokens(client, tokens, now, &mut fx);
+            }
+            Input::ClientLeft { client } => {
+                if self.keys.leave(client) {
+                    fx.push(Effect::Redraw);
+                }
             }
             Input::ChildOutput { modes, host_bytes } => {
                 self.watch.alive(now);
@@ -381,14 +390,28 @@ impl Session {
         self.layout.areas().side.is_some()
     }
 
-    pub fn overlay(&self) -> Option<OverlayKind> {
-        self.overlay.as_ref().map(Overlay::kind)
+    /// The overlay this client has open, if any.
+    pub fn overlay(&self, client: ClientId) -> Option<OverlayKind> {
+        self.keys.overlay(client)
     }
 
-    /// Draws the whole screen: `screen` in the pane, the side pane (with `extra` on top, if given),
-    /// the footer and any overlay.
-    pub fn draw(&self, frame: &mut Frame, screen: &vt100::Screen, now: Now, extra: Option<Section>) {
-        self.draw_frame(frame, screen, now, extra);
+    /// The clients that see something the others do not (an overlay, an armed prefix): each needs a
+    /// frame of its own; every other client sees the same one.
+    pub fn own_views(&self) -> Vec<ClientId> {
+        self.keys.own_views()
+    }
+
+    /// Draws the whole screen as `viewer` sees it: `screen` in the pane, the side pane (with `extra`
+    /// on top, if given), the footer, and the viewer's prefix state and overlay (`None`: no client's).
+    pub fn draw(
+        &self,
+        frame: &mut Frame,
+        screen: &vt100::Screen,
+        now: Now,
+        extra: Option<Section>,
+        viewer: Option<ClientId>,
+    ) {
+        self.draw_frame(frame, screen, now, extra, viewer);
     }
 }
 
@@ -420,3 +443,6 @@ mod brief_tests;
 
 #[cfg(test)]
 mod workspace_tests;
+
+#[cfg(test)]
+mod keyboards_tests;

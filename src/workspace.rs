@@ -35,8 +35,15 @@ impl Workspace {
         self.sessions.iter().filter_map(|s| s.next_deadline(now)).min()
     }
 
-    /// Draws the shown session.
-    pub fn draw(&self, frame: &mut Frame, screen: &vt100::Screen, now: Now, extra: Option<Section>) {
-        self.shown().draw(frame, screen, now, extra);
+    /// Draws the shown session as `viewer` sees it.
+    pub fn draw(
+        &self,
+        frame: &mut Frame,
+        screen: &vt100::Screen,
+        now: Now,
+        extra: Option<Section>,
+        viewer: Option<crate::session::ClientId>,
+    ) {
+        self.shown().draw(frame, screen, now, extra, viewer);
     }
 }

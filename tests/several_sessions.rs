@@ -91,8 +91,14 @@ fn snapshot_the_switcher_lists_every_session_with_its_state_and_directory() {
 fn the_switcher_opens_from_the_session_over_its_panes() {
     let t0 = Now::new(0, WALL);
     let mut s = session_one(t0);
-    s.handle(Input::Stdin(b"\x1dwweb".to_vec()), t0);
-    assert_eq!(s.overlay(), Some(OverlayKind::Switcher));
+    s.handle(
+        Input::Stdin {
+            client: snapshot::CLIENT,
+            bytes: b"\x1dwweb".to_vec(),
+        },
+        t0,
+    );
+    assert_eq!(s.overlay(snapshot::CLIENT), Some(OverlayKind::Switcher));
     let screen = Mirror::new(s.pane().height, s.pane().width, HostCaps::default());
     let rows = snapshot::rows(&snapshot::draw(&s, screen.screen(), t0));
     let text = rows.join("\n");

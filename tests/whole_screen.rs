@@ -37,12 +37,18 @@ fn screen_after(
         },
         t0,
     );
-    let effects = app.handle(Input::Stdin(keys.to_vec()), t0);
+    let effects = app.handle(
+        Input::Stdin {
+            client: snapshot::CLIENT,
+            bytes: keys.to_vec(),
+        },
+        t0,
+    );
     assert!(
         !effects.iter().any(|e| matches!(e, Effect::ToChild(_))),
         "pokeshell's keys never reach pi: {effects:?}"
     );
-    assert_eq!(app.overlay(), Some(overlay));
+    assert_eq!(app.overlay(snapshot::CLIENT), Some(overlay));
     assert_eq!(
         app.areas().side.is_some(),
         side,

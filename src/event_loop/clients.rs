@@ -13,9 +13,8 @@ use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, RESIZE_COALESCE, Screen, lock};
 use crate::host::HostModes;
-use crate::host::start_gate::StartGate;
 use crate::screen::HostCaps;
-use crate::session::Input;
+use crate::session::{ClientId, Input};
 
 /// What the loop sends one attached client.
 #[derive(Debug)]
@@ -24,8 +23,6 @@ pub enum ClientOut {
     Bytes(Vec<u8>),
     /// pi suspended itself (Ctrl+Z): the client gives its terminal back until `fg`.
     Suspend,
-    /// The user asked, from this client, for something beyond the session.
-    Request(crate::session::WorkspaceRequest),
 }
 
 /// One attached client, as the screen keeps it.
@@ -95,6 +92,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ClientEvent::Caps { caps } => self.give_caps(&caps),
             ClientEvent::Detach { id } => {
                 self.screen.detach(id);
+                self.typing.left(id);
+                self.input(Input::ClientLeft { client: id })?;
                 if self.suspended && self.screen.attached() == 0 {
                     // Nobody is left to bring pi back with `fg`: it goes on working unattended.
                     self.suspended = false;
@@ -102,10 +101,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 self.resize_due.get_or_insert(now + RESIZE_COALESCE);
             }
-            ClientEvent::Input { id, bytes } => {
-                self.screen.note_input_from(id);
-                self.stdin(bytes)?;
-            }
+            ClientEvent::Input { id, bytes } => self.stdin(id, bytes)?,
             ClientEvent::Resize { id, cols, rows } => {
                 self.screen.client_resize(id, cols, rows);
                 self.resize_due.get_or_insert(now + RESIZE_COALESCE);
@@ -131,33 +127,39 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         self.child.write(replies);
     }
 
-    /// Keys typed before pi's screen is up are held (see [`StartGate`]) and given together.
-    pub(super) fn stdin(&mut self, bytes: Vec<u8>) -> Result<()> {
+    /// A client's keys: held while pi's screen is not up (see [`crate::host::start_gate`]), then
+    /// into the session as that client's.
+    pub(super) fn stdin(&mut self, client: ClientId, bytes: Vec<u8>) -> Result<()> {
         let ready = lock(&self.mirror).modes().bracketed_paste;
-        if let Some(bytes) = self.gate.offer(&bytes, std::time::Instant::now(), ready) {
-            self.input(Input::Stdin(bytes))?;
-            let pending = self.workspace.shown().input_pending();
-            self.flush_due = pending.then_some(Instant::now() + super::INPUT_FLUSH);
+        let typed = self
+            .typing
+            .offer(client, &bytes, std::time::Instant::now(), ready);
+        self.type_in(typed)
+    }
+
+    fn type_in(&mut self, typed: super::typing::Typed) -> Result<()> {
+        for (client, bytes) in typed {
+            self.input(Input::Stdin { client, bytes })?;
+            let pending = self.workspace.shown().input_pending(client);
+            self.typing.note_pending(client, pending, Instant::now());
         }
         Ok(())
     }
 
     /// pi may be ready for the keys held since it started.
     pub(super) fn release_held_keys(&mut self) -> Result<()> {
-        if !self.gate.holding() {
+        if !self.typing.holding() {
             return Ok(());
         }
         let ready = lock(&self.mirror).modes().bracketed_paste;
-        if let Some(bytes) = self.gate.check(std::time::Instant::now(), ready) {
-            self.input(Input::Stdin(bytes))?;
-        }
-        Ok(())
+        let typed = self.typing.check(std::time::Instant::now(), ready);
+        self.type_in(typed)
     }
 
     /// Keys wait for pi's screen: from now on, and again each time pi is relaunched (its PTY is in
     /// cooked mode until pi takes it: a Ctrl+C or Ctrl+\ typed then would be a signal to pi).
     pub fn hold_keys_until_ready(&mut self) {
         self.gate_each_start = true;
-        self.gate = StartGate::until_ready(std::time::Instant::now());
+        self.typing.hold_until_ready(std::time::Instant::now());
     }
 }

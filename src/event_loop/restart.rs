@@ -65,7 +65,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let pid = self.child.respawn(args)?;
         self.child_alive = true;
         if self.gate_each_start {
-            self.gate = crate::host::start_gate::StartGate::until_ready(std::time::Instant::now());
+            self.typing.hold_until_ready(std::time::Instant::now());
         }
         // Killed, the old pi could not end its tools; the new one's are its own children.
         tokio::task::spawn_blocking(|| crate::reaper::end_orphans(ORPHAN_GRACE));

@@ -14,6 +14,7 @@ use crate::host::TerminalGuard;
 use crate::pty::ChildPty;
 
 use super::clients::ClientLink;
+use crate::session::ClientId;
 
 /// The host terminal.
 pub trait Screen {
@@ -24,8 +25,14 @@ pub trait Screen {
     fn suspend(&mut self) -> Result<()>;
     /// After a suspension: the terminal has this size and nothing of ours on it.
     fn clear(&mut self, cols: u16, rows: u16) -> Result<()>;
-    /// Draws one frame; `build` returns the cursor style the frame wants.
-    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle>;
+    /// Draws one frame. `own` are the clients that see something of their own (an overlay, an
+    /// armed prefix); `build` draws the frame as one of them sees it, or with `None` as every
+    /// other client does, and returns the cursor style the frame wants.
+    fn frame(
+        &mut self,
+        own: &[ClientId],
+        build: impl FnMut(&mut Frame, Option<ClientId>) -> vt100::CursorStyle,
+    ) -> Result<vt100::CursorStyle>;
     /// Sets the cursor's shape.
     fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()>;
 
@@ -46,11 +53,9 @@ pub trait Screen {
     }
     /// A client's terminal has this size now.
     fn client_resize(&mut self, _id: u64, _cols: u16, _rows: u16) {}
-    /// The client that typed last (a request from the keys goes back to it).
-    fn note_input_from(&mut self, _id: u64) {}
-    /// The user asked, from the keys, for something beyond the session: it goes to the client that
-    /// typed last (the server switches or detaches that one).
-    fn request(&mut self, _req: crate::session::WorkspaceRequest) {}
+    /// The user asked, from this client's keys, for something beyond the session: the server
+    /// switches or detaches that client, or starts a session for it.
+    fn request(&mut self, _client: ClientId, _req: crate::session::WorkspaceRequest) {}
     /// Nobody is attached to this session: tell the user by other means (a terminal that shows
     /// another session, or `pokeshell.notifyCommand`).
     fn notify_away(&mut self, _text: &str, _bell: bool, _desktop: bool) {}
@@ -76,6 +81,12 @@ pub trait Bridge {
     /// Sends `command` under `id`; an error says why it could not be sent.
     fn send(&mut self, id: u64, command: Command) -> Result<(), String>;
     fn disconnect(&mut self, reason: &str);
+}
+
+/// A screen that is one terminal shows whoever typed there: at most one client has a view of its
+/// own (the terminal's own run types as [`crate::session::LOCAL_CLIENT`]).
+fn only_viewer(own: &[ClientId]) -> Option<ClientId> {
+    own.first().copied()
 }
 
 /// The user's terminal, through crossterm.
@@ -123,14 +134,21 @@ impl Screen for HostScreen {
             .context("cannot redraw after resuming")
     }
 
-    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle> {
+    fn frame(
+        &mut self,
+        own: &[ClientId],
+        mut build: impl FnMut(&mut Frame, Option<ClientId>) -> vt100::CursorStyle,
+    ) -> Result<vt100::CursorStyle> {
         // Our own frames are synchronized too, so the host never shows half of one.
         self.terminal
             .backend_mut()
             .write_all(b"\x1b[?2026h")
             .context("cannot draw")?;
         let mut style = vt100::CursorStyle::Default;
-        self.terminal.draw(|f| style = build(f)).context("cannot draw")?;
+        let viewer = only_viewer(own);
+        self.terminal
+            .draw(|f| style = build(f, viewer))
+            .context("cannot draw")?;
         let out = self.terminal.backend_mut();
         out.write_all(b"\x1b[?2026l")
             .and_then(|()| Write::flush(out))
@@ -189,10 +207,15 @@ impl Screen for TestScreen {
             .context("resize the test terminal")
     }
 
-    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle> {
+    fn frame(
+        &mut self,
+        own: &[ClientId],
+        mut build: impl FnMut(&mut Frame, Option<ClientId>) -> vt100::CursorStyle,
+    ) -> Result<vt100::CursorStyle> {
         let mut style = vt100::CursorStyle::Default;
+        let viewer = only_viewer(own);
         self.terminal
-            .draw(|f| style = build(f))
+            .draw(|f| style = build(f, viewer))
             .context("draw into the test terminal")?;
         Ok(style)
     }

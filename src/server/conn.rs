@@ -55,7 +55,7 @@ pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: Unb
     if server.send(ServerMsg::Connected { id, ctl: ctl_tx }).is_err() {
         return;
     }
-    let writer = tokio::spawn(write_loop(id, wr, ctl_rx, server.clone()));
+    let writer = tokio::spawn(write_loop(wr, ctl_rx));
     loop {
         match wire::read_frame_async(&mut rd).await {
             Ok(Some((kind, payload))) => match wire::decode_up(kind, &payload) {
@@ -87,12 +87,7 @@ pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: Unb
     let _ = writer.await;
 }
 
-async fn write_loop(
-    id: u64,
-    mut wr: OwnedWriteHalf,
-    mut ctl: UnboundedReceiver<ConnCmd>,
-    server: UnboundedSender<ServerMsg>,
-) {
+async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>) {
     let mut follow: Option<(UnboundedReceiver<ClientOut>, Arc<AtomicUsize>)> = None;
     loop {
         let out = async {
@@ -110,7 +105,7 @@ async fn write_loop(
                     if last && let Some((rx, queued)) = &mut follow {
                         // What the session drew before it ended comes first.
                         while let Ok(out) = rx.try_recv() {
-                            if let Some(bytes) = encode_out(id, out, queued, &server)
+                            if let Some(bytes) = encode_out(out, queued)
                                 && wr.write_all(&bytes).await.is_err()
                             {
                                 break;
@@ -142,7 +137,7 @@ async fn write_loop(
         let Some((_, queued)) = &follow else {
             continue;
         };
-        if let Some(bytes) = encode_out(id, out, queued, &server)
+        if let Some(bytes) = encode_out(out, queued)
             && wr.write_all(&bytes).await.is_err()
         {
             break;
@@ -151,22 +146,13 @@ async fn write_loop(
     let _ = wr.shutdown().await;
 }
 
-/// One thing a session sent this client, as a frame; a request goes to the server instead.
-fn encode_out(
-    id: u64,
-    out: ClientOut,
-    queued: &AtomicUsize,
-    server: &UnboundedSender<ServerMsg>,
-) -> Option<Vec<u8>> {
+/// One thing a session sent this client, as a frame.
+fn encode_out(out: ClientOut, queued: &AtomicUsize) -> Option<Vec<u8>> {
     match out {
         ClientOut::Bytes(b) => {
             queued.fetch_sub(b.len(), Ordering::AcqRel);
             Some(wire::encode_output(&b))
         }
         ClientOut::Suspend => Some(wire::encode_down(&Down::Suspend)),
-        ClientOut::Request(req) => {
-            let _ = server.send(ServerMsg::Request { id, req });
-            None
-        }
     }
 }

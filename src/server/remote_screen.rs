@@ -20,15 +20,24 @@ use crate::event_loop::{ClientLink, ClientOut, Screen};
 pub const MAX_QUEUED: usize = 32 << 20;
 
 pub struct RemoteScreen {
-    terminal: Terminal<BufferBackend>,
-    clients: BTreeMap<u64, ClientLink>,
-    last_typist: Option<u64>,
+    /// The frame every client without a view of its own sees, drawn once for all of them.
+    shared: Terminal<BufferBackend>,
+    clients: BTreeMap<u64, Viewer>,
     /// The size while nobody is attached: the last one a client had.
     size: (u16, u16),
     /// `pokeshell.notifyCommand` as the session's settings have it now, and the session's name.
     pub notify: Arc<Mutex<NotifyTarget>>,
-    /// Where a notification goes when nobody is attached: the server.
-    pub away: Option<UnboundedSender<ServerMsg>>,
+    /// The server's state: requests from a client's keys, and notifications nobody attached sees.
+    pub server: Option<UnboundedSender<ServerMsg>>,
+}
+
+/// One attached client.
+struct Viewer {
+    link: ClientLink,
+    /// Its own frames while it sees something the others do not (an overlay, an armed prefix).
+    own: Option<Terminal<BufferBackend>>,
+    /// Its terminal shows what the shared frames drew; `false`: it needs the whole screen once.
+    synced: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -67,27 +76,26 @@ impl AwayNote {
 
 impl RemoteScreen {
     pub fn new(cols: u16, rows: u16) -> Result<Self> {
-        let terminal = Terminal::new(BufferBackend::new(cols, rows)).context("cannot set up drawing")?;
         Ok(Self {
-            terminal,
+            shared: terminal(cols, rows)?,
             clients: BTreeMap::new(),
-            last_typist: None,
             size: (cols, rows),
             notify: Arc::default(),
-            away: None,
+            server: None,
         })
     }
 
-    /// Sends what was drawn to every client.
-    fn flush_out(&mut self) {
-        let bytes = self.terminal.backend_mut().take();
+    /// Sends bytes to these clients; one that does not read is dropped.
+    fn send(&mut self, to: &[u64], bytes: &[u8]) {
         if bytes.is_empty() {
             return;
         }
         let mut gone = Vec::new();
-        for (id, c) in &self.clients {
-            let queued = c.queued.fetch_add(bytes.len(), Ordering::AcqRel) + bytes.len();
-            if queued > MAX_QUEUED || c.tx.send(ClientOut::Bytes(bytes.clone())).is_err() {
+        for id in to {
+            let Some(c) = self.clients.get(id) else { continue };
+            let link = &c.link;
+            let queued = link.queued.fetch_add(bytes.len(), Ordering::AcqRel) + bytes.len();
+            if queued > MAX_QUEUED || link.tx.send(ClientOut::Bytes(bytes.to_vec())).is_err() {
                 gone.push(*id);
             }
         }
@@ -97,20 +105,51 @@ impl RemoteScreen {
         }
     }
 
+    fn everyone(&self) -> Vec<u64> {
+        self.clients.keys().copied().collect()
+    }
+
     fn resize_to_clients(&mut self) {
-        let cols = self.clients.values().map(|c| c.cols).min();
-        let rows = self.clients.values().map(|c| c.rows).min();
+        let cols = self.clients.values().map(|c| c.link.cols).min();
+        let rows = self.clients.values().map(|c| c.link.rows).min();
         if let (Some(cols), Some(rows)) = (cols, rows) {
             self.size = (cols.max(1), rows.max(1));
         }
-        self.terminal.backend_mut().set_size(self.size.0, self.size.1);
+        let (cols, rows) = self.size;
+        self.shared.backend_mut().set_size(cols, rows);
+        for v in self.clients.values_mut() {
+            if let Some(own) = &mut v.own {
+                own.backend_mut().set_size(cols, rows);
+            }
+        }
     }
+}
+
+fn terminal(cols: u16, rows: u16) -> Result<Terminal<BufferBackend>> {
+    Terminal::new(BufferBackend::new(cols, rows)).context("cannot set up drawing")
+}
+
+/// Draws one frame into `t`, synchronized so that no client shows half of it; returns its bytes.
+fn draw(
+    t: &mut Terminal<BufferBackend>,
+    whole: bool,
+    build: impl FnOnce(&mut Frame) -> vt100::CursorStyle,
+) -> Result<(Vec<u8>, vt100::CursorStyle)> {
+    t.backend_mut().push(b"\x1b[?2026h");
+    if whole {
+        // A terminal that shows something else: cleared, then every cell drawn.
+        t.clear().context("cannot draw")?;
+    }
+    let mut style = vt100::CursorStyle::Default;
+    t.draw(|f| style = build(f)).context("cannot draw")?;
+    t.backend_mut().push(b"\x1b[?2026l");
+    Ok((t.backend_mut().take(), style))
 }
 
 impl Screen for RemoteScreen {
     fn write_raw(&mut self, bytes: &[u8]) -> Result<()> {
-        self.terminal.backend_mut().push(bytes);
-        self.flush_out();
+        let everyone = self.everyone();
+        self.send(&everyone, bytes);
         Ok(())
     }
 
@@ -120,7 +159,7 @@ impl Screen for RemoteScreen {
 
     fn suspend(&mut self) -> Result<()> {
         for c in self.clients.values() {
-            let _ = c.tx.send(ClientOut::Suspend);
+            let _ = c.link.tx.send(ClientOut::Suspend);
         }
         Ok(())
     }
@@ -130,22 +169,71 @@ impl Screen for RemoteScreen {
     }
 
     fn clear(&mut self, cols: u16, rows: u16) -> Result<()> {
-        self.terminal.backend_mut().set_size(cols, rows);
-        self.terminal
+        self.shared.backend_mut().set_size(cols, rows);
+        self.shared
             .resize(ratatui::layout::Rect::new(0, 0, cols, rows))
             .context("cannot draw again")?;
-        self.terminal.clear().context("cannot draw again")?;
-        self.flush_out();
-        Ok(())
+        self.shared.clear().context("cannot draw again")?;
+        // Every terminal is cleared: the shared frames draw it whole, and a client with a view of
+        // its own gets a fresh one.
+        for v in self.clients.values_mut() {
+            v.own = None;
+            v.synced = true;
+        }
+        let bytes = self.shared.backend_mut().take();
+        self.write_raw(&bytes)
     }
 
-    fn frame(&mut self, build: impl FnOnce(&mut Frame) -> vt100::CursorStyle) -> Result<vt100::CursorStyle> {
-        // Synchronized, so that no client shows half of a frame.
-        self.terminal.backend_mut().push(b"\x1b[?2026h");
+    fn frame(
+        &mut self,
+        own: &[u64],
+        mut build: impl FnMut(&mut Frame, Option<u64>) -> vt100::CursorStyle,
+    ) -> Result<vt100::CursorStyle> {
+        let (cols, rows) = self.size;
         let mut style = vt100::CursorStyle::Default;
-        self.terminal.draw(|f| style = build(f)).context("cannot draw")?;
-        self.terminal.backend_mut().push(b"\x1b[?2026l");
-        self.flush_out();
+        let (mut plain, mut joining) = (Vec::new(), Vec::new());
+        for (id, v) in &mut self.clients {
+            if own.contains(id) {
+                continue;
+            }
+            if v.own.take().is_some() {
+                // Back from a view of its own: its terminal shows something else.
+                v.synced = false;
+            }
+            if v.synced {
+                plain.push(*id)
+            } else {
+                joining.push(*id)
+            }
+        }
+        // With no overlay open anywhere (the usual case), one frame for every client.
+        if !plain.is_empty() || !joining.is_empty() {
+            let (bytes, s) = draw(&mut self.shared, false, |f| build(f, None))?;
+            style = s;
+            self.send(&plain, &bytes);
+        }
+        if !joining.is_empty() {
+            let (bytes, _) = draw(&mut terminal(cols, rows)?, true, |f| build(f, None))?;
+            self.send(&joining, &bytes);
+            for id in &joining {
+                if let Some(v) = self.clients.get_mut(id) {
+                    v.synced = true;
+                }
+            }
+        }
+        for id in own {
+            let Some(v) = self.clients.get_mut(id) else {
+                continue;
+            };
+            let whole = v.own.is_none();
+            let t = match &mut v.own {
+                Some(t) => t,
+                None => v.own.insert(terminal(cols, rows)?),
+            };
+            let (bytes, s) = draw(t, whole, |f| build(f, Some(*id)))?;
+            style = s;
+            self.send(&[*id], &bytes);
+        }
         Ok(style)
     }
 
@@ -156,25 +244,22 @@ impl Screen for RemoteScreen {
     }
 
     fn attach(&mut self, id: u64, link: ClientLink) {
-        self.clients.insert(id, link);
+        let viewer = Viewer {
+            link,
+            own: None,
+            synced: false,
+        };
+        self.clients.insert(id, viewer);
         self.resize_to_clients();
     }
 
     fn detach(&mut self, id: u64) {
         self.clients.remove(&id);
-        if self.last_typist == Some(id) {
-            self.last_typist = None;
-        }
         self.resize_to_clients();
     }
 
     fn write_to(&mut self, id: u64, bytes: &[u8]) -> Result<()> {
-        if let Some(c) = self.clients.get(&id)
-            && !bytes.is_empty()
-        {
-            c.queued.fetch_add(bytes.len(), Ordering::AcqRel);
-            let _ = c.tx.send(ClientOut::Bytes(bytes.to_vec()));
-        }
+        self.send(&[id], bytes);
         Ok(())
     }
 
@@ -184,20 +269,16 @@ impl Screen for RemoteScreen {
 
     fn client_resize(&mut self, id: u64, cols: u16, rows: u16) {
         if let Some(c) = self.clients.get_mut(&id) {
-            c.cols = cols;
-            c.rows = rows;
+            c.link.cols = cols;
+            c.link.rows = rows;
         }
         self.resize_to_clients();
     }
 
-    fn note_input_from(&mut self, id: u64) {
-        self.last_typist = Some(id);
-    }
-
-    fn request(&mut self, req: crate::session::WorkspaceRequest) {
-        let typist = self.last_typist.or_else(|| self.clients.keys().next().copied());
-        if let Some(c) = typist.and_then(|id| self.clients.get(&id)) {
-            let _ = c.tx.send(ClientOut::Request(req));
+    fn request(&mut self, client: u64, req: crate::session::WorkspaceRequest) {
+        // Straight to the server's state, for the client whose keys asked.
+        if let Some(server) = &self.server {
+            let _ = server.send(ServerMsg::Request { id: client, req });
         }
     }
 
@@ -210,7 +291,7 @@ impl Screen for RemoteScreen {
             target,
         };
         // The server knows whether a terminal shows another session.
-        match &self.away {
+        match &self.server {
             Some(server) => {
                 let _ = server.send(ServerMsg::Notify(note));
             }
@@ -277,7 +358,7 @@ mod tests {
         let (b, mut rb) = client(20, 5);
         s.attach(1, a);
         s.attach(2, b);
-        s.frame(|f| {
+        s.frame(&[], |f, _| {
             f.render_widget(ratatui::widgets::Paragraph::new("hello"), f.area());
             vt100::CursorStyle::Default
         })
@@ -307,15 +388,92 @@ mod tests {
     }
 
     #[test]
-    fn a_request_goes_to_the_client_that_typed_last() {
+    fn a_request_goes_to_the_server_for_the_client_whose_keys_asked() {
+        let mut s = RemoteScreen::new(20, 5).unwrap();
+        let (server, mut requests) = unbounded_channel();
+        s.server = Some(server);
+        let (a, mut ra) = client(20, 5);
+        let (b, mut rb) = client(20, 5);
+        s.attach(1, a);
+        s.attach(2, b);
+        s.request(1, crate::session::WorkspaceRequest::Detach);
+        assert!(matches!(
+            requests.try_recv(),
+            Ok(ServerMsg::Request {
+                id: 1,
+                req: crate::session::WorkspaceRequest::Detach
+            })
+        ));
+        assert!(
+            ra.try_recv().is_err() && rb.try_recv().is_err(),
+            "nothing for the clients themselves"
+        );
+    }
+
+    /// What a client's terminal shows after the bytes it got, one string per row.
+    struct Term(vt100::Parser);
+
+    impl Term {
+        fn new() -> Self {
+            let n = |v| std::num::NonZeroU16::new(v).unwrap();
+            Self(vt100::Parser::new(n(5), n(20), 0))
+        }
+
+        fn read(&mut self, rx: &mut UnboundedReceiver<ClientOut>) -> String {
+            self.0.process(&bytes(rx));
+            self.0.screen().contents()
+        }
+    }
+
+    fn say(f: &mut Frame, viewer: Option<u64>) -> vt100::CursorStyle {
+        let text = match viewer {
+            None => "pane".to_string(),
+            Some(id) => format!("overlay of {id}"),
+        };
+        f.render_widget(ratatui::widgets::Paragraph::new(text), f.area());
+        vt100::CursorStyle::Default
+    }
+
+    #[test]
+    fn a_client_with_an_overlay_sees_its_own_frame_and_the_others_the_shared_one() {
         let mut s = RemoteScreen::new(20, 5).unwrap();
         let (a, mut ra) = client(20, 5);
         let (b, mut rb) = client(20, 5);
         s.attach(1, a);
         s.attach(2, b);
-        s.note_input_from(2);
-        s.request(crate::session::WorkspaceRequest::Detach);
-        assert!(ra.try_recv().is_err());
-        assert!(matches!(rb.try_recv(), Ok(ClientOut::Request(_))));
+        let (mut ta, mut tb) = (Term::new(), Term::new());
+        s.frame(&[], say).unwrap();
+        assert_eq!(ta.read(&mut ra), "pane");
+        assert_eq!(tb.read(&mut rb), "pane");
+
+        s.frame(&[2], say).unwrap();
+        assert_eq!(ta.read(&mut ra), "pane", "A's frame is unchanged");
+        assert_eq!(tb.read(&mut rb), "overlay of 2");
+
+        // B closes its overlay: it gets the whole shared screen back, A nothing it does not need.
+        s.frame(&[], say).unwrap();
+        let to_a = bytes(&mut ra);
+        assert!(
+            !String::from_utf8_lossy(&to_a).contains("pane"),
+            "A's screen did not change: no cell of it is sent again"
+        );
+        ta.0.process(&to_a);
+        assert_eq!(ta.0.screen().contents(), "pane");
+        assert_eq!(tb.read(&mut rb), "pane");
+    }
+
+    #[test]
+    fn with_every_client_in_an_overlay_nothing_is_drawn_for_the_shared_frame() {
+        let mut s = RemoteScreen::new(20, 5).unwrap();
+        let (a, mut ra) = client(20, 5);
+        s.attach(1, a);
+        let mut seen = Vec::new();
+        s.frame(&[1], |f, viewer| {
+            seen.push(viewer);
+            say(f, viewer)
+        })
+        .unwrap();
+        assert_eq!(seen, vec![Some(1)]);
+        assert_eq!(Term::new().read(&mut ra), "overlay of 1");
     }
 }

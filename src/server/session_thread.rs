@@ -127,7 +127,7 @@ async fn run(
         }
     };
     let mut screen = RemoteScreen::new(start.cols, start.rows)?;
-    screen.away = Some(server.clone());
+    screen.server = Some(server.clone());
     let notify = screen.notify.clone();
     if let Ok(mut t) = notify.lock() {
         // From the settings at once: a relaunch mid-run notifies as pi starts (RST-S1), before the

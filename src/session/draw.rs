@@ -1,7 +1,9 @@
-//! One frame of the session: the pane, the side pane, the footer and any overlay.
+//! One frame of the session as one client sees it: the pane, the side pane, the footer, and that
+//! client's prefix state and overlay.
 
 use ratatui::Frame;
 
+use super::keyboards::ClientId;
 use super::{Overlay, Session};
 use crate::supervisor::{Now, View};
 use crate::ui::footer::FooterView;
@@ -10,17 +12,15 @@ use crate::ui::pane::{self, PaneView};
 use crate::ui::side::Section;
 
 impl Session {
-    pub fn footer_view(&self, now: Now) -> FooterView {
-        self.footer_from(&self.supervisor_view(now))
+    /// The footer as `viewer` sees it (its prefix armed or not); `None`: as a client that typed
+    /// nothing sees it.
+    pub fn footer_view(&self, now: Now, viewer: Option<ClientId>) -> FooterView {
+        self.footer_from(&self.supervisor_view(now), viewer)
     }
 
-    fn footer_from(&self, view: &View) -> FooterView {
-        let mut footer = FooterView::new(
-            &view.footer,
-            self.flash.current(),
-            self.keys.is_armed(),
-            self.keys.prefix(),
-        );
+    fn footer_from(&self, view: &View, viewer: Option<ClientId>) -> FooterView {
+        let armed = viewer.is_some_and(|c| self.keys.is_armed(c));
+        let mut footer = FooterView::new(&view.footer, self.flash.current(), armed, self.keys.prefix());
         footer.sessions = self.opts.number != 0;
         if footer.suffix.is_none() {
             // Without the bridge, pi's own status report is the only word on its state.
@@ -35,6 +35,7 @@ impl Session {
         screen: &vt100::Screen,
         now: Now,
         extra: Option<Section>,
+        viewer: Option<ClientId>,
     ) {
         let areas = self.areas();
         frame.render_widget(PaneView { screen }, areas.pane);
@@ -43,9 +44,12 @@ impl Session {
             frame.render_widget(&self.side_from(&view, areas.pane, now, extra), side);
         }
         if let Some(footer) = areas.footer {
-            frame.render_widget(&self.footer_from(&view), footer);
+            frame.render_widget(&self.footer_from(&view, viewer), footer);
         }
-        match &self.overlay {
+        let overlay = viewer
+            .and_then(|c| self.keys.get(c))
+            .and_then(|kb| kb.overlay.as_ref());
+        match overlay {
             Some(Overlay::Help) => {
                 let prefix = self.keys.prefix().to_string();
                 frame.render_widget(HelpView { prefix: &prefix }, frame.area());

@@ -4,6 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::child::is_suspend_key;
+use super::keyboards::ClientId;
 use super::{Effect, Overlay, Session, mouse, view};
 use crate::input::keys;
 use crate::input::prefix::PrefixKey;
@@ -32,6 +33,7 @@ impl KeyInput {
         }
     }
 
+    #[cfg(test)]
     pub fn prefix(&self) -> PrefixKey {
         self.prefix
     }
@@ -66,26 +68,26 @@ impl KeyInput {
         self.router.set_release_events(on);
     }
 
-    fn route(&mut self, token: Token) -> Option<Routed> {
+    pub(super) fn route(&mut self, token: Token) -> Option<Routed> {
         self.router.route(token)
     }
 }
 
 impl Session {
-    /// True while bytes are held back waiting for the rest of a sequence: the loop sends
-    /// [`super::Input::InputIdle`] when no more come.
-    pub fn input_pending(&self) -> bool {
-        self.keys.pending()
+    /// True while the client's bytes are held back waiting for the rest of a sequence: the loop
+    /// sends [`super::Input::InputIdle`] for it when no more come.
+    pub fn input_pending(&self, client: ClientId) -> bool {
+        self.keys.pending(client)
     }
 
-    pub(super) fn on_tokens(&mut self, tokens: Vec<Token>, now: Now, fx: &mut Vec<Effect>) {
+    pub(super) fn on_tokens(&mut self, client: ClientId, tokens: Vec<Token>, now: Now, fx: &mut Vec<Effect>) {
         let mut out: Vec<u8> = Vec::new();
         for token in tokens {
-            if self.overlay.is_some() {
-                self.overlay_input(&token, now, fx);
+            if self.keys.overlay(client).is_some() {
+                self.overlay_input(client, &token, now, fx);
                 continue;
             }
-            match self.keys.route(token) {
+            match self.keys.of(client).keys.route(token) {
                 None => {}
                 Some(Routed::Child(tok)) => {
                     if let Token::Key(b) = &tok
@@ -107,7 +109,7 @@ impl Session {
                     if !out.is_empty() {
                         fx.push(Effect::ToChild(std::mem::take(&mut out)));
                     }
-                    self.command(key, raw, now, fx);
+                    self.command(client, key, raw, now, fx);
                     fx.push(Effect::Redraw);
                 }
             }
@@ -142,9 +144,10 @@ impl Session {
         }
     }
 
-    fn overlay_input(&mut self, token: &Token, now: Now, fx: &mut Vec<Effect>) {
+    fn overlay_input(&mut self, client: ClientId, token: &Token, now: Now, fx: &mut Vec<Effect>) {
         // A paste goes into the settings dialog whole: one filter pass, however long it is.
-        if let (Token::PasteData(d), Some(Overlay::Settings(dialog))) = (token, &mut self.overlay) {
+        if let (Token::PasteData(d), Some(Overlay::Settings(dialog))) = (token, self.keys.overlay_mut(client))
+        {
             dialog.paste(&String::from_utf8_lossy(d));
             fx.push(Effect::Redraw);
             return;
@@ -160,14 +163,14 @@ impl Session {
             Token::PasteStart | Token::PasteEnd => Vec::new(),
         };
         for key in keys.into_iter().filter(|k| k.kind != KeyEventKind::Release) {
-            let outcome = match &mut self.overlay {
+            let outcome = match self.keys.overlay_mut(client) {
                 Some(Overlay::Settings(d)) => d.handle_key(key),
                 Some(Overlay::Handoff(p)) => {
                     match p.handle_key(key) {
                         PromptOutcome::None => {}
-                        PromptOutcome::Cancel => self.overlay = None,
+                        PromptOutcome::Cancel => self.keys.set_overlay(client, None),
                         PromptOutcome::Submit(focus) => {
-                            self.overlay = None;
+                            self.keys.set_overlay(client, None);
                             let focus = (!focus.is_empty()).then_some(focus);
                             self.supervise(SupEvent::ManualHandoff { focus }, now, fx);
                         }
@@ -175,27 +178,28 @@ impl Session {
                     DialogOutcome::None
                 }
                 Some(Overlay::Switcher(_) | Overlay::NewSession(_)) => {
-                    self.workspace_overlay_key(key, now, fx);
+                    self.workspace_overlay_key(client, key, now, fx);
                     DialogOutcome::None
                 }
                 Some(Overlay::Help | Overlay::Status(_)) | None => DialogOutcome::Close,
             };
-            self.dialog_outcome(outcome, now, fx);
+            self.dialog_outcome(client, outcome, now, fx);
             fx.push(Effect::Redraw);
         }
     }
 
-    fn dialog_outcome(&mut self, outcome: DialogOutcome, now: Now, fx: &mut Vec<Effect>) {
+    fn dialog_outcome(&mut self, client: ClientId, outcome: DialogOutcome, now: Now, fx: &mut Vec<Effect>) {
+        use crate::config::Scope;
         match outcome {
             DialogOutcome::None => {}
-            DialogOutcome::Close => self.overlay = None,
+            DialogOutcome::Close => self.keys.set_overlay(client, None),
             DialogOutcome::Changed(changes) => self.apply_changes(&changes, now, fx),
-            DialogOutcome::SaveProject => self.save_settings(crate::config::Scope::Project, now, fx),
-            DialogOutcome::SaveGlobal => self.save_settings(crate::config::Scope::Global, now, fx),
+            DialogOutcome::SaveProject => self.save_settings(client, Scope::Project, now, fx),
+            DialogOutcome::SaveGlobal => self.save_settings(client, Scope::Global, now, fx),
         }
     }
 
-    fn command(&mut self, key: KeyEvent, raw: Vec<u8>, now: Now, fx: &mut Vec<Effect>) {
+    fn command(&mut self, client: ClientId, key: KeyEvent, raw: Vec<u8>, now: Now, fx: &mut Vec<Effect>) {
         let context = commands::Context {
             bridge_connected: self.pi.status == view::BridgeStatus::Connected,
             server: self.opts.number != 0,
@@ -210,29 +214,29 @@ impl Session {
                 self.layout.toggle_side();
                 self.relayout(fx);
             }
-            CommandId::Help => self.overlay = Some(Overlay::Help),
+            CommandId::Help => self.keys.set_overlay(client, Some(Overlay::Help)),
             CommandId::Settings => {
-                self.overlay = Some(Overlay::Settings(Box::new(SettingsDialog::new(
-                    self.settings.get(),
-                ))))
+                let dialog = SettingsDialog::new(self.settings.get());
+                self.keys
+                    .set_overlay(client, Some(Overlay::Settings(Box::new(dialog))));
             }
             CommandId::Status => {
                 let live = self.live_lines(now);
-                self.overlay = Some(Overlay::Status(Box::new(StatusOverlay::new(
-                    self.settings.get(),
-                    &live,
-                ))));
+                let status = StatusOverlay::new(self.settings.get(), &live);
+                self.keys
+                    .set_overlay(client, Some(Overlay::Status(Box::new(status))));
             }
             CommandId::Cancel => {}
             CommandId::Switcher | CommandId::SwitchTo | CommandId::NewSession | CommandId::Detach => {
-                self.workspace_command(id, &key, now, fx)
+                self.workspace_command(client, id, &key, now, fx)
             }
             CommandId::Poke => self.supervise(SupEvent::ManualPoke, now, fx),
             CommandId::Handoff => {
-                self.overlay = Some(Overlay::Handoff(LinePrompt::new(
+                let prompt = LinePrompt::new(
                     "Handoff now",
                     "Optional focus for the handoff document. Enter compacts now · Esc cancels",
-                )))
+                );
+                self.keys.set_overlay(client, Some(Overlay::Handoff(prompt)));
             }
         }
     }

@@ -429,11 +429,11 @@ fn pis_own_status_report_shows_when_the_bridge_is_not_connected() {
     let line = format!("{:?}", s.reported_state().expect("a state line"));
     assert!(line.contains("working"), "{line}");
     assert_eq!(s.state_source(), "pi's status reports (OSC 7501)");
-    let footer = s.footer_view(at(20)).suffix.expect("a footer suffix");
+    let footer = s.footer_view(at(20), Some(1)).suffix.expect("a footer suffix");
     assert_eq!(footer.0, "pi: working");
     let mut s = pi();
     s.handle(Input::ProgramStatus(None), at(10));
     assert_eq!(s.state_source(), "the bridge");
     assert!(s.reported_state().is_none());
-    assert_eq!(s.footer_view(at(20)).suffix, None);
+    assert_eq!(s.footer_view(at(20), Some(1)).suffix, None);
 }

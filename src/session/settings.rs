@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::keyboards::ClientId;
 use super::{Effect, Overlay, Session};
 use crate::bridge::protocol::Command;
 use crate::config::{
@@ -15,6 +16,8 @@ use crate::ui::theme::Tone;
 /// A save on its way to a file.
 #[derive(Debug)]
 struct PendingSave {
+    /// The client whose dialog asked for it: its dialog shows the result.
+    client: ClientId,
     path: std::path::PathBuf,
     values: Vec<(KeyId, SettingValue)>,
 }
@@ -48,7 +51,7 @@ impl Session {
         self.after_settings_change(now, fx);
     }
 
-    pub(super) fn save_settings(&mut self, scope: Scope, now: Now, fx: &mut Vec<Effect>) {
+    pub(super) fn save_settings(&mut self, client: ClientId, scope: Scope, now: Now, fx: &mut Vec<Effect>) {
         if self.settings.saving.is_some() {
             self.flash
                 .show("settings: a save is still under way", Tone::Warn, now);
@@ -61,9 +64,9 @@ impl Session {
                     path: path.clone(),
                     values: values.clone(),
                 });
-                self.settings.saving = Some(PendingSave { path, values });
+                self.settings.saving = Some(PendingSave { client, path, values });
             }
-            Err(e) => self.report_save(Err(e), now, fx),
+            Err(e) => self.report_save(client, Err(e), now, fx),
         }
     }
 
@@ -84,25 +87,32 @@ impl Session {
                 Err(e)
             }
         };
-        self.report_save(report, now, fx);
+        self.report_save(save.client, report, now, fx);
     }
 
     fn report_save(
         &mut self,
+        client: ClientId,
         report: Result<crate::config::SaveReport, SaveError>,
         now: Now,
         fx: &mut Vec<Effect>,
     ) {
-        if let Some(Overlay::Settings(d)) = &mut self.overlay {
+        if let Some(Overlay::Settings(d)) = self.keys.overlay_mut(client) {
             d.report_save(&report);
         }
         self.after_settings_change(now, fx);
     }
 
-    fn after_settings_change(&mut self, now: Now, fx: &mut Vec<Effect>) {
-        if let Some(Overlay::Settings(d)) = &mut self.overlay {
-            d.sync(self.settings.get());
+    /// Every open settings dialog shows the settings as they are now.
+    fn sync_dialogs(&mut self) {
+        let settings = self.settings.get();
+        for d in self.keys.dialogs_mut() {
+            d.sync(settings);
         }
+    }
+
+    fn after_settings_change(&mut self, now: Now, fx: &mut Vec<Effect>) {
+        self.sync_dialogs();
         self.settings_applied(now, fx);
         self.persist_settings(fx);
     }
@@ -129,9 +139,7 @@ impl Session {
 
     pub(super) fn on_settings_loaded(&mut self, files: Vec<LoadedFile>, now: Now, fx: &mut Vec<Effect>) {
         self.settings.settings.set_files(files);
-        if let Some(Overlay::Settings(d)) = &mut self.overlay {
-            d.sync(self.settings.get());
-        }
+        self.sync_dialogs();
         self.settings_applied(now, fx);
     }
 

@@ -6,7 +6,13 @@ pub(super) fn t() -> Now {
 }
 
 fn stdin(a: &mut Session, bytes: &[u8]) -> Vec<Effect> {
-    a.handle(Input::Stdin(bytes.to_vec()), t())
+    a.handle(
+        Input::Stdin {
+            client: 1,
+            bytes: bytes.to_vec(),
+        },
+        t(),
+    )
 }
 
 /// The child asks for these input modes (as its output would tell the loop).
@@ -71,38 +77,41 @@ fn prefix_twice_sends_the_prefix_itself() {
 fn help_overlay_opens_and_any_key_closes_it_without_reaching_pi() {
     let mut a = app(120, 40);
     stdin(&mut a, b"\x1d?");
-    assert_eq!(a.overlay(), Some(OverlayKind::Help));
+    assert_eq!(a.overlay(1), Some(OverlayKind::Help));
     let e = stdin(&mut a, b"x");
-    assert_eq!(a.overlay(), None);
+    assert_eq!(a.overlay(1), None);
     assert!(to_child(&e).is_empty());
 }
 
 #[test]
 fn prefix_c_opens_the_settings_and_changes_apply_at_once() {
     let mut a = app(120, 40);
-    assert!(a.footer_view(t()).poke_on, "pokeshell enables poking by default");
+    assert!(
+        a.footer_view(t(), Some(1)).poke_on,
+        "pokeshell enables poking by default"
+    );
     stdin(&mut a, b"\x1dc");
-    assert_eq!(a.overlay(), Some(OverlayKind::Settings));
+    assert_eq!(a.overlay(1), Some(OverlayKind::Settings));
     // The first row is the master switch: Enter turns it off, right away.
     let e = stdin(&mut a, b"\r");
     assert!(
         !e.iter().any(|x| matches!(x, Effect::Bridge { .. })),
         "no bridge yet: nothing to persist"
     );
-    assert!(!a.footer_view(t()).poke_on);
+    assert!(!a.footer_view(t(), Some(1)).poke_on);
     assert!(to_child(&e).is_empty(), "dialog keys never reach pi");
     // Esc closes (the filter is empty).
     stdin(&mut a, b"\x1b");
-    assert_eq!(a.overlay(), None);
+    assert_eq!(a.overlay(1), None);
 }
 
 #[test]
 fn prefix_i_opens_the_status_overlay() {
     let mut a = app(120, 40);
     stdin(&mut a, b"\x1di");
-    assert_eq!(a.overlay(), Some(OverlayKind::Status));
+    assert_eq!(a.overlay(1), Some(OverlayKind::Status));
     stdin(&mut a, b"q");
-    assert_eq!(a.overlay(), None);
+    assert_eq!(a.overlay(1), None);
 }
 
 #[test]
@@ -110,7 +119,7 @@ fn an_unbound_key_after_the_prefix_points_at_the_help() {
     let mut a = app(120, 40);
     let e = stdin(&mut a, b"\x1dz");
     assert!(to_child(&e).is_empty());
-    let msg = a.footer_view(t()).message.unwrap().0;
+    let msg = a.footer_view(t(), Some(1)).message.unwrap().0;
     assert!(msg.contains("no command"), "{msg}");
 }
 
@@ -119,7 +128,7 @@ fn escape_after_prefix_cancels_and_a_lone_escape_reaches_pi() {
     let mut a = app(120, 40);
     let e = stdin(&mut a, b"\x1d\x1b");
     assert!(to_child(&e).is_empty());
-    assert!(!a.footer_view(t()).armed);
+    assert!(!a.footer_view(t(), Some(1)).armed);
     let e = stdin(&mut a, b"\x1b");
     assert_eq!(to_child(&e), b"\x1b");
 }
@@ -157,8 +166,8 @@ fn split_sequence_is_released_after_input_goes_idle() {
     let mut a = app(120, 40);
     let e = stdin(&mut a, b"\x1b[1;");
     assert!(to_child(&e).is_empty());
-    assert!(a.input_pending());
-    let e = a.handle(Input::InputIdle, t());
+    assert!(a.input_pending(1));
+    let e = a.handle(Input::InputIdle { client: 1 }, t());
     assert_eq!(to_child(&e), b"\x1b[1;");
 }
 
@@ -231,7 +240,7 @@ fn prefix_p_sends_the_manual_poke_when_connected_and_says_why_not_otherwise() {
     let mut a = app(120, 40);
     let e = stdin(&mut a, b"\x1dp");
     assert!(!e.iter().any(|x| matches!(x, Effect::Bridge { .. })));
-    let msg = a.footer_view(t()).message.unwrap().0;
+    let msg = a.footer_view(t(), Some(1)).message.unwrap().0;
     assert!(msg.contains("not connected"), "{msg}");
 
     let mut a = connected();
@@ -254,9 +263,9 @@ fn prefix_p_sends_the_manual_poke_when_connected_and_says_why_not_otherwise() {
 fn prefix_h_asks_for_a_focus_line_then_compacts_with_a_handoff() {
     let mut a = connected();
     stdin(&mut a, b"\x1dh");
-    assert_eq!(a.overlay(), Some(OverlayKind::Handoff));
+    assert_eq!(a.overlay(1), Some(OverlayKind::Handoff));
     let e = stdin(&mut a, b"tests first\r");
-    assert_eq!(a.overlay(), None);
+    assert_eq!(a.overlay(1), None);
     let compact = e.iter().find_map(|x| match x {
         Effect::Bridge {
             command: crate::bridge::protocol::Command::Compact(c),
@@ -355,7 +364,7 @@ fn lost_bridge_lines_are_counted_and_said() {
     let mut a = connected();
     let e = a.handle(heartbeat(3), t());
     assert!(e.contains(&Effect::Redraw));
-    let msg = a.footer_view(t()).message.unwrap().0;
+    let msg = a.footer_view(t(), Some(1)).message.unwrap().0;
     assert!(msg.contains("3 line(s) from pi were lost"), "{msg}");
     let lines = format!("{:?}", a.live_lines(t()));
     assert!(lines.contains("Bridge lines lost"), "{lines}");
@@ -379,9 +388,9 @@ fn a_huge_paste_into_the_settings_dialog_is_taken_whole_and_esc_still_closes_it(
         redraws <= 2,
         "one pass for the whole paste, not one per character: {redraws}"
     );
-    assert_eq!(a.overlay(), Some(OverlayKind::Settings));
+    assert_eq!(a.overlay(1), Some(OverlayKind::Settings));
     stdin(&mut a, b"\x1b");
-    assert_eq!(a.overlay(), None);
+    assert_eq!(a.overlay(1), None);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
+use super::keyboards::ClientId;
 use super::{Effect, Overlay, Session, SessionBrief};
 use crate::supervisor::Now;
 use crate::ui::commands::CommandId;
@@ -31,61 +32,78 @@ impl Session {
     /// The session commands after the prefix (`key` is the key that chose `id`).
     pub(super) fn workspace_command(
         &mut self,
+        client: ClientId,
         id: CommandId,
         key: &KeyEvent,
         now: Now,
         fx: &mut Vec<Effect>,
     ) {
         match id {
-            CommandId::Detach => fx.push(Effect::Workspace(WorkspaceRequest::Detach)),
+            CommandId::Detach => fx.push(Effect::Workspace {
+                client,
+                req: WorkspaceRequest::Detach,
+            }),
             CommandId::SwitchTo => {
                 let number = match key.code {
                     KeyCode::Char(c) => c.to_digit(10).unwrap_or(0),
                     _ => 0,
                 };
                 if self.briefs_now(now).iter().any(|b| b.number == number) {
-                    fx.push(Effect::Workspace(WorkspaceRequest::SwitchTo(number)));
+                    fx.push(Effect::Workspace {
+                        client,
+                        req: WorkspaceRequest::SwitchTo(number),
+                    });
                 } else {
                     self.flash.show(format!("no session {number}"), Tone::Warn, now);
                 }
             }
             CommandId::Switcher => {
                 let switcher = Switcher::new(self.briefs_now(now), self.opts.number);
-                self.overlay = Some(Overlay::Switcher(Box::new(switcher)));
+                self.keys
+                    .set_overlay(client, Some(Overlay::Switcher(Box::new(switcher))));
             }
             CommandId::NewSession => {
-                self.overlay = Some(Overlay::NewSession(LinePrompt::with_text(
-                    NEW_SESSION_TITLE,
-                    NEW_SESSION_HINT,
-                    &self.opts.dir,
-                )));
+                let prompt = LinePrompt::with_text(NEW_SESSION_TITLE, NEW_SESSION_HINT, &self.opts.dir);
+                self.keys.set_overlay(client, Some(Overlay::NewSession(prompt)));
             }
             _ => {}
         }
     }
 
     /// A key for the switcher or the new-session prompt.
-    pub(super) fn workspace_overlay_key(&mut self, key: KeyEvent, now: Now, fx: &mut Vec<Effect>) {
-        match &mut self.overlay {
+    pub(super) fn workspace_overlay_key(
+        &mut self,
+        client: ClientId,
+        key: KeyEvent,
+        now: Now,
+        fx: &mut Vec<Effect>,
+    ) {
+        match self.keys.overlay_mut(client) {
             Some(Overlay::Switcher(s)) => match s.handle_key(key) {
                 SwitcherOutcome::None => {}
-                SwitcherOutcome::Close => self.overlay = None,
+                SwitcherOutcome::Close => self.keys.set_overlay(client, None),
                 SwitcherOutcome::Switch(number) => {
-                    self.overlay = None;
-                    fx.push(Effect::Workspace(WorkspaceRequest::SwitchTo(number)));
+                    self.keys.set_overlay(client, None);
+                    fx.push(Effect::Workspace {
+                        client,
+                        req: WorkspaceRequest::SwitchTo(number),
+                    });
                 }
             },
             Some(Overlay::NewSession(p)) => match p.handle_key(key) {
                 PromptOutcome::None => {}
-                PromptOutcome::Cancel => self.overlay = None,
+                PromptOutcome::Cancel => self.keys.set_overlay(client, None),
                 // The prompt stays open: a session needs somewhere to run.
                 PromptOutcome::Submit(dir) if dir.is_empty() => {
                     self.flash
                         .show("type the new session's directory", Tone::Warn, now);
                 }
                 PromptOutcome::Submit(dir) => {
-                    self.overlay = None;
-                    fx.push(Effect::Workspace(WorkspaceRequest::NewSession { dir }));
+                    self.keys.set_overlay(client, None);
+                    fx.push(Effect::Workspace {
+                        client,
+                        req: WorkspaceRequest::NewSession { dir },
+                    });
                 }
             },
             _ => {}

@@ -46,20 +46,29 @@ fn among_three() -> Session {
 }
 
 fn stdin(s: &mut Session, bytes: &[u8]) -> Vec<Effect> {
-    s.handle(Input::Stdin(bytes.to_vec()), t())
+    s.handle(
+        Input::Stdin {
+            client: 1,
+            bytes: bytes.to_vec(),
+        },
+        t(),
+    )
 }
 
 fn requests(fx: &[Effect]) -> Vec<WorkspaceRequest> {
     fx.iter()
         .filter_map(|e| match e {
-            Effect::Workspace(r) => Some(r.clone()),
+            Effect::Workspace { req, .. } => Some(req.clone()),
             _ => None,
         })
         .collect()
 }
 
 fn footer(s: &Session) -> String {
-    s.footer_view(t()).message.map(|m| m.0).unwrap_or_default()
+    s.footer_view(t(), Some(1))
+        .message
+        .map(|m| m.0)
+        .unwrap_or_default()
 }
 
 fn side_text(s: &Session) -> String {
@@ -95,7 +104,7 @@ fn without_the_server_the_session_keys_are_refused_and_no_list_is_shown() {
     for key in [b"\x1dd", b"\x1dw", b"\x1dn", b"\x1d2"] {
         let fx = stdin(&mut s, key);
         assert!(requests(&fx).is_empty(), "{fx:?}");
-        assert_eq!(s.overlay(), None);
+        assert_eq!(s.overlay(1), None);
         assert!(
             footer(&s).contains("without its session server"),
             "{}",
@@ -109,7 +118,7 @@ fn without_the_server_the_session_keys_are_refused_and_no_list_is_shown() {
 fn prefix_n_asks_for_a_directory_prefilled_with_this_sessions_own() {
     let mut s = among_three();
     stdin(&mut s, b"\x1dn");
-    assert_eq!(s.overlay(), Some(OverlayKind::NewSession));
+    assert_eq!(s.overlay(1), Some(OverlayKind::NewSession));
     let fx = stdin(&mut s, b"\r");
     assert_eq!(
         requests(&fx),
@@ -117,7 +126,7 @@ fn prefix_n_asks_for_a_directory_prefilled_with_this_sessions_own() {
             dir: "/src/api".into()
         }]
     );
-    assert_eq!(s.overlay(), None);
+    assert_eq!(s.overlay(1), None);
 }
 
 #[test]
@@ -132,7 +141,7 @@ fn the_new_session_prompt_edits_clears_and_submits_and_never_types_into_pi() {
     stdin(&mut s, b"\x15");
     let fx = stdin(&mut s, b"\r");
     assert!(requests(&fx).is_empty());
-    assert_eq!(s.overlay(), Some(OverlayKind::NewSession));
+    assert_eq!(s.overlay(1), Some(OverlayKind::NewSession));
     assert!(footer(&s).contains("directory"), "{}", footer(&s));
     let fx = stdin(&mut s, b"/tmp/new\r");
     assert_eq!(
@@ -163,12 +172,12 @@ fn esc_cancels_the_prompt_and_the_switcher() {
     stdin(&mut s, b"\x1dn");
     let fx = stdin(&mut s, b"x\x1b");
     assert!(requests(&fx).is_empty());
-    assert_eq!(s.overlay(), None);
+    assert_eq!(s.overlay(1), None);
     stdin(&mut s, b"\x1dw");
-    assert_eq!(s.overlay(), Some(OverlayKind::Switcher));
+    assert_eq!(s.overlay(1), Some(OverlayKind::Switcher));
     let fx = stdin(&mut s, b"\x1b");
     assert!(requests(&fx).is_empty());
-    assert_eq!(s.overlay(), None);
+    assert_eq!(s.overlay(1), None);
 }
 
 #[test]
@@ -179,7 +188,7 @@ fn the_switcher_filters_as_typed_and_enter_switches_to_the_chosen_number() {
     assert!(child_bytes(&fx).is_empty(), "typing filters, pi gets nothing");
     let fx = stdin(&mut s, b"\r");
     assert_eq!(requests(&fx), [WorkspaceRequest::SwitchTo(3)]);
-    assert_eq!(s.overlay(), None);
+    assert_eq!(s.overlay(1), None);
 
     // Unfiltered, the one needing the user comes first; Down goes to the next.
     stdin(&mut s, b"\x1dw");

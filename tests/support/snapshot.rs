@@ -9,6 +9,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use unicode_width::UnicodeWidthStr;
 
+/// The terminal that types into the session and whose view is drawn.
+pub const CLIENT: u64 = 1;
+
 /// The pid the side pane shows.
 pub const PID: i32 = 4242;
 
@@ -34,7 +37,7 @@ pub fn app(cols: u16, rows: u16, t0: Now) -> Session {
     app
 }
 
-/// One frame of `app` with `screen` in its pane, drawn at `now`.
+/// One frame of `app` with `screen` in its pane, drawn at `now` as [`CLIENT`] sees it.
 pub fn draw(app: &Session, screen: &vt100::Screen, now: Now) -> Terminal<TestBackend> {
     let (cols, rows) = {
         let areas = app.areas();
@@ -44,7 +47,7 @@ pub fn draw(app: &Session, screen: &vt100::Screen, now: Now) -> Terminal<TestBac
     };
     let mut terminal = Terminal::new(TestBackend::new(cols, rows)).expect("a test terminal");
     terminal
-        .draw(|frame| app.draw(frame, screen, now, None))
+        .draw(|frame| app.draw(frame, screen, now, None, Some(CLIENT)))
         .expect("draw into the test terminal");
     terminal
 }

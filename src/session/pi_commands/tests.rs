@@ -63,7 +63,11 @@ fn poke_p1_slash_poke_sends_the_manual_poke_and_answers_with_what_prefix_p_says(
     assert_eq!(m.custom_type, "poke");
     assert!(m.content.starts_with("[Poke] The user poked"), "{}", m.content);
     let (text, level) = answer(&e, 4);
-    let footer = a.footer_view(t()).message.expect("the footer says it too").0;
+    let footer = a
+        .footer_view(t(), Some(1))
+        .message
+        .expect("the footer says it too")
+        .0;
     assert_eq!(text, footer, "pi shows what pokeshell's footer shows");
     assert_eq!(level, NotifyLevel::Info);
 }
@@ -71,9 +75,9 @@ fn poke_p1_slash_poke_sends_the_manual_poke_and_answers_with_what_prefix_p_says(
 #[test]
 fn poke_c4_slash_poke_off_and_on_go_through_the_settings_path_and_are_saved_in_the_session() {
     let mut a = connected();
-    assert!(a.footer_view(t()).poke_on);
+    assert!(a.footer_view(t(), Some(1)).poke_on);
     let e = user(&mut a, 1, UserRequest::PokeOff);
-    assert!(!a.footer_view(t()).poke_on, "p:off at once");
+    assert!(!a.footer_view(t(), Some(1)).poke_on, "p:off at once");
     assert!(!a.settings().effective().poke.enabled);
     let saved = commands(&e).into_iter().find_map(|c| match c {
         Command::AppendEntry { custom_type, data } => Some((custom_type, data)),
@@ -87,7 +91,7 @@ fn poke_c4_slash_poke_off_and_on_go_through_the_settings_path_and_are_saved_in_t
     let again = user(&mut a, 2, UserRequest::PokeOff);
     assert!(answer(&again, 2).0.contains("already off"));
     let on = user(&mut a, 3, UserRequest::PokeOn);
-    assert!(a.footer_view(t()).poke_on);
+    assert!(a.footer_view(t(), Some(1)).poke_on);
     assert!(answer(&on, 3).0.contains("now on (p:on)"));
 }
 
