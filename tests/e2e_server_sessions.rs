@@ -2,7 +2,8 @@
 //! prefix+n starts a second session, prefix+1, prefix+2 and the switcher (prefix+w) go between them
 //! and each shows its own pi; a hidden session's stalled stream is recovered with nobody looking at
 //! it, and when it stalls again and pokeshell gives up, the shown session's side pane lists it
-//! first. Two clients of one session share it at the smaller size, and both type into the same pi.
+//! first. Two clients of one session share it at the smaller size, and both type into the same pi,
+//! each with its own half-typed prefix.
 
 #[path = "e2e_server/common.rs"]
 mod common;
@@ -14,6 +15,7 @@ use common::{PREFIX, client, detach, session_list, start, wait_ready};
 use serde_json::json;
 use support::matrix::{Matrix, side_flat, trailing_user_text};
 use support::pty::{Pty, ServerHome};
+use support::shell::footer;
 use support::{Step, WAIT, model_server};
 
 const FIRST: &str = "Apples: the answer of the first session.";
@@ -153,4 +155,57 @@ fn two_clients_share_a_session_at_the_smaller_size_and_both_type_into_pi() {
     );
     detach(&mut small);
     m.wait_side("pane 102×49");
+}
+
+/// Two terminals on one session each keep their own half-typed prefix, as tmux keeps one key table
+/// per client: A presses the prefix, B types "d": B is not detached and its "d" reaches pi; then A
+/// types "d" and A, only A, detaches.
+#[test]
+fn two_terminals_on_one_session_each_keep_their_own_half_typed_prefix() {
+    let home = ServerHome::new();
+    let mut m = start(&home, model_server(), json!({}));
+    let mut b = client(&m, &["attach"], 50, 140);
+    wait_ready(&b);
+    b.send("keep-");
+    m.pty.wait_for_text("keep-", WAIT);
+
+    m.pty.send([PREFIX]);
+    m.pty
+        .wait_until("A's footer offers the keys after the prefix", WAIT, |s| {
+            footer(s).contains("detach")
+        });
+    assert!(
+        !b.with_screen(|s| footer(s).contains("detach")),
+        "B's footer is not armed:\n{}",
+        b.dump()
+    );
+    b.send("d");
+    for pty in [&m.pty, &b] {
+        pty.wait_for_text("keep-d", WAIT);
+    }
+    assert_eq!(b.try_exit_code(), None, "B is not detached");
+    assert_eq!(
+        m.pty.try_exit_code(),
+        None,
+        "A is still there, its prefix still armed"
+    );
+
+    m.pty.send("d");
+    assert_eq!(m.pty.wait_exit(WAIT), 0, "A detaches");
+    m.pty.wait_for_text("detached from", WAIT);
+    b.send("x");
+    b.wait_for_text("keep-dx", WAIT);
+    assert_eq!(b.try_exit_code(), None, "B, attached still, types on");
+    let deadline = Instant::now() + WAIT;
+    while m.server.wait_for_requests(1, Duration::from_millis(300)).is_err() {
+        assert!(Instant::now() < deadline, "pi never sent the prompt");
+        b.send("\r");
+    }
+    let chat = m.wait_chats(1);
+    assert_eq!(
+        trailing_user_text(&chat[0]).as_deref(),
+        Some("keep-dx"),
+        "B's d reached pi, A's prefix+d did not"
+    );
+    detach(&mut b);
 }

@@ -2,12 +2,14 @@
 //! process: frames land in ratatui's `TestBackend`, the child and the bridge are fakes that record
 //! what the loop does to them, and tokio's clock is paused so grace periods and cooldowns pass in an
 //! instant and always in the same order. The PTY end-to-end tests cover the real pi on top of this.
-//! One test crate, one module per area, as `tests/supervisor.rs` does.
+//! Keys come from clients with ids, as the server hands them over. One test crate, one module per
+//! area, as `tests/supervisor.rs` does.
 
 mod event_loop {
     pub mod world;
 
     mod bridge;
+    mod clients;
     mod idle;
     mod keys;
     mod output;

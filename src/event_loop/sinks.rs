@@ -163,19 +163,26 @@ impl Screen for HostScreen {
     }
 }
 
-/// A screen for tests: frames land in a `TestBackend`, raw bytes are kept.
+/// A screen for tests, shaped like the server's: frames land in a `TestBackend` (the shared one,
+/// and one per client with a view of its own), raw bytes and requests are kept.
 pub struct TestScreen {
     pub terminal: Terminal<TestBackend>,
+    /// The last frame of each client that had a view of its own then (an overlay, an armed prefix).
+    pub own: std::collections::BTreeMap<ClientId, Terminal<TestBackend>>,
     pub raw: Vec<u8>,
     pub suspended: usize,
+    /// What the clients' keys asked of the server, in order.
+    pub requests: Vec<(ClientId, crate::session::WorkspaceRequest)>,
 }
 
 impl TestScreen {
     pub fn new(cols: u16, rows: u16) -> Result<Self> {
         Ok(Self {
             terminal: Terminal::new(TestBackend::new(cols, rows)).context("a test terminal")?,
+            own: std::collections::BTreeMap::new(),
             raw: Vec::new(),
             suspended: 0,
+            requests: Vec::new(),
         })
     }
 }
@@ -213,11 +220,27 @@ impl Screen for TestScreen {
         mut build: impl FnMut(&mut Frame, Option<ClientId>) -> vt100::CursorStyle,
     ) -> Result<vt100::CursorStyle> {
         let mut style = vt100::CursorStyle::Default;
-        let viewer = only_viewer(own);
         self.terminal
-            .draw(|f| style = build(f, viewer))
+            .draw(|f| style = build(f, None))
             .context("draw into the test terminal")?;
+        let area = self.terminal.get_frame().area();
+        self.own.retain(|id, _| own.contains(id));
+        for id in own {
+            let t = match self.own.entry(*id) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(e) => e.insert(
+                    Terminal::new(TestBackend::new(area.width, area.height)).context("a test terminal")?,
+                ),
+            };
+            t.backend_mut().resize(area.width, area.height);
+            t.draw(|f| style = build(f, Some(*id)))
+                .context("draw into the test terminal")?;
+        }
         Ok(style)
+    }
+
+    fn request(&mut self, client: ClientId, req: crate::session::WorkspaceRequest) {
+        self.requests.push((client, req));
     }
 
     fn cursor_style(&mut self, _style: vt100::CursorStyle) -> Result<()> {

@@ -1,5 +1,6 @@
 //! A world for the real loop: a fake child, a fake bridge, a `TestScreen`, a ledger in a temp dir,
-//! and one channel of `WorldEvent`s, the way `event_loop::start` wires the real ones.
+//! and one channel of `WorldEvent`s, the way the server's session thread wires the real ones: keys
+//! come from clients, each with its id, as the server hands them over.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -8,7 +9,7 @@ use std::time::Duration;
 use pokeshell::bridge::protocol::{Command, FromBridge, SendMessage, parse_from_bridge};
 use pokeshell::bridge::server::BridgeEvent;
 use pokeshell::config::{ConfigPaths, Settings};
-use pokeshell::event_loop::{Bridge, Child, Clock, Layer, Loop, TestScreen, WorldEvent, lock};
+use pokeshell::event_loop::{Bridge, Child, ClientEvent, Clock, Layer, Loop, TestScreen, WorldEvent, lock};
 use pokeshell::ledger::LedgerFile;
 use pokeshell::pty::{ChildExit, PtyEvent};
 use pokeshell::screen::{HostCaps, Mirror};
@@ -21,6 +22,8 @@ use tokio::time::Instant;
 /// The host terminal: wide enough for the side pane.
 pub const COLS: u16 = 120;
 pub const ROWS: u16 = 40;
+/// The client that types when a test does not say which.
+pub const CLIENT: u64 = 1;
 /// The default prefix key, Ctrl+].
 pub const PREFIX: &[u8] = b"\x1d";
 /// The wall clock at the loop's start (any fixed value: nothing here reads the real one).
@@ -162,6 +165,11 @@ impl World {
     /// pi with its bridge, in a 120×40 host terminal that speaks the kitty keyboard protocol. Must be
     /// made inside the test's runtime: the loop's clock starts now.
     pub fn new() -> Self {
+        Self::numbered(0)
+    }
+
+    /// Session `number` of a server (0: a session of its own, without the server's keys).
+    pub fn numbered(number: u32) -> Self {
         let dir = tempfile::tempdir().expect("a temp dir");
         // Settings from an empty home and work dir: the defaults, nothing from this machine.
         let paths = ConfigPaths::resolve(Some(&dir.path().join("home")), None, &dir.path().join("work"))
@@ -177,6 +185,7 @@ impl World {
             ledger_path: Some(ledger.path().to_path_buf()),
             host_kitty: true,
             child_args: vec!["-e".into(), "/b/bridge.ts".into(), "fix it".into()],
+            number,
             ..SessionOptions::default()
         };
         let session = Session::new(opts, settings, COLS, ROWS, clock.now(start));
@@ -217,9 +226,22 @@ impl World {
         self.tx.send(ev).expect("the loop's channel is open");
     }
 
-    /// The user types (or pastes) these bytes.
+    /// The user types (or pastes) these bytes in [`CLIENT`]'s terminal.
     pub fn stdin(&self, bytes: &[u8]) {
-        self.send(WorldEvent::Stdin(bytes.to_vec()));
+        self.keys(CLIENT, bytes);
+    }
+
+    /// The user types these bytes in `client`'s terminal, as the server hands them to the session.
+    pub fn keys(&self, client: u64, bytes: &[u8]) {
+        self.send(WorldEvent::Client(ClientEvent::Input {
+            id: client,
+            bytes: bytes.to_vec(),
+        }));
+    }
+
+    /// `client`'s terminal leaves the session.
+    pub fn leave(&self, client: u64) {
+        self.send(WorldEvent::Client(ClientEvent::Detach { id: client }));
     }
 
     /// A line as the bridge writes it on the socket (docs/protocol.md), as the server reports it.
@@ -287,9 +309,21 @@ impl World {
         assert_eq!(exit, None, "the loop ended");
     }
 
-    /// The last frame drawn, one string per row.
+    /// The last frame [`CLIENT`] sees, one string per row.
     pub fn rows(&self) -> Vec<String> {
-        let buffer = self.lp.screen.terminal.backend().buffer();
+        self.rows_of(CLIENT)
+    }
+
+    /// The last frame `client` sees: its own while it has an overlay or an armed prefix, else the
+    /// one every other client sees.
+    pub fn rows_of(&self, client: u64) -> Vec<String> {
+        let terminal = self
+            .lp
+            .screen
+            .own
+            .get(&client)
+            .unwrap_or(&self.lp.screen.terminal);
+        let buffer = terminal.backend().buffer();
         let area = buffer.area;
         (0..area.height)
             .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect())
