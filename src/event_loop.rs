@@ -24,7 +24,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
 pub use self::clients::{ClientEvent, ClientLink, ClientOut};
-pub use self::clock::Clock;
+pub use self::clock::{Clock, Zone};
 pub use self::layer::{Layer, NoLayer};
 pub(crate) use self::sinks::cursor_style;
 pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
@@ -133,6 +133,9 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     gate_each_start: bool,
     /// pi and its clients are suspended (Ctrl+Z), waiting for a client to come back.
     suspended: bool,
+    /// The local offset the session was last given, and when it is read again.
+    utc_offset: Option<i32>,
+    zone_check_due: Instant,
 }
 
 impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
@@ -178,6 +181,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             typing: typing::Typing::open(),
             gate_each_start: false,
             suspended: false,
+            utc_offset: None,
+            zone_check_due: clock.start(),
         }
     }
 
@@ -255,9 +260,27 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         .min()
     }
 
+    /// The session learns the local offset at once and again when it changes (read at most once
+    /// a [`clock::ZONE_CHECK`], on the loop's own wakes: no wake of its own).
+    fn check_zone(&mut self, now: Instant) -> Result<()> {
+        if now < self.zone_check_due {
+            return Ok(());
+        }
+        self.zone_check_due = now + clock::ZONE_CHECK;
+        let offset = self.clock.utc_offset_secs(self.clock.now(now));
+        if self.utc_offset != Some(offset) {
+            self.utc_offset = Some(offset);
+            self.input(Input::LocalTime {
+                utc_offset_secs: offset,
+            })?;
+        }
+        Ok(())
+    }
+
     /// One event from the world.
     pub fn on_world(&mut self, ev: WorldEvent) -> Result<()> {
         let now = Instant::now();
+        self.check_zone(now)?;
         match ev {
             WorldEvent::Stdin(bytes) => self.stdin(LOCAL_CLIENT, bytes)?,
             WorldEvent::Client(ev) => self.on_client(ev)?,
@@ -298,6 +321,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// Timers: a coalesced resize, a held partial sequence, the kill after the grace, ticks, frames.
     pub fn on_timers(&mut self) -> Result<()> {
         let now = Instant::now();
+        self.check_zone(now)?;
         if self.resize_due.is_some_and(|d| d <= now) {
             self.resize_due = None;
             let (cols, rows) = self.screen.size().context("cannot read the terminal size")?;

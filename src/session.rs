@@ -100,6 +100,10 @@ pub enum Input {
     Resumed { cols: u16, rows: u16 },
     /// Every session's brief (this one's included), as the server last saw them.
     Sessions(Vec<SessionBrief>),
+    /// The user's local time is this many seconds east of UTC (given at start and again when it
+    /// changes, e.g. with daylight saving): times are shown in it, and provider reset times written
+    /// without a zone are read in it.
+    LocalTime { utc_offset_secs: i32 },
 }
 
 /// A request to the world, from [`Session::handle`].
@@ -190,6 +194,8 @@ pub struct Session {
     sessions: Vec<SessionBrief>,
     /// When the session was made (wall ms), for its brief.
     created_wall_ms: u64,
+    /// The user's local offset from UTC (seconds east), as last given ([`Input::LocalTime`]).
+    utc_offset_secs: i32,
 }
 
 impl Session {
@@ -211,6 +217,7 @@ impl Session {
             trouble: Trouble::default(),
             sessions: Vec::new(),
             created_wall_ms: now.wall_ms,
+            utc_offset_secs: 0,
             opts,
         };
         let warnings = session.settings.get().warnings().len();
@@ -296,6 +303,11 @@ impl Session {
             }
             Input::Sessions(briefs) => {
                 self.sessions = briefs;
+                fx.push(Effect::Redraw);
+            }
+            Input::LocalTime { utc_offset_secs } => {
+                self.utc_offset_secs = utc_offset_secs;
+                self.supervisor.set_utc_offset(utc_offset_secs);
                 fx.push(Effect::Redraw);
             }
         }

@@ -16,7 +16,7 @@ use crate::config::Settings;
 use crate::ledger::LedgerFile;
 use crate::pty::{ChildPty, CommandSpec};
 use crate::screen::Mirror;
-use crate::session::{Session, SessionOptions};
+use crate::session::{Input, Session, SessionOptions};
 use crate::workspace::Workspace;
 
 /// How one session starts.
@@ -141,7 +141,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
     let wall_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
-    let clock = Clock::new(start, wall_ms);
+    let clock = Clock::new(start, wall_ms).with_zone(super::clock::Zone::System);
     let ledger = LedgerFile::new(&ledger_dir);
     let opts = SessionOptions {
         label,
@@ -156,7 +156,9 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         resume_after_server_restart: resume,
     };
     let mut session = Session::new(opts, settings, cols, rows, clock.now(start));
-    session.set_utc_offset(Session::local_utc_offset(wall_ms));
+    // Local time from the start (the loop gives it again when it changes).
+    let utc_offset_secs = clock.utc_offset_secs(clock.now(start));
+    session.handle(Input::LocalTime { utc_offset_secs }, clock.now(start));
     let pane = session.pane();
     let mirror = Arc::new(Mutex::new(Mirror::awaiting_host_caps(pane.height, pane.width)));
     let output_pending = Arc::new(AtomicBool::new(false));

@@ -99,7 +99,7 @@ impl Session {
             .iter()
             .rev()
             .find(|r| r.kind == LedgerKind::Action)
-            .map(|r| format!("{} {}", &clock(r.wall_ms)[..5], r.reason));
+            .map(|r| format!("{} {}", &clock(r.wall_ms, self.utc_offset_secs)[..5], r.reason));
         SessionBrief {
             number: self.opts.number,
             name: self.opts.name.clone(),
@@ -130,7 +130,7 @@ impl Session {
             return (Attention::GaveUp, format!("gave up: {notice}"));
         }
         if let Some(wait) = &view.limit_wait {
-            let until = &clock(wait.at_wall_ms)[..5];
+            let until = &clock(wait.at_wall_ms, self.utc_offset_secs)[..5];
             return (Attention::Limit, format!("waiting for the limit until {until}"));
         }
         let stalled_at = if view.stall_abort_pending || self.pi.frozen {

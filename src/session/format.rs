@@ -37,32 +37,14 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
-/// Local wall-clock time `HH:MM:SS` of a Unix-epoch millisecond timestamp.
-pub fn clock(wall_ms: u64) -> String {
-    let secs = (wall_ms / 1000) as libc::time_t;
-    // SAFETY: localtime_r writes only into the zeroed local struct it is given.
-    let tm = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            return "--:--:--".into();
-        }
-        tm
-    };
-    format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec)
-}
-
-/// The local offset from UTC (seconds east) at `wall_ms`, for the shell to hand to the session; 0
-/// when the C library cannot tell.
-pub fn utc_offset_secs(wall_ms: u64) -> i32 {
-    let secs = (wall_ms / 1000) as libc::time_t;
-    // SAFETY: localtime_r writes only into the zeroed local struct it is given.
-    unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            return 0;
-        }
-        i32::try_from(tm.tm_gmtoff).unwrap_or(0)
-    }
+/// Local wall-clock time `HH:MM:SS` of a Unix-epoch millisecond timestamp, in a zone
+/// `utc_offset_secs` east of UTC (the session is given the user's offset as an input; it reads no
+/// zone itself).
+pub fn clock(wall_ms: u64, utc_offset_secs: i32) -> String {
+    let secs = i64::try_from(wall_ms / 1000).unwrap_or(i64::MAX);
+    let local = secs.saturating_add(i64::from(utc_offset_secs));
+    let day = local.rem_euclid(86_400);
+    format!("{:02}:{:02}:{:02}", day / 3600, day / 60 % 60, day % 60)
 }
 
 #[cfg(test)]
@@ -88,6 +70,16 @@ mod tests {
         assert_eq!(duration(45_900), "45s");
         assert_eq!(duration(185_000), "3m 05s");
         assert_eq!(duration(3_720_000), "1h 02m");
+    }
+
+    #[test]
+    fn the_clock_reads_in_the_zone_it_is_given() {
+        // 2023-11-14 22:13:20 UTC.
+        let at = 1_700_000_000_000;
+        assert_eq!(clock(at, 0), "22:13:20");
+        assert_eq!(clock(at, 3600), "23:13:20");
+        assert_eq!(clock(at, 2 * 3600), "00:13:20", "past midnight the next day");
+        assert_eq!(clock(at, -(5 * 3600 + 30 * 60)), "16:43:20");
     }
 
     #[test]

@@ -12,17 +12,6 @@ use crate::supervisor::{self as sup, Action, Now};
 use crate::ui::theme::Tone;
 
 impl Session {
-    /// The local offset from UTC (seconds east), measured by the shell at start: provider reset times
-    /// written without a zone are read in it.
-    pub fn set_utc_offset(&mut self, secs: i32) {
-        self.supervisor.set_utc_offset(secs);
-    }
-
-    /// The local offset from UTC at `wall_ms`, as the C library knows it (the shell's side).
-    pub fn local_utc_offset(wall_ms: u64) -> i32 {
-        super::format::utc_offset_secs(wall_ms)
-    }
-
     /// A key the user typed into pi's pane: it cancels a planned resume after a provider error.
     pub(super) fn note_typing(&mut self, now: Now, fx: &mut Vec<Effect>) {
         if self.supervisor.limit_wait_pending() {

@@ -89,7 +89,7 @@ impl Session {
                 None => format!(
                     "due in {} (at {})",
                     duration(w.remaining_ms),
-                    clock(w.fire_at_wall_ms)
+                    clock(w.fire_at_wall_ms, self.utc_offset_secs)
                 ),
             };
             let reason = if w.reason.trim().is_empty() {

@@ -189,14 +189,14 @@ fn wakeup_lines(w: &WakeupView) -> Vec<Line<'static>> {
     lines
 }
 
-fn record_line(r: &LedgerRecord) -> Line<'static> {
+fn record_line(r: &LedgerRecord, utc_offset_secs: i32) -> Line<'static> {
     let tone = match r.kind {
         LedgerKind::Action => Tone::Accent,
         LedgerKind::Declined => Tone::Dim,
         LedgerKind::Outcome => Tone::Plain,
     };
     Line::from(vec![
-        Span::styled(format!("{} ", clock(r.wall_ms)), theme::dim()),
+        Span::styled(format!("{} ", clock(r.wall_ms, utc_offset_secs)), theme::dim()),
         Span::styled(r.reason.clone(), tone.style()),
     ])
 }
@@ -235,7 +235,7 @@ impl Session {
                 lines: view.wakeups.iter().flat_map(wakeup_lines).collect(),
             });
         }
-        let watch = supervision_lines(view);
+        let watch = supervision_lines(view, self.utc_offset_secs);
         if !watch.is_empty() {
             sections.push(Section {
                 title: "supervisor".into(),
@@ -244,7 +244,11 @@ impl Session {
         }
         let shown: Vec<Line<'static>> = {
             let skip = view.recent.len().saturating_sub(RECENT);
-            view.recent.iter().skip(skip).map(record_line).collect()
+            view.recent
+                .iter()
+                .skip(skip)
+                .map(|r| record_line(r, self.utc_offset_secs))
+                .collect()
         };
         let mut shown = shown;
         if let Some(status) = &self.ledger_status {
@@ -328,7 +332,7 @@ impl Session {
 }
 
 /// What the supervisor is waiting for or holding back, in a few words each.
-fn supervision_lines(view: &View) -> Vec<Line<'static>> {
+fn supervision_lines(view: &View, utc_offset_secs: i32) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if let Some(w) = &view.wake {
         let what = if w.failed {
@@ -349,7 +353,11 @@ fn supervision_lines(view: &View) -> Vec<Line<'static>> {
     if let Some(w) = &view.limit_wait {
         let when = match w.held {
             Some(why) => format!("due, held: {why}"),
-            None => format!("in {} (at {})", duration(w.remaining_ms), clock(w.at_wall_ms)),
+            None => format!(
+                "in {} (at {})",
+                duration(w.remaining_ms),
+                clock(w.at_wall_ms, utc_offset_secs)
+            ),
         };
         lines.push(toned(format!("⏸ {} — resume {when}", w.kind), Tone::Warn));
         lines.push(toned(format!("  {}", w.error_line), Tone::Dim));
