@@ -260,23 +260,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         .min()
     }
 
-    /// The session learns the local offset at once and again when it changes (read at most once
-    /// a [`clock::ZONE_CHECK`], on the loop's own wakes: no wake of its own).
-    fn check_zone(&mut self, now: Instant) -> Result<()> {
-        if now < self.zone_check_due {
-            return Ok(());
-        }
-        self.zone_check_due = now + clock::ZONE_CHECK;
-        let offset = self.clock.utc_offset_secs(self.clock.now(now));
-        if self.utc_offset != Some(offset) {
-            self.utc_offset = Some(offset);
-            self.input(Input::LocalTime {
-                utc_offset_secs: offset,
-            })?;
-        }
-        Ok(())
-    }
-
     /// One event from the world.
     pub fn on_world(&mut self, ev: WorldEvent) -> Result<()> {
         let now = Instant::now();

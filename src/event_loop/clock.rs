@@ -4,8 +4,11 @@
 
 use std::time::Duration;
 
+use anyhow::Result;
 use tokio::time::Instant;
 
+use super::{Bridge, Child, Layer, Loop, Screen};
+use crate::session::Input;
 use crate::supervisor::Now;
 
 /// How often the local offset is read again (it changes with daylight saving).
@@ -65,6 +68,25 @@ impl Clock {
     /// deadline read from a corrupt session entry, centuries away): a deadline that never comes.
     pub fn instant(&self, mono_ms: u64) -> Option<Instant> {
         self.start.checked_add(Duration::from_millis(mono_ms))
+    }
+}
+
+impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
+    /// The session learns the local offset at once and again when it changes (read at most once
+    /// a [`ZONE_CHECK`], on the loop's own wakes: no wake of its own).
+    pub(super) fn check_zone(&mut self, now: Instant) -> Result<()> {
+        if now < self.zone_check_due {
+            return Ok(());
+        }
+        self.zone_check_due = now + ZONE_CHECK;
+        let offset = self.clock.utc_offset_secs(self.clock.now(now));
+        if self.utc_offset != Some(offset) {
+            self.utc_offset = Some(offset);
+            self.input(Input::LocalTime {
+                utc_offset_secs: offset,
+            })?;
+        }
+        Ok(())
     }
 }
 

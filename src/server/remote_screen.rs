@@ -105,6 +105,34 @@ impl RemoteScreen {
         }
     }
 
+    /// The one client attached, if there is exactly one.
+    fn alone(&self) -> Option<u64> {
+        let mut ids = self.clients.keys();
+        match (ids.next(), ids.next()) {
+            (Some(id), None) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// A lone client is drawn into the shared terminal, its overlay or armed prefix included: what
+    /// that terminal holds is what the client shows, so an overlay costs no whole frame.
+    fn frame_alone(
+        &mut self,
+        id: u64,
+        own_view: bool,
+        mut build: impl FnMut(&mut Frame, Option<u64>) -> vt100::CursorStyle,
+    ) -> Result<vt100::CursorStyle> {
+        let Some(v) = self.clients.get_mut(&id) else {
+            return Ok(vt100::CursorStyle::Default);
+        };
+        let whole = v.own.take().is_some() || !v.synced;
+        v.synced = true;
+        let viewer = own_view.then_some(id);
+        let (bytes, style) = draw(&mut self.shared, whole, |f| build(f, viewer))?;
+        self.send(&[id], &bytes);
+        Ok(style)
+    }
+
     fn everyone(&self) -> Vec<u64> {
         self.clients.keys().copied().collect()
     }
@@ -189,6 +217,9 @@ impl Screen for RemoteScreen {
         own: &[u64],
         mut build: impl FnMut(&mut Frame, Option<u64>) -> vt100::CursorStyle,
     ) -> Result<vt100::CursorStyle> {
+        if let Some(id) = self.alone() {
+            return self.frame_alone(id, own.contains(&id), build);
+        }
         let (cols, rows) = self.size;
         let mut style = vt100::CursorStyle::Default;
         let (mut plain, mut joining) = (Vec::new(), Vec::new());
@@ -301,179 +332,4 @@ impl Screen for RemoteScreen {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::atomic::AtomicUsize;
-
-    use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
-
-    use super::*;
-
-    fn client(cols: u16, rows: u16) -> (ClientLink, UnboundedReceiver<ClientOut>) {
-        let (tx, rx) = unbounded_channel();
-        let link = ClientLink {
-            tx,
-            cols,
-            rows,
-            queued: Arc::new(AtomicUsize::new(0)),
-        };
-        (link, rx)
-    }
-
-    fn bytes(rx: &mut UnboundedReceiver<ClientOut>) -> Vec<u8> {
-        let mut out = Vec::new();
-        while let Ok(o) = rx.try_recv() {
-            if let ClientOut::Bytes(b) = o {
-                out.extend(b);
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn the_smallest_client_sets_the_size_and_it_grows_back_when_it_leaves() {
-        let mut s = RemoteScreen::new(80, 24).unwrap();
-        let (a, _ra) = client(120, 40);
-        let (b, _rb) = client(100, 50);
-        s.attach(1, a);
-        assert_eq!(s.size().unwrap(), (120, 40));
-        s.attach(2, b);
-        assert_eq!(s.size().unwrap(), (100, 40), "each dimension takes the smaller");
-        s.client_resize(2, 90, 30);
-        assert_eq!(s.size().unwrap(), (90, 30));
-        s.detach(2);
-        assert_eq!(s.size().unwrap(), (120, 40));
-        s.detach(1);
-        assert_eq!(
-            s.size().unwrap(),
-            (120, 40),
-            "nobody attached: the last size stays"
-        );
-        assert_eq!(s.attached(), 0);
-    }
-
-    #[test]
-    fn frames_go_to_every_client_and_a_newcomers_modes_only_to_it() {
-        let mut s = RemoteScreen::new(20, 5).unwrap();
-        let (a, mut ra) = client(20, 5);
-        let (b, mut rb) = client(20, 5);
-        s.attach(1, a);
-        s.attach(2, b);
-        s.frame(&[], |f, _| {
-            f.render_widget(ratatui::widgets::Paragraph::new("hello"), f.area());
-            vt100::CursorStyle::Default
-        })
-        .unwrap();
-        let (got_a, got_b) = (bytes(&mut ra), bytes(&mut rb));
-        assert!(String::from_utf8_lossy(&got_a).contains("hello"));
-        assert_eq!(got_a, got_b, "the same bytes for both");
-        s.write_to(2, b"\x1b[>1u").unwrap();
-        assert!(bytes(&mut ra).is_empty());
-        assert_eq!(bytes(&mut rb), b"\x1b[>1u");
-    }
-
-    #[test]
-    fn a_client_that_does_not_read_is_dropped_instead_of_growing_the_server() {
-        let mut s = RemoteScreen::new(20, 5).unwrap();
-        let (slow, _keep) = client(20, 5);
-        let queued = slow.queued.clone();
-        let (fast, mut rf) = client(30, 10);
-        s.attach(1, slow);
-        s.attach(2, fast);
-        assert_eq!(s.size().unwrap(), (20, 5));
-        queued.store(MAX_QUEUED, Ordering::Release);
-        s.write_raw(b"more").unwrap();
-        assert_eq!(s.attached(), 1, "the slow one is gone");
-        assert_eq!(s.size().unwrap(), (30, 10), "and no longer holds the size down");
-        assert_eq!(bytes(&mut rf), b"more");
-    }
-
-    #[test]
-    fn a_request_goes_to_the_server_for_the_client_whose_keys_asked() {
-        let mut s = RemoteScreen::new(20, 5).unwrap();
-        let (server, mut requests) = unbounded_channel();
-        s.server = Some(server);
-        let (a, mut ra) = client(20, 5);
-        let (b, mut rb) = client(20, 5);
-        s.attach(1, a);
-        s.attach(2, b);
-        s.request(1, crate::session::WorkspaceRequest::Detach);
-        assert!(matches!(
-            requests.try_recv(),
-            Ok(ServerMsg::Request {
-                id: 1,
-                req: crate::session::WorkspaceRequest::Detach
-            })
-        ));
-        assert!(
-            ra.try_recv().is_err() && rb.try_recv().is_err(),
-            "nothing for the clients themselves"
-        );
-    }
-
-    /// What a client's terminal shows after the bytes it got, one string per row.
-    struct Term(vt100::Parser);
-
-    impl Term {
-        fn new() -> Self {
-            let n = |v| std::num::NonZeroU16::new(v).unwrap();
-            Self(vt100::Parser::new(n(5), n(20), 0))
-        }
-
-        fn read(&mut self, rx: &mut UnboundedReceiver<ClientOut>) -> String {
-            self.0.process(&bytes(rx));
-            self.0.screen().contents()
-        }
-    }
-
-    fn say(f: &mut Frame, viewer: Option<u64>) -> vt100::CursorStyle {
-        let text = match viewer {
-            None => "pane".to_string(),
-            Some(id) => format!("overlay of {id}"),
-        };
-        f.render_widget(ratatui::widgets::Paragraph::new(text), f.area());
-        vt100::CursorStyle::Default
-    }
-
-    #[test]
-    fn a_client_with_an_overlay_sees_its_own_frame_and_the_others_the_shared_one() {
-        let mut s = RemoteScreen::new(20, 5).unwrap();
-        let (a, mut ra) = client(20, 5);
-        let (b, mut rb) = client(20, 5);
-        s.attach(1, a);
-        s.attach(2, b);
-        let (mut ta, mut tb) = (Term::new(), Term::new());
-        s.frame(&[], say).unwrap();
-        assert_eq!(ta.read(&mut ra), "pane");
-        assert_eq!(tb.read(&mut rb), "pane");
-
-        s.frame(&[2], say).unwrap();
-        assert_eq!(ta.read(&mut ra), "pane", "A's frame is unchanged");
-        assert_eq!(tb.read(&mut rb), "overlay of 2");
-
-        // B closes its overlay: it gets the whole shared screen back, A nothing it does not need.
-        s.frame(&[], say).unwrap();
-        let to_a = bytes(&mut ra);
-        assert!(
-            !String::from_utf8_lossy(&to_a).contains("pane"),
-            "A's screen did not change: no cell of it is sent again"
-        );
-        ta.0.process(&to_a);
-        assert_eq!(ta.0.screen().contents(), "pane");
-        assert_eq!(tb.read(&mut rb), "pane");
-    }
-
-    #[test]
-    fn with_every_client_in_an_overlay_nothing_is_drawn_for_the_shared_frame() {
-        let mut s = RemoteScreen::new(20, 5).unwrap();
-        let (a, mut ra) = client(20, 5);
-        s.attach(1, a);
-        let mut seen = Vec::new();
-        s.frame(&[1], |f, viewer| {
-            seen.push(viewer);
-            say(f, viewer)
-        })
-        .unwrap();
-        assert_eq!(seen, vec![Some(1)]);
-        assert_eq!(Term::new().read(&mut ra), "overlay of 1");
-    }
-}
+mod tests;
