@@ -236,6 +236,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     }
                 }
             }
+            self.forget_dropped()?;
         }
     }
 

@@ -117,6 +117,15 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         Ok(())
     }
 
+    /// Clients the screen dropped for not reading leave the session's keyboards too.
+    pub(super) fn forget_dropped(&mut self) -> Result<()> {
+        for id in self.screen.take_dropped() {
+            self.typing.left(id);
+            self.input(Input::ClientLeft { client: id })?;
+        }
+        Ok(())
+    }
+
     /// A client's terminal answered the probe: pi's queries are answered from it from now on.
     pub fn give_caps(&mut self, answers: &[u8]) {
         let caps: HostCaps = HostCaps::parse_probe(answers).caps;

@@ -43,6 +43,10 @@ pub trait Screen {
     fn attach(&mut self, _id: u64, _link: ClientLink) {}
     /// A client left.
     fn detach(&mut self, _id: u64) {}
+    /// The clients the screen dropped on its own (they stopped reading) since the last call.
+    fn take_dropped(&mut self) -> Vec<ClientId> {
+        Vec::new()
+    }
     /// Bytes for one client only (a newcomer's modes).
     fn write_to(&mut self, _id: u64, bytes: &[u8]) -> Result<()> {
         self.write_raw(bytes)
@@ -173,6 +177,8 @@ pub struct TestScreen {
     pub suspended: usize,
     /// What the clients' keys asked of the server, in order.
     pub requests: Vec<(ClientId, crate::session::WorkspaceRequest)>,
+    /// Clients to report dropped (as the server's screen drops one that stops reading).
+    pub dropped: Vec<ClientId>,
 }
 
 impl TestScreen {
@@ -183,6 +189,7 @@ impl TestScreen {
             raw: Vec::new(),
             suspended: 0,
             requests: Vec::new(),
+            dropped: Vec::new(),
         })
     }
 }
@@ -241,6 +248,10 @@ impl Screen for TestScreen {
 
     fn request(&mut self, client: ClientId, req: crate::session::WorkspaceRequest) {
         self.requests.push((client, req));
+    }
+
+    fn take_dropped(&mut self) -> Vec<ClientId> {
+        std::mem::take(&mut self.dropped)
     }
 
     fn cursor_style(&mut self, _style: vt100::CursorStyle) -> Result<()> {

@@ -23,6 +23,8 @@ pub struct RemoteScreen {
     /// The frame every client without a view of its own sees, drawn once for all of them.
     shared: Terminal<BufferBackend>,
     clients: BTreeMap<u64, Viewer>,
+    /// Clients dropped for not reading, until the loop hears of it (their keyboards go too).
+    dropped: Vec<u64>,
     /// The size while nobody is attached: the last one a client had.
     size: (u16, u16),
     /// `pokeshell.notifyCommand` as the session's settings have it now, and the session's name.
@@ -79,6 +81,7 @@ impl RemoteScreen {
         Ok(Self {
             shared: terminal(cols, rows)?,
             clients: BTreeMap::new(),
+            dropped: Vec::new(),
             size: (cols, rows),
             notify: Arc::default(),
             server: None,
@@ -101,6 +104,7 @@ impl RemoteScreen {
         }
         for id in gone {
             self.clients.remove(&id);
+            self.dropped.push(id);
             self.resize_to_clients();
         }
     }
@@ -282,6 +286,10 @@ impl Screen for RemoteScreen {
         };
         self.clients.insert(id, viewer);
         self.resize_to_clients();
+    }
+
+    fn take_dropped(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.dropped)
     }
 
     fn detach(&mut self, id: u64) {

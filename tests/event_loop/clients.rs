@@ -100,3 +100,18 @@ async fn keys_held_while_pi_starts_keep_their_terminal() {
     w.settle().await;
     assert_eq!(w.lp.screen.requests, vec![(A, WorkspaceRequest::Detach)]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_terminal_the_screen_drops_for_not_reading_loses_its_keyboard_too() {
+    let mut w = World::numbered(1);
+    w.keys(A, PREFIX);
+    w.settle().await;
+    // The real screen drops a client while writing to it, inside one of the loop's turns; here the
+    // loop's next turn (it wakes at least once a second) hears of it.
+    w.lp.screen.dropped.push(A);
+    w.run_secs(2).await;
+    w.keys(A, b"d");
+    w.settle().await;
+    assert_eq!(w.lp.child.written(), b"d", "no prefix left waiting for A");
+    assert!(w.lp.screen.requests.is_empty());
+}

@@ -80,6 +80,8 @@ fn a_client_that_does_not_read_is_dropped_instead_of_growing_the_server() {
     queued.store(MAX_QUEUED, Ordering::Release);
     s.write_raw(b"more").unwrap();
     assert_eq!(s.attached(), 1, "the slow one is gone");
+    assert_eq!(s.take_dropped(), vec![1], "and the loop hears of it, once");
+    assert!(s.take_dropped().is_empty());
     assert_eq!(s.size().unwrap(), (30, 10), "and no longer holds the size down");
     assert_eq!(bytes(&mut rf), b"more");
 }
