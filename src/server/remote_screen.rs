@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use ratatui::{Frame, Terminal};
@@ -25,44 +24,8 @@ pub struct RemoteScreen {
     last_typist: Option<u64>,
     /// The size while nobody is attached: the last one a client had.
     size: (u16, u16),
-    /// `pokeshell.notifyCommand` as the session's settings have it now, and the session's name.
-    pub notify: Arc<Mutex<NotifyTarget>>,
-    /// Where a notification goes when nobody is attached: the server.
+    /// The server: told of a client dropped for not reading.
     pub away: Option<UnboundedSender<ServerMsg>>,
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct NotifyTarget {
-    pub command: String,
-    pub session: String,
-}
-
-/// A notification of a session nobody is attached to.
-#[derive(Debug, Clone)]
-pub struct AwayNote {
-    pub text: String,
-    pub bell: bool,
-    pub desktop: bool,
-    pub target: NotifyTarget,
-}
-
-impl AwayNote {
-    /// Runs `pokeshell.notifyCommand`, if set.
-    pub fn run_command(&self) {
-        if self.target.command.trim().is_empty() {
-            return;
-        }
-        if let Err(e) = crate::notify_command::run(&self.target.command, &self.text, &self.target.session) {
-            eprintln!("pokeshell: pokeshell.notifyCommand: {e}");
-        }
-    }
-
-    /// The bell and desktop notification for a terminal that shows another session: the text
-    /// names this one.
-    pub fn bytes(&self) -> Vec<u8> {
-        let text = format!("{}: {}", self.target.session, self.text);
-        crate::notify::desktop(&text, self.bell, self.desktop)
-    }
 }
 
 impl RemoteScreen {
@@ -73,7 +36,6 @@ impl RemoteScreen {
             clients: BTreeMap::new(),
             last_typist: None,
             size: (cols, rows),
-            notify: Arc::default(),
             away: None,
         })
     }
@@ -87,11 +49,16 @@ impl RemoteScreen {
         let mut gone = Vec::new();
         for (id, c) in &self.clients {
             let queued = c.queued.fetch_add(bytes.len(), Ordering::AcqRel) + bytes.len();
-            if queued > MAX_QUEUED || c.tx.send(ClientOut::Bytes(bytes.clone())).is_err() {
-                gone.push(*id);
+            let lagged = queued > MAX_QUEUED;
+            if lagged || c.tx.send(ClientOut::Bytes(bytes.clone())).is_err() {
+                gone.push((*id, lagged));
             }
         }
-        for id in gone {
+        for (id, lagged) in gone {
+            // The server's state decides what becomes of the client (it alone knows who follows).
+            if let Some(server) = self.away.as_ref().filter(|_| lagged) {
+                let _ = server.send(ServerMsg::Lagged { id });
+            }
             self.clients.remove(&id);
             self.resize_to_clients();
         }
@@ -201,26 +168,13 @@ impl Screen for RemoteScreen {
         }
     }
 
-    fn notify_away(&mut self, text: &str, bell: bool, desktop: bool) {
-        let target = self.notify.lock().map(|t| t.clone()).unwrap_or_default();
-        let note = AwayNote {
-            text: text.to_string(),
-            bell,
-            desktop,
-            target,
-        };
-        // The server knows whether a terminal shows another session.
-        match &self.away {
-            Some(server) => {
-                let _ = server.send(ServerMsg::Notify(note));
-            }
-            None => note.run_command(),
-        }
-    }
+    // A notification nobody here sees goes to the server's state through the session's observer,
+    // which alone decides who hears it.
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
     use std::sync::atomic::AtomicUsize;
 
     use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
