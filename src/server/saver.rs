@@ -44,3 +44,48 @@ impl Saver {
         let _ = self.tx.send((seq, list));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio::sync::mpsc::unbounded_channel;
+
+    use super::*;
+
+    fn list(n: u32) -> Vec<SavedSession> {
+        vec![SavedSession {
+            number: n,
+            name: format!("s{n}"),
+            dir: "/w".into(),
+            args: Vec::new(),
+            command: None,
+            session_file: None,
+            mid_run: n % 2 == 1,
+        }]
+    }
+
+    #[test]
+    fn the_newest_list_is_written_and_every_save_up_to_it_is_answered() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir.path().join("state").join("sessions.json");
+        let (tx, mut rx) = unbounded_channel();
+        let saver = Saver::spawn(Some(path.clone()), tx).expect("the thread");
+        for seq in 1..=5 {
+            saver.save(seq, list(seq as u32));
+        }
+        let mut last = 0;
+        while last < 5 {
+            match rx.blocking_recv() {
+                Some(ServerEvent::Saved { seq }) => {
+                    assert!(seq > last, "in order, none twice: {seq} after {last}");
+                    last = seq;
+                }
+                other => panic!("not a save: {other:?}"),
+            }
+        }
+        assert_eq!(
+            server_store::load(&path),
+            Ok(list(5)),
+            "the newest list is on disk"
+        );
+    }
+}

@@ -208,7 +208,8 @@ impl ServerState {
                 self.served = true;
                 self.runs.insert(number, Run::Running);
                 self.save(fx);
-                if self.shutting_down {
+                // Ended while it started: by a signal to the server, or `pokeshell kill`.
+                if self.shutting_down || self.killing.contains(&number) {
                     let ev = WorldEvent::Signal(Signal::Term);
                     fx.push(ServerEffect::ToSession { number, ev });
                     return;

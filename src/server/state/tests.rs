@@ -252,6 +252,34 @@ fn kill_answers_once_the_list_without_the_session_is_on_disk() {
 }
 
 #[test]
+fn a_session_killed_while_it_starts_is_ended_once_it_runs() {
+    let mut s = server();
+    s.handle(ServerEvent::Connected { id: 1 }, now());
+    up(&mut s, 1, new_session("api"));
+    s.handle(ServerEvent::Connected { id: 2 }, now());
+    let fx = up(&mut s, 2, Up::Kill { name: "api".into() });
+    ack_saves(&mut s, &fx);
+    let fx = s.handle(
+        ServerEvent::Started {
+            number: 1,
+            result: Ok(()),
+        },
+        now(),
+    );
+    assert!(
+        fx.iter().any(|e| matches!(
+            e,
+            ServerEffect::ToSession {
+                number: 1,
+                ev: WorldEvent::Signal(Signal::Term)
+            }
+        )),
+        "{fx:?}"
+    );
+    assert!(listing(&mut s).is_empty());
+}
+
+#[test]
 fn a_session_that_ends_tells_its_clients_and_the_server_ends_after_the_last() {
     let mut s = server();
     let n = client_with_session(&mut s, 1, "api");
