@@ -6,6 +6,8 @@
 
 mod clients;
 mod events;
+#[cfg(test)]
+mod lifecycle_tests;
 mod saved;
 #[cfg(test)]
 mod tests;
@@ -228,7 +230,14 @@ impl ServerState {
                     )));
                 }
                 for id in waiting {
-                    self.refused(id, message.clone(), fx);
+                    // A terminal showing a session asked from its keys: it stays, and is told there.
+                    match self.clients.get(&id).and_then(|c| c.session) {
+                        Some(cur) => {
+                            let ev = WorldEvent::Notice(format!("cannot open a session: {message}"));
+                            fx.push(ServerEffect::ToSession { number: cur, ev });
+                        }
+                        None => self.refused(id, message.clone(), fx),
+                    }
                 }
                 self.save(fx);
             }
