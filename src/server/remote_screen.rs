@@ -261,6 +261,18 @@ mod tests {
     }
 
     #[test]
+    fn a_client_dropped_for_not_reading_is_reported_to_the_server() {
+        let mut s = RemoteScreen::new(20, 5).unwrap();
+        let (server, mut heard) = unbounded_channel();
+        s.away = Some(server);
+        let (slow, _keep) = client(20, 5);
+        slow.queued.store(MAX_QUEUED, Ordering::Release);
+        s.attach(7, slow);
+        s.write_raw(b"more").unwrap();
+        assert!(matches!(heard.try_recv(), Ok(ServerMsg::Lagged { id: 7 })));
+    }
+
+    #[test]
     fn a_request_goes_to_the_client_that_typed_last() {
         let mut s = RemoteScreen::new(20, 5).unwrap();
         let (a, mut ra) = client(20, 5);
