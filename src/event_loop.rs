@@ -117,6 +117,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     cursor: Option<vt100::CursorStyle>,
     resize_due: Option<Instant>,
     kill_due: Option<Instant>,
+    /// A relaunch gives up waiting for the killed child then (see `restart.rs`).
+    reap_due: Option<Instant>,
     /// The child's output reader has finished.
     pub output_closed: bool,
     /// The relaunch the session asked for, waiting for the old child to exit.
@@ -172,6 +174,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             cursor: None,
             resize_due: None,
             kill_due: None,
+            reap_due: None,
             clock,
             output_closed: false,
             respawn: None,
@@ -253,6 +256,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             self.resize_due,
             self.typing.flush_deadline(),
             self.kill_due,
+            self.reap_due,
             session,
             layer,
         ]
@@ -317,10 +321,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         if self.typing.gate_deadline().is_some_and(|d| d <= now) {
             self.release_held_keys()?;
         }
-        if self.kill_due.is_some_and(|d| d <= now) {
-            self.kill_due = None;
-            self.child.signal(libc::SIGKILL);
-        }
+        self.kill_timers(now)?;
         self.input(Input::Tick)?;
         if self.draw_due(now).is_some_and(|d| d <= now) {
             self.draw(now)?;

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
@@ -136,6 +136,8 @@ pub struct ChildPty {
     master: Box<dyn MasterPty + Send>,
     input: mpsc::Sender<Vec<u8>>,
     _child: Box<dyn Child + Send + Sync>,
+    /// Set when the child is given up on: its waiter reaps it but reports nothing.
+    abandoned: Arc<AtomicBool>,
     /// What a relaunch needs: the command, the pane's mirror, the output flag and the event sink.
     spec: CommandSpec,
     mirror: Arc<Mutex<Mirror>>,
@@ -224,12 +226,14 @@ impl ChildPty {
         spawn_reader(reader, mirror.clone(), input.clone(), pending.clone(), move |e| {
             reader_events(e)
         });
-        spawn_waiter(pid, move |e| waiter_events(e));
+        let abandoned = Arc::new(AtomicBool::new(false));
+        spawn_waiter(pid, abandoned.clone(), move |e| waiter_events(e));
         Ok(Self {
             pid,
             master: pair.master,
             input,
             _child: child,
+            abandoned,
             spec: spec.clone(),
             mirror,
             pending,
@@ -256,6 +260,13 @@ impl ChildPty {
         )?;
         *self = next;
         Ok(self.pid)
+    }
+
+    /// Gives up on the child: it was killed but is not reaped (a tracer holds it, or it is stuck in
+    /// the kernel). Its waiter goes on waiting in the background and reaps it whenever it can, but
+    /// no exit of it is reported: the next child's is the one that counts.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, Ordering::Release);
     }
 
     pub fn pid(&self) -> i32 {
@@ -325,11 +336,13 @@ fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) 
     });
 }
 
-fn spawn_waiter(pid: i32, events: impl Fn(PtyEvent) + Send + 'static) {
+fn spawn_waiter(pid: i32, abandoned: Arc<AtomicBool>, events: impl Fn(PtyEvent) + Send + 'static) {
     thread::spawn(move || {
         let exit = wait_for_exit(pid, &events);
         live().retain(|p| *p != pid);
-        events(PtyEvent::Exited(exit));
+        if !abandoned.load(Ordering::Acquire) {
+            events(PtyEvent::Exited(exit));
+        }
     });
 }
 
@@ -369,94 +382,4 @@ fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> ChildExit {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    use crate::screen::HostCaps;
-
-    fn run(spec: &CommandSpec) -> (ChildExit, String) {
-        let (exit, text, _) = run_counting(spec);
-        (exit, text)
-    }
-
-    fn run_counting(spec: &CommandSpec) -> (ChildExit, String, u32) {
-        let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
-        let (tx, rx) = mpsc::channel();
-        let child = ChildPty::spawn(
-            spec,
-            10,
-            40,
-            mirror.clone(),
-            Arc::new(AtomicBool::new(false)),
-            move |e| {
-                let _ = tx.send(e);
-            },
-        )
-        .expect("spawn");
-        assert!(child.pid() > 0);
-        let (mut code, mut closed, mut stops) = (None, false, 0);
-        while code.is_none() || !closed {
-            match rx
-                .recv_timeout(Duration::from_secs(10))
-                .expect("child should exit in time")
-            {
-                PtyEvent::Exited(c) => code = Some(c),
-                PtyEvent::Closed => closed = true,
-                PtyEvent::Output => {}
-                PtyEvent::Stopped => {
-                    stops += 1;
-                    // SAFETY: continuing the process group we spawned.
-                    unsafe { libc::kill(-child.pid(), libc::SIGCONT) };
-                }
-            }
-        }
-        let exit = code.unwrap();
-        let text = mirror.lock().unwrap().screen().contents();
-        (exit, text, stops)
-    }
-
-    #[test]
-    fn a_stopped_child_is_reported_and_can_be_continued() {
-        let (exit, text, stops) =
-            run_counting(&CommandSpec::shell("sh -c 'kill -STOP $$; echo resumed; exit 3'"));
-        assert_eq!(stops, 1);
-        assert_eq!(exit.code, 3);
-        assert!(text.contains("resumed"), "{text}");
-    }
-
-    #[test]
-    fn exit_code_and_output() {
-        let (exit, text) = run(&CommandSpec::shell("sh -c 'echo hello; exit 7'"));
-        assert_eq!(
-            exit,
-            ChildExit {
-                code: 7,
-                signal: None
-            }
-        );
-        assert!(text.contains("hello"), "{text}");
-    }
-
-    #[test]
-    fn death_by_signal_is_128_plus_n() {
-        let (exit, _) = run(&CommandSpec::shell("sh -c 'kill -TERM $$'"));
-        assert_eq!(
-            exit,
-            ChildExit {
-                code: 128 + libc::SIGTERM,
-                signal: Some(libc::SIGTERM)
-            }
-        );
-    }
-
-    #[test]
-    fn environment_is_scrubbed_and_term_set() {
-        let mut spec = CommandSpec::shell("sh -c 'echo T=$TERM K=${KITTY_WINDOW_ID:-none} P=$POKESHELL'");
-        spec.env.push(("EXTRA".into(), "1".into()));
-        // SAFETY: tests in this module do not read KITTY_WINDOW_ID concurrently.
-        unsafe { std::env::set_var("KITTY_WINDOW_ID", "3") };
-        let (_, text) = run(&spec);
-        assert!(text.contains("T=xterm-256color K=none P=1"), "{text}");
-    }
-}
+mod tests;

@@ -3,13 +3,14 @@
 
 mod backend;
 mod conn;
+mod notes;
 mod observer;
-mod persist;
+mod perform;
 mod remote_screen;
-mod requests;
+mod saver;
 pub mod serve;
 mod session_thread;
-mod sessions;
 pub mod socket;
+pub mod state;
 mod table;
 pub mod wire;

@@ -172,3 +172,88 @@ fn pokeshell_stopped_longer_than_the_limit_restarts_nothing() {
     });
     m.wait_footer("⏳ bash");
 }
+
+/// A tracer that seizes a process and never collects it, as a debugger that holds it would: once
+/// killed, the process stays a zombie its own parent cannot reap until the tracer goes.
+struct Tracer(i32);
+
+impl Tracer {
+    fn seize(pid: i32) -> Tracer {
+        let mut fds = [0; 2];
+        // SAFETY: pipe writes two descriptors into the array.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "a pipe");
+        // SAFETY: the child only makes system calls (ptrace, write, pause, _exit) before it ends,
+        // which is all a fork of a threaded process may do.
+        let tracer = unsafe { libc::fork() };
+        assert!(tracer >= 0, "fork");
+        if tracer == 0 {
+            // SAFETY: as above.
+            unsafe {
+                let ok = libc::ptrace(libc::PTRACE_SEIZE, pid, 0, 0) == 0;
+                libc::write(fds[1], [u8::from(ok)].as_ptr().cast(), 1);
+                loop {
+                    libc::pause();
+                }
+            }
+        }
+        let mut ok = [0u8];
+        // SAFETY: reads one byte into a local buffer; closes our ends.
+        unsafe {
+            libc::read(fds[0], ok.as_mut_ptr().cast(), 1);
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+        }
+        let t = Tracer(tracer);
+        assert_eq!(ok[0], 1, "the tracer could not seize pi");
+        t
+    }
+}
+
+impl Drop for Tracer {
+    fn drop(&mut self) {
+        // SAFETY: ends and reaps the tracer this test forked.
+        unsafe {
+            libc::kill(self.0, libc::SIGKILL);
+            libc::waitpid(self.0, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+fn zombie_or_gone(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+        s.rfind(')').is_some_and(|i| s[i + 2..].starts_with('Z'))
+    })
+}
+
+#[test]
+fn rst_k1_a_frozen_pi_held_by_a_tracer_is_left_behind_and_a_new_pi_starts() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let marker = dir.path().join("freeze-now");
+    let source = freezer(&marker.to_string_lossy());
+    let mut m = matrix(Some(&source));
+    let pid = mid_run(&mut m);
+    let tracer = Tracer::seize(pid);
+    std::fs::write(&marker, b"").expect("write the marker");
+    let request = resumed(&m);
+    assert!(zombie_or_gone(pid), "the old pi was killed");
+    assert!(
+        std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "and, held by the tracer, it is not reaped: the new pi started without it"
+    );
+    let texts = request.user_texts().join("\n");
+    assert!(
+        texts.contains(MARKER),
+        "the new pi carries the conversation: {texts}"
+    );
+    m.wait_record("RST-K1", "action", "not reaped");
+    m.wait_record("RST-R1", "action", "sent the resume after pi's restart");
+    m.wait_text("Picked the work up again after the restart.");
+    // The tracer lets go: the old pi is reaped in the background.
+    drop(tracer);
+    let deadline = Instant::now() + secs(15);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(Instant::now() < deadline, "the old pi was never reaped");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(m.pty.try_exit_code().is_none(), "pokeshell keeps running");
+}

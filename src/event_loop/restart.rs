@@ -12,11 +12,18 @@ use tokio::time::Instant;
 use super::{Bridge, Child, Layer, Loop, Screen, lock};
 use crate::pty::ChildExit;
 use crate::session::Input;
+use crate::supervisor::ledger::rule;
+use crate::supervisor::{LedgerKind, LedgerRecord};
+use crate::ui::theme::Tone;
 
 /// A child being replaced gets this long after SIGTERM before it is killed.
 const RESTART_GRACE: Duration = Duration::from_secs(3);
 /// What a killed pi left running gets this long to end after SIGTERM.
 const ORPHAN_GRACE: Duration = Duration::from_secs(2);
+/// A killed child not reaped this long after SIGKILL is left behind and the new one starts: SIGKILL
+/// cannot be caught, so a child still there is held by a tracer or stuck in the kernel, and may stay
+/// so for good (as systemd, the relaunch gives up after a bound).
+pub const REAP_GIVE_UP: Duration = Duration::from_secs(5);
 /// A wake this much later than planned counts as time away.
 const AWAY_SLACK: Duration = Duration::from_millis(500);
 
@@ -54,11 +61,57 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         Ok((!self.child_alive).then_some(exit))
     }
 
+    /// The kill after the grace; a relaunch waits for the killed child only so long.
+    pub(super) fn kill_timers(&mut self, now: Instant) -> Result<()> {
+        if self.kill_due.is_some_and(|d| d <= now) {
+            self.kill_due = None;
+            self.child.signal(libc::SIGKILL);
+            if self.respawn.is_some() && !self.shutting_down {
+                self.reap_due = Some(now + REAP_GIVE_UP);
+            }
+        }
+        if self.reap_due.is_some_and(|d| d <= now) {
+            self.reap_due = None;
+            self.give_up_reaping()?;
+        }
+        Ok(())
+    }
+
+    /// The killed child is still not reaped: it is left to be reaped in the background, the ledger
+    /// and the side pane say so, and the new child starts.
+    pub(super) fn give_up_reaping(&mut self) -> Result<()> {
+        if !self.child_alive || self.respawn.is_none() || self.shutting_down {
+            return Ok(());
+        }
+        self.child.abandon();
+        self.child_alive = false;
+        let reason = format!(
+            "the old pi was not reaped {} s after SIGKILL (held by a debugger, or stuck in the \
+             kernel): it is left to be reaped in the background and a new pi starts",
+            REAP_GIVE_UP.as_secs()
+        );
+        let at = self.clock.now(Instant::now());
+        self.ledger.append(&LedgerRecord {
+            wall_ms: at.wall_ms,
+            session_id: None,
+            rule: rule::RESTART_UNREAPED,
+            kind: LedgerKind::Action,
+            reason: reason.clone(),
+            sent: None,
+        });
+        self.input(Input::Notice {
+            text: reason,
+            tone: Tone::Error,
+        })?;
+        self.start_again()
+    }
+
     fn start_again(&mut self) -> Result<()> {
         let Some(args) = self.respawn.take() else {
             return Ok(());
         };
         self.kill_due = None;
+        self.reap_due = None;
         lock(&self.mirror).reset();
         self.output_pending.store(false, Ordering::Release);
         self.output_closed = false;

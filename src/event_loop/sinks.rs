@@ -76,8 +76,12 @@ pub trait Child {
     fn resize(&mut self, rows: u16, cols: u16) -> Result<()>;
     /// Signals the child's process group.
     fn signal(&mut self, sig: i32);
-    /// Starts the command again with `args` (the old child has exited); returns the new pid.
+    /// Starts the command again with `args` (the old child has exited, or was abandoned); returns
+    /// the new pid.
     fn respawn(&mut self, args: Vec<String>) -> Result<i32>;
+    /// The child was killed but cannot be reaped (held by a tracer, stuck in the kernel): it is
+    /// left to be reaped in the background, and its exit is never reported.
+    fn abandon(&mut self) {}
 }
 
 /// The bridge inside pi.
@@ -274,6 +278,10 @@ impl Child for ChildPty {
 
     fn respawn(&mut self, args: Vec<String>) -> Result<i32> {
         ChildPty::respawn(self, args)
+    }
+
+    fn abandon(&mut self) {
+        ChildPty::abandon(self);
     }
 }
 

@@ -1,5 +1,6 @@
 //! One client's connection to the server: who it is (same uid, the token), then frames both ways.
-//! What the client sends goes to the server's state as [`ServerMsg::Up`]; what goes back is the
+//! What the client sends goes to the server's state as [`ServerMsg::Up`] (its writer is handed over
+//! first, as [`Handle::Conn`]); what goes back is the
 //! server's own messages and the frames of the session the client follows. A client follows one
 //! session at a time: switching hands the writer a new channel, so nothing of the old session can
 //! arrive after the new one's first frame.
@@ -12,6 +13,7 @@ use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use super::perform::Handle;
 use super::serve::ServerMsg;
 use super::socket;
 use super::wire::{self, Down};
@@ -38,7 +40,13 @@ async fn refuse(stream: &mut (impl AsyncWriteExt + Unpin), reason: &str) {
 }
 
 /// Serves one accepted connection until either side ends it.
-pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: UnboundedSender<ServerMsg>) {
+pub async fn serve(
+    id: u64,
+    mut stream: UnixStream,
+    token: Arc<str>,
+    server: UnboundedSender<ServerMsg>,
+    handles: UnboundedSender<Handle>,
+) {
     if let Err(reason) = socket::admit(&stream).await {
         refuse(&mut stream, &reason).await;
         return;
@@ -52,7 +60,7 @@ pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: Unb
     let _ = ctl_tx.send(ConnCmd::Down(Down::Welcome {
         server_pid: std::process::id(),
     }));
-    if server.send(ServerMsg::Connected { id, ctl: ctl_tx }).is_err() {
+    if handles.send(Handle::Conn { id, ctl: ctl_tx }).is_err() {
         return;
     }
     let writer = tokio::spawn(write_loop(wr, ctl_rx));

@@ -1,57 +1,83 @@
-//! The server's eye on one session's loop: a [`Layer`] that reports what `pokeshell ls`, the other
-//! sessions' side panes and the saved session list need, when it changed (and at most a few times a
-//! second), and keeps the notification command in step with the session's settings.
-
-use std::sync::{Arc, Mutex};
+//! The server's eye on one session's loop: a [`Layer`] that tells the server's state what changed
+//! as it changes (the brief `pokeshell ls` and the other sessions' side panes show, pi's session
+//! file, whether a run is under way) and every notification, with the notification command the
+//! session's settings name at that moment. Nothing is polled: the loop hands the layer each input
+//! and effect, and the layer looks again only after an input that can change what it reports.
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::remote_screen::NotifyTarget;
 use super::serve::ServerMsg;
+use super::state::Report;
 use crate::event_loop::Layer;
-use crate::session::Session;
+use crate::session::{Effect, Input, Session};
 use crate::supervisor::Now;
 
-/// Reports are compared this often at most.
-const EVERY_MS: u64 = 250;
-
-/// What a session tells the server about itself.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Report {
-    pub brief: Option<crate::session::SessionBrief>,
-    pub session_file: Option<String>,
-    pub mid_run: bool,
-}
+/// Screen output alone rarely changes a report: after it, the layer looks at most this often.
+const OUTPUT_EVERY_MS: u64 = 250;
 
 pub struct Observer {
-    pub number: u32,
-    pub server: UnboundedSender<ServerMsg>,
-    pub notify: Arc<Mutex<NotifyTarget>>,
+    number: u32,
+    server: UnboundedSender<ServerMsg>,
+    /// `pokeshell.notifyCommand` as the session's settings have it.
+    command: String,
     last: Option<Report>,
-    checked_at: Option<u64>,
+    /// An input that may change the report came since the last look.
+    dirty: bool,
+    /// Screen output came since the last look.
+    output: bool,
+    looked_at: Option<u64>,
 }
 
 impl Observer {
-    pub fn new(number: u32, server: UnboundedSender<ServerMsg>, notify: Arc<Mutex<NotifyTarget>>) -> Self {
+    /// `command`: the notification command from the session's settings as it starts (a session
+    /// brought back mid-run notifies as pi starts, before the layer first looks).
+    pub fn new(number: u32, server: UnboundedSender<ServerMsg>, command: String) -> Self {
         Self {
             number,
             server,
-            notify,
+            command,
             last: None,
-            checked_at: None,
+            dirty: true,
+            output: false,
+            looked_at: None,
         }
     }
 }
 
 impl Layer for Observer {
-    fn act(&mut self, now: Now, session: &Session) -> Vec<crate::session::Input> {
-        if self
-            .checked_at
-            .is_some_and(|t| now.mono_ms.saturating_sub(t) < EVERY_MS)
-        {
+    fn observe(&mut self, input: &Input) {
+        match input {
+            // Keys and the pane's own bytes say nothing of the run (program-status reports come as
+            // inputs of their own).
+            Input::Stdin(_) | Input::InputIdle => {}
+            Input::ChildOutput { .. } => self.output = true,
+            _ => self.dirty = true,
+        }
+    }
+
+    fn observe_effect(&mut self, effect: &Effect) {
+        if let Effect::Notify { text, bell, desktop } = effect {
+            let _ = self.server.send(ServerMsg::Notify {
+                number: self.number,
+                text: text.clone(),
+                bell: *bell,
+                desktop: *desktop,
+                command: self.command.clone(),
+            });
+        }
+    }
+
+    fn act(&mut self, now: Now, session: &Session) -> Vec<Input> {
+        let output_due = self.output
+            && self
+                .looked_at
+                .is_none_or(|t| now.mono_ms.saturating_sub(t) >= OUTPUT_EVERY_MS);
+        if !self.dirty && !output_due {
             return Vec::new();
         }
-        self.checked_at = Some(now.mono_ms);
+        (self.dirty, self.output) = (false, false);
+        self.looked_at = Some(now.mono_ms);
+        self.command = session.notify_command();
         let report = Report {
             brief: Some(session.brief(now)),
             session_file: session.pi_session_file().map(str::to_string),
@@ -64,14 +90,9 @@ impl Layer for Observer {
                 report,
             });
         }
-        if let Ok(mut t) = self.notify.lock() {
-            t.command = session.notify_command();
-        }
         Vec::new()
     }
-
-    fn next_deadline(&self) -> Option<u64> {
-        // Timers and tools move on by themselves: look again at least every second.
-        self.checked_at.map(|t| t + 1_000)
-    }
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use ratatui::{Frame, Terminal};
@@ -27,9 +26,7 @@ pub struct RemoteScreen {
     dropped: Vec<u64>,
     /// The size while nobody is attached: the last one a client had.
     size: (u16, u16),
-    /// `pokeshell.notifyCommand` as the session's settings have it now, and the session's name.
-    pub notify: Arc<Mutex<NotifyTarget>>,
-    /// The server's state: requests from a client's keys, and notifications nobody attached sees.
+    /// The server's state: requests from a client's keys, and clients dropped for not reading.
     pub server: Option<UnboundedSender<ServerMsg>>,
 }
 
@@ -42,40 +39,6 @@ struct Viewer {
     synced: bool,
 }
 
-#[derive(Debug, Default, Clone)]
-pub struct NotifyTarget {
-    pub command: String,
-    pub session: String,
-}
-
-/// A notification of a session nobody is attached to.
-#[derive(Debug, Clone)]
-pub struct AwayNote {
-    pub text: String,
-    pub bell: bool,
-    pub desktop: bool,
-    pub target: NotifyTarget,
-}
-
-impl AwayNote {
-    /// Runs `pokeshell.notifyCommand`, if set.
-    pub fn run_command(&self) {
-        if self.target.command.trim().is_empty() {
-            return;
-        }
-        if let Err(e) = crate::notify_command::run(&self.target.command, &self.text, &self.target.session) {
-            eprintln!("pokeshell: pokeshell.notifyCommand: {e}");
-        }
-    }
-
-    /// The bell and desktop notification for a terminal that shows another session: the text
-    /// names this one.
-    pub fn bytes(&self) -> Vec<u8> {
-        let text = format!("{}: {}", self.target.session, self.text);
-        crate::notify::desktop(&text, self.bell, self.desktop)
-    }
-}
-
 impl RemoteScreen {
     pub fn new(cols: u16, rows: u16) -> Result<Self> {
         Ok(Self {
@@ -83,7 +46,6 @@ impl RemoteScreen {
             clients: BTreeMap::new(),
             dropped: Vec::new(),
             size: (cols, rows),
-            notify: Arc::default(),
             server: None,
         })
     }
@@ -98,11 +60,16 @@ impl RemoteScreen {
             let Some(c) = self.clients.get(id) else { continue };
             let link = &c.link;
             let queued = link.queued.fetch_add(bytes.len(), Ordering::AcqRel) + bytes.len();
-            if queued > MAX_QUEUED || link.tx.send(ClientOut::Bytes(bytes.to_vec())).is_err() {
-                gone.push(*id);
+            let lagged = queued > MAX_QUEUED;
+            if lagged || link.tx.send(ClientOut::Bytes(bytes.to_vec())).is_err() {
+                gone.push((*id, lagged));
             }
         }
-        for id in gone {
+        for (id, lagged) in gone {
+            // The server's state decides what becomes of the client (it alone knows who follows).
+            if let Some(server) = self.server.as_ref().filter(|_| lagged) {
+                let _ = server.send(ServerMsg::Lagged { id });
+            }
             self.clients.remove(&id);
             self.dropped.push(id);
             self.resize_to_clients();
@@ -321,22 +288,8 @@ impl Screen for RemoteScreen {
         }
     }
 
-    fn notify_away(&mut self, text: &str, bell: bool, desktop: bool) {
-        let target = self.notify.lock().map(|t| t.clone()).unwrap_or_default();
-        let note = AwayNote {
-            text: text.to_string(),
-            bell,
-            desktop,
-            target,
-        };
-        // The server knows whether a terminal shows another session.
-        match &self.server {
-            Some(server) => {
-                let _ = server.send(ServerMsg::Notify(note));
-            }
-            None => note.run_command(),
-        }
-    }
+    // A notification nobody here sees goes to the server's state through the session's observer,
+    // which alone decides who hears it.
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
 
 use super::observer::Observer;
-use super::remote_screen::{NotifyTarget, RemoteScreen};
+use super::remote_screen::RemoteScreen;
 use super::serve::ServerMsg;
+use super::state::SessionSpec;
 use crate::cli::Cli;
 use crate::event_loop::build::{SessionConfig, build};
 use crate::event_loop::start::final_screen;
@@ -18,33 +19,12 @@ use crate::event_loop::{WorldEvent, lock};
 use crate::pty::PtyEvent;
 use crate::session::Input;
 
-/// Why a session's clients are detached when the server ends.
-pub const SHUTTING_DOWN: &str = "the pokeshell server is shutting down";
-
-/// How a session starts in the server.
-#[derive(Debug, Clone)]
-pub struct SessionStart {
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    /// pokeshell's command line for the session (without the program name).
-    pub argv: Vec<String>,
-    /// The environment pi runs in: the client's.
-    pub env: Vec<(String, String)>,
-    pub cols: u16,
-    pub rows: u16,
-    /// Terminal capabilities to give pi at once, for a session started with nobody attached.
-    pub caps_now: Option<Vec<u8>>,
-    /// pi was mid-run when a previous server ended: resume it through the arbiter.
-    pub resume: bool,
-}
-
 fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
     env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
 /// The session's configuration from its command line, in the client's environment.
-fn config(start: &SessionStart) -> Result<SessionConfig, String> {
+fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
     let cli = Cli::try_parse_from_argv(&start.argv)?;
     let dir = PathBuf::from(&start.dir);
     let home = env_get(&start.env, "HOME").map(PathBuf::from);
@@ -74,9 +54,13 @@ fn config(start: &SessionStart) -> Result<SessionConfig, String> {
 
 /// Starts the session's thread; returns where its world events go once pi runs.
 pub async fn spawn(
-    start: SessionStart,
+    start: SessionSpec,
     server: UnboundedSender<ServerMsg>,
 ) -> Result<UnboundedSender<WorldEvent>, String> {
+    let meta = std::fs::metadata(&start.dir).map_err(|e| format!("{}: {e}", start.dir))?;
+    if !meta.is_dir() {
+        return Err(format!("{} is not a directory", start.dir));
+    }
     let cfg = config(&start)?;
     let (ready_tx, ready_rx) = oneshot::channel();
     let name = format!("session-{}", start.number);
@@ -112,7 +96,7 @@ pub async fn spawn(
 /// The session's life: returns pi's exit code, whether the server was shutting down, and what pi
 /// left on its main screen.
 async fn run(
-    start: SessionStart,
+    start: SessionSpec,
     cfg: SessionConfig,
     server: UnboundedSender<ServerMsg>,
     ready: oneshot::Sender<Result<UnboundedSender<WorldEvent>, String>>,
@@ -128,16 +112,7 @@ async fn run(
     };
     let mut screen = RemoteScreen::new(start.cols, start.rows)?;
     screen.server = Some(server.clone());
-    let notify = screen.notify.clone();
-    if let Ok(mut t) = notify.lock() {
-        // From the settings at once: a relaunch mid-run notifies as pi starts (RST-S1), before the
-        // observer first looks, and nobody is attached to a session the server brought back.
-        *t = NotifyTarget {
-            command: built.session.notify_command(),
-            session: start.name.clone(),
-        };
-    }
-    let layer = Observer::new(start.number, server, notify);
+    let layer = Observer::new(start.number, server, built.session.notify_command());
     let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     if with_bridge {
         lp.hold_keys_until_ready();

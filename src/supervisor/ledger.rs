@@ -64,6 +64,7 @@ pub mod rule {
     pub const RESTART_LIMIT: &str = "RST-B1";
     pub const RESTART_RESUME: &str = "RST-R1";
     pub const RESTART_SERVER: &str = "RST-S1";
+    pub const RESTART_UNREAPED: &str = "RST-K1";
     pub const ARB_COMPACTION_HOLD: &str = "ARB-HOLD";
 }
 

@@ -83,6 +83,44 @@ async fn a_frozen_pi_is_ended_relaunched_on_its_session_and_resumed() {
     );
 }
 
+/// A killed pi that is never reaped (a tracer holds it) does not hold the relaunch: after the bound,
+/// it is left behind, the ledger and the side pane say so, and the new pi starts; the healthy twin,
+/// reaped just before the bound, is waited for as before.
+#[tokio::test(start_paused = true)]
+async fn a_killed_pi_that_is_never_reaped_is_left_behind_and_a_new_pi_starts() {
+    for reaped_in_time in [true, false] {
+        let mut w = World::new();
+        hello(&w, "a");
+        session_start(&w, 1);
+        w.wire(event(2, json!({"type": "agent_start"})));
+        // SIGTERM between 89 s and 91 s, SIGKILL 3 s later: by 93.9 s.
+        w.run_secs(91).await;
+        w.run_for_ms(2_900).await;
+        assert_eq!(w.lp.child.signals, vec![libc::SIGTERM, libc::SIGKILL]);
+        w.run_for_ms(3_000).await;
+        assert!(w.lp.child.respawns.is_empty(), "still within the bound");
+        if reaped_in_time {
+            w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
+            w.settle().await;
+            w.run_secs(10).await;
+            assert_eq!(w.lp.child.respawns, vec![relaunch()]);
+            assert_eq!(w.lp.child.abandoned, 0, "a pi reaped in time is not given up on");
+            assert!(w.records("RST-K1", "action").is_empty());
+            continue;
+        }
+        w.run_for_ms(3_000).await;
+        assert_eq!(w.lp.child.abandoned, 1, "given up on after the bound");
+        assert_eq!(w.lp.child.respawns, vec![relaunch()], "and the new pi starts");
+        let said = w.records("RST-K1", "action");
+        assert_eq!(said.len(), 1, "{:?}", w.ledger());
+        assert!(said[0].contains("not reaped"), "{said:?}");
+        assert!(w.screen_text().contains("not reaped"), "{}", w.screen_text());
+        w.run_secs(60).await;
+        assert_eq!(w.lp.child.signals.len(), 2, "the new pi is left alone");
+        assert_eq!(w.lp.child.respawns.len(), 1);
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_pi_killed_mid_run_is_relaunched_at_once() {
     let mut w = World::new();

@@ -38,6 +38,8 @@ pub struct FakeChild {
     pub signals: Vec<i32>,
     /// The arguments of every relaunch, in order.
     pub respawns: Vec<Vec<String>>,
+    /// How many children the loop gave up on (killed, never reaped).
+    pub abandoned: usize,
     pub echo: bool,
     mirror: Arc<Mutex<Mirror>>,
     output_pending: Arc<AtomicBool>,
@@ -80,6 +82,10 @@ impl Child for FakeChild {
     fn respawn(&mut self, args: Vec<String>) -> anyhow::Result<i32> {
         self.respawns.push(args);
         Ok(100 + self.respawns.len() as i32)
+    }
+
+    fn abandon(&mut self) {
+        self.abandoned += 1;
     }
 }
 
@@ -201,6 +207,7 @@ impl World {
             resizes: Vec::new(),
             signals: Vec::new(),
             respawns: Vec::new(),
+            abandoned: 0,
             echo: false,
             mirror: mirror.clone(),
             output_pending: output_pending.clone(),

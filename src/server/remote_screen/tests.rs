@@ -197,3 +197,15 @@ fn a_lone_client_that_had_a_frame_of_its_own_is_drawn_whole_again() {
     s.frame(&[], say).unwrap();
     assert_eq!(ta.read(&mut ra), "pane");
 }
+
+#[test]
+fn a_client_dropped_for_not_reading_is_reported_to_the_server() {
+    let mut s = RemoteScreen::new(20, 5).unwrap();
+    let (server, mut heard) = unbounded_channel();
+    s.server = Some(server);
+    let (slow, _keep) = client(20, 5);
+    slow.queued.store(MAX_QUEUED, Ordering::Release);
+    s.attach(7, slow);
+    s.write_raw(b"more").unwrap();
+    assert!(matches!(heard.try_recv(), Ok(ServerMsg::Lagged { id: 7 })));
+}

@@ -1,0 +1,148 @@
+//! The server's state's hands: performs each [`ServerEffect`] on the connections, the session
+//! threads and the disk, and keeps the only things the state must not hold, the channels to them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use super::conn::ConnCmd;
+use super::saver::Saver;
+use super::session_thread;
+use super::state::{ServerEffect, ServerEvent, ServerState};
+use crate::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
+
+/// A channel to something the state talks to, from where it was made to the performer. Handles
+/// travel apart from the events and are taken first, so a handle always arrives before anything
+/// its owner sent after it.
+pub enum Handle {
+    /// A client passed the socket's checks: its connection's writer.
+    Conn { id: u64, ctl: UnboundedSender<ConnCmd> },
+    /// A session's thread runs (its loop's events) or could not start.
+    Session {
+        number: u32,
+        result: Result<UnboundedSender<WorldEvent>, String>,
+    },
+}
+
+pub struct Performer {
+    pub state: ServerState,
+    clock: Clock,
+    me: UnboundedSender<ServerEvent>,
+    handles: UnboundedSender<Handle>,
+    conns: HashMap<u64, UnboundedSender<ConnCmd>>,
+    sessions: HashMap<u32, UnboundedSender<WorldEvent>>,
+    saver: Saver,
+}
+
+impl Performer {
+    pub fn new(me: UnboundedSender<ServerEvent>, handles: UnboundedSender<Handle>, saver: Saver) -> Self {
+        let wall_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Self {
+            state: ServerState::default(),
+            clock: Clock::new(tokio::time::Instant::now(), wall_ms),
+            me,
+            handles,
+            conns: HashMap::new(),
+            sessions: HashMap::new(),
+            saver,
+        }
+    }
+
+    /// A channel arrived: kept, and the state hears what it means.
+    pub fn on_handle(&mut self, handle: Handle) {
+        match handle {
+            Handle::Conn { id, ctl } => {
+                self.conns.insert(id, ctl);
+                self.event(ServerEvent::Connected { id });
+            }
+            Handle::Session { number, result } => {
+                let result = result.map(|tx| {
+                    self.sessions.insert(number, tx);
+                });
+                self.event(ServerEvent::Started { number, result });
+            }
+        }
+    }
+
+    /// The state hears `ev`; what it decides is done.
+    pub fn event(&mut self, ev: ServerEvent) {
+        if let ServerEvent::Ended { number, .. } = &ev {
+            self.sessions.remove(number);
+        }
+        let now = self.clock.now(tokio::time::Instant::now());
+        for effect in self.state.handle(ev, now) {
+            self.perform(effect);
+        }
+    }
+
+    fn to_session(&self, number: u32, ev: WorldEvent) {
+        if let Some(tx) = self.sessions.get(&number) {
+            let _ = tx.send(ev);
+        }
+    }
+
+    fn to_conn(&self, id: u64, cmd: ConnCmd) {
+        if let Some(ctl) = self.conns.get(&id) {
+            let _ = ctl.send(cmd);
+        }
+    }
+
+    fn perform(&mut self, effect: ServerEffect) {
+        match effect {
+            ServerEffect::Tell { id, down } => self.to_conn(id, ConnCmd::Down(down)),
+            ServerEffect::Follow {
+                id,
+                number,
+                cols,
+                rows,
+                caps,
+            } => {
+                // A fresh channel per follow: nothing of the session left can arrive after the
+                // next one's first frame.
+                let (tx, out) = unbounded_channel();
+                let queued = Arc::new(AtomicUsize::new(0));
+                self.to_conn(
+                    id,
+                    ConnCmd::Follow {
+                        out,
+                        queued: queued.clone(),
+                    },
+                );
+                let link = ClientLink {
+                    tx,
+                    cols,
+                    rows,
+                    queued,
+                };
+                let ev = WorldEvent::Client(ClientEvent::Attach { id, link, caps });
+                self.to_session(number, ev);
+            }
+            ServerEffect::Unfollow { id, number } => {
+                self.to_conn(id, ConnCmd::Unfollow);
+                self.to_session(number, WorldEvent::Client(ClientEvent::Detach { id }));
+            }
+            ServerEffect::ToSession { number, ev } => self.to_session(number, ev),
+            ServerEffect::Start(spec) => {
+                let (me, handles) = (self.me.clone(), self.handles.clone());
+                tokio::spawn(async move {
+                    let number = spec.number;
+                    let result = session_thread::spawn(spec, me).await;
+                    let _ = handles.send(Handle::Session { number, result });
+                });
+            }
+            ServerEffect::SaveList { seq, list } => self.saver.save(seq, list),
+            ServerEffect::RunNotifyCommand(note) => {
+                // The command may take its time: not on the server's thread.
+                tokio::task::spawn_blocking(move || note.run_command());
+            }
+            ServerEffect::Forget { id } => {
+                self.conns.remove(&id);
+            }
+            ServerEffect::Log(line) => eprintln!("pokeshell server: {line}"),
+        }
+    }
+}

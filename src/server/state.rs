@@ -1,0 +1,325 @@
+//! The server's state without any I/O, like [`crate::session::Session`] for a session: events and
+//! the time in, [`ServerEffect`]s out. It alone knows the clients, the sessions, which client
+//! follows which session, the clients' sizes, the sessions' names and what the saved list holds.
+//! Connections, session threads, the socket and the disk only perform its effects
+//! ([`super::perform`]).
+
+mod clients;
+mod events;
+#[cfg(test)]
+mod lifecycle_tests;
+mod saved;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use self::events::{Report, ServerEffect, ServerEvent, SessionSpec};
+pub(crate) use self::saved::options_only;
+pub use self::saved::relaunch_argv;
+
+use super::notes::AwayNote;
+use super::table::Table;
+use super::wire::Down;
+use crate::event_loop::{ClientEvent, Signal, WorldEvent};
+use crate::server_store::SavedSession;
+use crate::supervisor::Now;
+
+/// The size of a session started with nobody attached, until a client comes.
+pub const DETACHED_SIZE: (u16, u16) = (120, 40);
+/// Why a session's clients are detached when the server ends.
+pub const SHUTTING_DOWN: &str = "the pokeshell server is shutting down";
+
+pub(super) struct Client {
+    pub(super) session: Option<u32>,
+    pub(super) cols: u16,
+    pub(super) rows: u16,
+    pub(super) caps: Vec<u8>,
+    /// The terminal's answers are still coming ([`Up::Caps`]).
+    pub(super) caps_pending: bool,
+    pub(super) env: Vec<(String, String)>,
+}
+
+/// A session's thread, as far as the server knows.
+#[derive(Debug, PartialEq)]
+pub(super) enum Run {
+    /// Asked to start; these clients follow it once it runs.
+    Starting {
+        waiting: Vec<u64>,
+    },
+    Running,
+}
+
+#[derive(Default)]
+pub struct ServerState {
+    pub(super) table: Table,
+    pub(super) runs: BTreeMap<u32, Run>,
+    pub(super) clients: BTreeMap<u64, Client>,
+    /// Sessions being ended by `pokeshell kill`: gone for good once they end.
+    pub(super) killing: BTreeSet<u32>,
+    /// The terminal capabilities the last client brought, for sessions started with nobody there.
+    pub(super) last_caps: Vec<u8>,
+    /// The server's environment, for sessions started with no client's.
+    pub(super) env: Vec<(String, String)>,
+    pub(super) shutting_down: bool,
+    /// What was last asked to be saved, and under which number.
+    saved: Option<Vec<SavedSession>>,
+    save_seq: u64,
+    saved_seq: u64,
+    /// Answers that wait for a save to be on disk: (save number, client, answer).
+    after_save: Vec<(u64, u64, Down)>,
+    /// A restore happened: saving is meaningful only after the old list was read.
+    restored: bool,
+    /// A client came or a session ran: a server with nothing left after that is done (before it,
+    /// the client that started the server is still on its way).
+    served: bool,
+}
+
+impl ServerState {
+    pub fn handle(&mut self, ev: ServerEvent, now: Now) -> Vec<ServerEffect> {
+        let mut fx = Vec::new();
+        match ev {
+            ServerEvent::Connected { id } => {
+                self.served = true;
+                self.clients.insert(
+                    id,
+                    Client {
+                        session: None,
+                        cols: 80,
+                        rows: 24,
+                        caps: Vec::new(),
+                        caps_pending: false,
+                        env: Vec::new(),
+                    },
+                );
+            }
+            ServerEvent::Up { id, up } => self.on_up(id, up, now, &mut fx),
+            ServerEvent::Garbage { id, reason } => {
+                let message = format!("the server dropped this client: {reason}");
+                fx.push(ServerEffect::Tell {
+                    id,
+                    down: Down::Error { message },
+                });
+                self.forget(id, &mut fx);
+            }
+            ServerEvent::Gone { id } => self.forget(id, &mut fx),
+            ServerEvent::Request { id, req } => self.on_request(id, req, now, &mut fx),
+            ServerEvent::Lagged { id } => self.lagged(id, &mut fx),
+            ServerEvent::Started { number, result } => self.started(number, result, &mut fx),
+            ServerEvent::Report { number, report } => self.on_report(number, report, &mut fx),
+            ServerEvent::Ended {
+                number,
+                code,
+                shutdown,
+                farewell,
+            } => self.ended(number, code, shutdown, farewell, &mut fx),
+            ServerEvent::Saved { seq } => {
+                self.saved_seq = self.saved_seq.max(seq);
+                let (due, later) = std::mem::take(&mut self.after_save)
+                    .into_iter()
+                    .partition(|(s, _, _)| *s <= seq);
+                self.after_save = later;
+                for (_, id, down) in due {
+                    fx.push(ServerEffect::Tell { id, down });
+                }
+            }
+            ServerEvent::Restore { saved, env } => self.restore(saved, env, now, &mut fx),
+            ServerEvent::Notify {
+                number,
+                text,
+                bell,
+                desktop,
+                command,
+            } => {
+                if self.attached(number) > 0 {
+                    return fx;
+                }
+                let session = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+                let note = AwayNote {
+                    text,
+                    bell,
+                    desktop,
+                    command,
+                    session,
+                };
+                let watching: Vec<u64> = self
+                    .clients
+                    .iter()
+                    .filter(|(_, c)| c.session.is_some())
+                    .map(|(id, _)| *id)
+                    .collect();
+                if watching.is_empty() {
+                    fx.push(ServerEffect::RunNotifyCommand(note.clone()));
+                }
+                for id in watching {
+                    let down = Down::Output(note.bytes());
+                    fx.push(ServerEffect::Tell { id, down });
+                }
+            }
+            ServerEvent::DropBridges => {
+                for &number in self.runs.keys() {
+                    let ev = WorldEvent::Signal(Signal::Usr1);
+                    fx.push(ServerEffect::ToSession { number, ev });
+                }
+            }
+            ServerEvent::Shutdown => {
+                if !self.shutting_down {
+                    self.save(&mut fx);
+                    self.shutting_down = true;
+                    for &number in self.runs.keys() {
+                        let ev = WorldEvent::Signal(Signal::Term);
+                        fx.push(ServerEffect::ToSession { number, ev });
+                    }
+                }
+            }
+        }
+        fx
+    }
+
+    /// Nothing left to serve: no session, nobody connected who may ask for one, and the saved list
+    /// on disk.
+    pub fn done(&self) -> bool {
+        self.runs.is_empty()
+            && self.saved_seq >= self.save_seq
+            && (self.shutting_down || (self.served && self.table.is_empty() && self.clients.is_empty()))
+    }
+
+    /// How many clients follow session `n` (they are counted, never kept a second time).
+    pub fn attached(&self, n: u32) -> usize {
+        self.clients.values().filter(|c| c.session == Some(n)).count()
+    }
+
+    /// The clients still connected.
+    pub fn has_clients(&self) -> bool {
+        !self.clients.is_empty()
+    }
+
+    /// "3:api", as the user sees a session named.
+    pub(super) fn label(&self, n: u32) -> String {
+        self.table
+            .get(n)
+            .map_or_else(|| n.to_string(), |e| format!("{}:{}", e.number, e.name))
+    }
+
+    fn started(&mut self, number: u32, result: Result<(), String>, fx: &mut Vec<ServerEffect>) {
+        let Some(Run::Starting { waiting }) = self.runs.remove(&number) else {
+            return;
+        };
+        match result {
+            Ok(()) => {
+                self.served = true;
+                self.runs.insert(number, Run::Running);
+                self.save(fx);
+                // Ended while it started: by a signal to the server, or `pokeshell kill`.
+                if self.shutting_down || self.killing.contains(&number) {
+                    let ev = WorldEvent::Signal(Signal::Term);
+                    fx.push(ServerEffect::ToSession { number, ev });
+                    return;
+                }
+                for id in waiting {
+                    self.attach(id, number, fx);
+                }
+                self.share_briefs(fx);
+            }
+            Err(message) => {
+                let label = self.label(number);
+                self.table.remove(number);
+                if waiting.is_empty() {
+                    fx.push(ServerEffect::Log(format!(
+                        "cannot start session {label}: {message}"
+                    )));
+                }
+                for id in waiting {
+                    // A terminal showing a session asked from its keys: it stays, and is told there.
+                    match self.clients.get(&id).and_then(|c| c.session) {
+                        Some(cur) => {
+                            let ev = WorldEvent::Notice(format!("cannot open a session: {message}"));
+                            fx.push(ServerEffect::ToSession { number: cur, ev });
+                        }
+                        None => self.refused(id, message.clone(), fx),
+                    }
+                }
+                self.save(fx);
+            }
+        }
+    }
+
+    fn on_report(&mut self, number: u32, report: Report, fx: &mut Vec<ServerEffect>) {
+        let Some(e) = self.table.get_mut(number) else {
+            return;
+        };
+        // A relaunched pi says which file it runs on only once its bridge is up: the file known
+        // from before stays until then.
+        if report.session_file.is_some() {
+            e.session_file = report.session_file;
+        }
+        e.mid_run = report.mid_run;
+        let brief_changed = report.brief.is_some() && e.brief != report.brief;
+        if report.brief.is_some() {
+            e.brief = report.brief;
+        }
+        self.save(fx);
+        if brief_changed {
+            self.share_briefs(fx);
+        }
+    }
+
+    fn ended(
+        &mut self,
+        number: u32,
+        code: i32,
+        shutdown: bool,
+        farewell: Vec<u8>,
+        fx: &mut Vec<ServerEffect>,
+    ) {
+        let kill = self.killing.remove(&number);
+        self.runs.remove(&number);
+        let followers: Vec<u64> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.session == Some(number))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in followers {
+            // The connection writes what the session drew before this last word.
+            let down = if shutdown && !kill {
+                Down::Detached {
+                    reason: SHUTTING_DOWN.to_string(),
+                }
+            } else {
+                Down::Exited {
+                    code,
+                    farewell: farewell.clone(),
+                }
+            };
+            fx.push(ServerEffect::Tell { id, down });
+            if let Some(c) = self.clients.get_mut(&id) {
+                c.session = None;
+            }
+        }
+        if kill || !shutdown {
+            self.table.remove(number);
+            self.share_briefs(fx);
+        }
+        self.save(fx);
+    }
+
+    /// Every session hears of every other (its side pane lists them, its switcher offers them).
+    pub(super) fn share_briefs(&self, fx: &mut Vec<ServerEffect>) {
+        let briefs = self.table.briefs(|n| self.attached(n));
+        for (&number, run) in &self.runs {
+            if *run == Run::Running {
+                let ev = WorldEvent::Sessions(briefs.clone());
+                fx.push(ServerEffect::ToSession { number, ev });
+            }
+        }
+    }
+}
+
+/// A client event for a session.
+pub(super) fn client_ev(number: u32, ev: ClientEvent) -> ServerEffect {
+    ServerEffect::ToSession {
+        number,
+        ev: WorldEvent::Client(ev),
+    }
+}

@@ -1,0 +1,134 @@
+//! What the server's state hears and what it asks for.
+
+use super::AwayNote;
+use crate::event_loop::WorldEvent;
+use crate::server::wire::{Down, Up};
+use crate::server_store::SavedSession;
+use crate::session::{SessionBrief, WorkspaceRequest};
+
+/// What happened, as the server's state hears it.
+#[derive(Debug)]
+pub enum ServerEvent {
+    /// A client passed the socket's checks and said hello.
+    Connected {
+        id: u64,
+    },
+    Up {
+        id: u64,
+        up: Up,
+    },
+    /// The client sent something that is not a message: it is dropped.
+    Garbage {
+        id: u64,
+        reason: String,
+    },
+    Gone {
+        id: u64,
+    },
+    /// The user asked, from a session's keys, for something beyond it.
+    Request {
+        id: u64,
+        req: WorkspaceRequest,
+    },
+    /// A session's screen let go of client `id`: it did not read what it was sent.
+    Lagged {
+        id: u64,
+    },
+    /// A session's thread is up (or could not start).
+    Started {
+        number: u32,
+        result: Result<(), String>,
+    },
+    /// What a session says of itself, as it changes.
+    Report {
+        number: u32,
+        report: Report,
+    },
+    Ended {
+        number: u32,
+        code: i32,
+        shutdown: bool,
+        farewell: Vec<u8>,
+    },
+    /// The list of saves up to `seq` is on disk (or failed, said in the log).
+    Saved {
+        seq: u64,
+    },
+    /// The server starts: the sessions a previous server left, and the server's own environment
+    /// (for sessions started without a client's).
+    Restore {
+        saved: Vec<SavedSession>,
+        env: Vec<(String, String)>,
+    },
+    /// SIGTERM or SIGINT: end every session, keep them saved, exit.
+    Shutdown,
+    /// SIGUSR1: drop every session's bridge connection.
+    DropBridges,
+    /// A session wants the user (its attached terminals were told by the session itself).
+    Notify {
+        number: u32,
+        text: String,
+        bell: bool,
+        desktop: bool,
+        /// `pokeshell.notifyCommand` as the session's settings have it.
+        command: String,
+    },
+}
+
+/// What a session tells the server about itself.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    pub brief: Option<SessionBrief>,
+    pub session_file: Option<String>,
+    pub mid_run: bool,
+}
+
+/// How a session starts in the server: its identity and the terminal it starts for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSpec {
+    pub number: u32,
+    pub name: String,
+    pub dir: String,
+    /// pokeshell's command line for the session (without the program name).
+    pub argv: Vec<String>,
+    /// The environment pi runs in: the client's.
+    pub env: Vec<(String, String)>,
+    pub cols: u16,
+    pub rows: u16,
+    /// Terminal capabilities to give pi at once, for a session started with nobody attached.
+    pub caps_now: Option<Vec<u8>>,
+    /// pi was mid-run when a previous server ended: resume it through the arbiter.
+    pub resume: bool,
+}
+
+/// What the server's state wants done.
+#[derive(Debug)]
+pub enum ServerEffect {
+    /// A message for a client's terminal.
+    Tell { id: u64, down: Down },
+    /// Client `id` shows session `number` from now on: its connection takes the session's frames,
+    /// the session draws everything for it.
+    Follow {
+        id: u64,
+        number: u32,
+        cols: u16,
+        rows: u16,
+        /// `None`: the terminal's answers follow as [`ClientEvent::Caps`].
+        caps: Option<Vec<u8>>,
+    },
+    /// Client `id` no longer shows session `number`.
+    Unfollow { id: u64, number: u32 },
+    /// Something for a session's loop (never an attach: see [`ServerEffect::Follow`]).
+    ToSession { number: u32, ev: WorldEvent },
+    /// Start a session's thread; it answers with [`ServerEvent::Started`].
+    Start(SessionSpec),
+    /// Replace the saved list with this one (in one step, durably); answered with
+    /// [`ServerEvent::Saved`].
+    SaveList { seq: u64, list: Vec<SavedSession> },
+    /// Run `pokeshell.notifyCommand` for a note nobody sees.
+    RunNotifyCommand(AwayNote),
+    /// Close the client's connection once what was told is written.
+    Forget { id: u64 },
+    /// Something for the server's log.
+    Log(String),
+}

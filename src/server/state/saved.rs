@@ -1,0 +1,109 @@
+//! The saved list as the server's state keeps it: what should be on disk, which save holds it,
+//! answers that wait for it, and the sessions a previous server left.
+
+use super::{DETACHED_SIZE, Down, Now, Run, SavedSession, ServerEffect, ServerState, SessionSpec};
+
+impl ServerState {
+    /// The list as it should be on disk now.
+    pub(super) fn saved_list(&self) -> Vec<SavedSession> {
+        self.table
+            .entries()
+            .map(|e| SavedSession {
+                number: e.number,
+                name: e.name.clone(),
+                dir: e.dir.clone(),
+                args: e.argv.clone(),
+                command: crate::cli::Cli::try_parse_from_argv(&e.argv)
+                    .ok()
+                    .and_then(|c| c.command),
+                session_file: e.session_file.clone(),
+                mid_run: e.mid_run,
+            })
+            .collect()
+    }
+
+    /// Asks for the list to be saved if it changed; returns the save that holds it. While shutting
+    /// down, the list saved at the signal stands: a run pi gives up as it is ended is still the run
+    /// the next server must resume.
+    pub(super) fn save(&mut self, fx: &mut Vec<ServerEffect>) -> u64 {
+        if self.shutting_down || !self.restored {
+            return self.save_seq;
+        }
+        let list = self.saved_list();
+        if self.saved.as_ref() != Some(&list) {
+            self.save_seq += 1;
+            self.saved = Some(list.clone());
+            fx.push(ServerEffect::SaveList {
+                seq: self.save_seq,
+                list,
+            });
+        }
+        self.save_seq
+    }
+
+    /// Tells client `id` once save `seq` is on disk.
+    pub(super) fn tell_after_save(&mut self, seq: u64, id: u64, down: Down, fx: &mut Vec<ServerEffect>) {
+        if seq <= self.saved_seq {
+            fx.push(ServerEffect::Tell { id, down });
+        } else {
+            self.after_save.push((seq, id, down));
+        }
+    }
+
+    /// Brings back the sessions a previous server left.
+    pub(super) fn restore(
+        &mut self,
+        saved: Vec<SavedSession>,
+        env: Vec<(String, String)>,
+        now: Now,
+        fx: &mut Vec<ServerEffect>,
+    ) {
+        self.env = env;
+        for s in saved {
+            let argv = relaunch_argv(&s.args, s.session_file.as_deref());
+            let number = self
+                .table
+                .restore(s.number, &s.name, &s.dir, argv.clone(), now.wall_ms);
+            let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+            if let Some(e) = self.table.get_mut(number) {
+                // Until the relaunched pi says otherwise: a server that ends before then must not
+                // forget the run.
+                e.session_file = s.session_file.clone();
+                e.mid_run = s.mid_run;
+            }
+            self.runs.insert(number, Run::Starting { waiting: Vec::new() });
+            fx.push(ServerEffect::Start(SessionSpec {
+                number,
+                name,
+                dir: s.dir.clone(),
+                argv,
+                env: self.env.clone(),
+                cols: DETACHED_SIZE.0,
+                rows: DETACHED_SIZE.1,
+                caps_now: Some(Vec::new()),
+                resume: s.mid_run && s.session_file.is_some(),
+            }));
+        }
+        self.restored = true;
+        self.save(fx);
+    }
+}
+
+/// A pokeshell command line without pi's arguments (those after `--`).
+pub(crate) fn options_only(argv: &[String]) -> Vec<String> {
+    argv.iter().take_while(|a| *a != "--").cloned().collect()
+}
+
+/// The command line that brings a saved session back: the same pokeshell options, pi's own options,
+/// and pi's session file in place of whatever chose the session before (messages are not sent
+/// again).
+pub fn relaunch_argv(argv: &[String], session_file: Option<&str>) -> Vec<String> {
+    let Some(file) = session_file else {
+        return argv.to_vec();
+    };
+    let pi_args: Vec<String> = argv.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+    let mut out = options_only(argv);
+    out.push("--".to_string());
+    out.extend(crate::session::relaunch_args(&pi_args, file));
+    out
+}
