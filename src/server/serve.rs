@@ -1,7 +1,7 @@
-//! The server process: listens on the per-user socket, keeps the sessions (each in its own thread)
-//! and the clients, and routes between them. It outlives the terminals that started it and ends
-//! when its last session ends, or on SIGTERM (the sessions are saved and come back with the next
-//! server).
+//! The server process: listens on the per-user socket, forwards signals, and runs the main loop that
+//! feeds every event to the server's state ([`super::state`], pure) through its performer
+//! ([`super::perform`]). It outlives the terminals that started it and ends when its last session
+//! ends, or on SIGTERM (the sessions are saved and come back with the next server).
 
 use std::sync::Arc;
 use std::time::Duration;
