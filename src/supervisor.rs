@@ -32,6 +32,7 @@ pub mod limit;
 pub mod message;
 mod monitor;
 mod outcome;
+pub mod promise;
 pub mod provider_wait;
 pub mod recovery;
 mod run;
