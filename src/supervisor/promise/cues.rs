@@ -78,6 +78,8 @@ const HAND_BACK: &[&str] = &[
     "your approval",
     "your confirmation",
     "your go-ahead",
+    "over to you",
+    "back to you",
 ];
 
 /// At the start of the last sentence: a refusal or an inability.
@@ -230,17 +232,27 @@ pub(crate) fn healthy_cue(ending: &Ending) -> bool {
 }
 
 pub(crate) fn step_cue(ending: &Ending) -> Cue {
-    let last = ending.last_lower();
+    let whole = ending.last_lower();
+    // "Next step: I'll …": a short label before the colon; the step is what follows it.
+    let last = match whole.split_once(':') {
+        Some((label, rest)) if label.split_whitespace().count() <= 3 && !rest.trim().is_empty() => {
+            rest.trim().to_string()
+        }
+        _ => whole,
+    };
     if NOT_A_STEP.iter().any(|cue| last.contains(cue)) || gives_content_after_colon(&last) {
         return Cue::None;
     }
     let colon = last.ends_with(':');
     let trailing = colon || last.ends_with("...") || last.ends_with('\u{2026}') || ending.code_after;
     let marked = trailing || MARKERS.iter().any(|marker| has_word(&last, marker));
-    let start = skip_openers(&last);
+    let starts = starts(&last);
     let first_person = FIRST_PERSON.iter().any(|cue| has_phrase(&last, cue));
-    let immediate = IMMEDIATE_BY_NATURE.iter().any(|cue| start.starts_with(cue));
-    let moving_on = MOVING_ON.iter().any(|cue| start.starts_with(cue));
+    let begins = |cues: &[&str]| starts.iter().any(|start| cues.iter().any(|cue| start.starts_with(cue)));
+    let immediate = begins(IMMEDIATE_BY_NATURE);
+    let moving_on = starts
+        .iter()
+        .any(|start| MOVING_ON.iter().any(|cue| start.starts_with(cue)) && !gerund_is_subject(start));
     let reports_result = RESULT.iter().any(|word| has_word(&last, word));
     if ending.list {
         // A plan announced before a list ("I'll do the following:") is a step; a summary is not.
@@ -258,6 +270,16 @@ pub(crate) fn step_cue(ending: &Ending) -> Cue {
     Cue::None
 }
 
+/// "Running the tests now shows all green": the gerund names what was done, a finite verb reports on it.
+fn gerund_is_subject(sentence: &str) -> bool {
+    const REPORTING: &[&str] = &[
+        "is", "was", "were", "are", "shows", "showed", "fixed", "fixes", "revealed", "confirmed", "worked",
+        "works", "failed", "fails", "gave", "gives", "made", "did", "does", "took", "takes",
+    ];
+    let mut words = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'');
+    words.next().is_some_and(|first| first.ends_with("ing")) && words.any(|word| REPORTING.contains(&word))
+}
+
 /// "Let me summarize: A, B and C." gives what it announces after the colon.
 fn gives_content_after_colon(sentence: &str) -> bool {
     sentence
@@ -266,20 +288,28 @@ fn gives_content_after_colon(sentence: &str) -> bool {
 }
 
 fn skip_openers(sentence: &str) -> &str {
+    starts(sentence).pop().unwrap_or(sentence)
+}
+
+/// The sentence from its start and after each opener it begins with ("alright, next up …" is read as
+/// itself, as "next up …" and as "up …").
+fn starts(sentence: &str) -> Vec<&str> {
     let mut rest = sentence.trim_start();
+    let mut out = vec![rest];
     loop {
         let word_end = rest
             .find(|c: char| !c.is_alphabetic())
             .unwrap_or(rest.len());
         let word = &rest[..word_end];
         if word.is_empty() || !OPENERS.contains(&word) {
-            return rest;
+            return out;
         }
         let after = rest[word_end..].trim_start_matches([',', '!', '.', ';', ' ', '-', '\u{2014}']);
         if after.len() == rest.len() {
-            return rest;
+            return out;
         }
         rest = after;
+        out.push(rest);
     }
 }
 
