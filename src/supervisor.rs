@@ -9,6 +9,7 @@
 //! - [`wakeup`]: model-scheduled wakeups (pi-wakeup);
 //! - [`stall`]: the silence of a run in flight (the stall watch); [`provider_wait`]: the planned
 //!   resume after a provider error, read with [`limit`];
+//! - [`promise`]: the classifier of runs that end on an announced step, and its pokes' episode;
 //! - [`arbiter`]: who owned the last settle, the shared cooldown, the parked resume, the user's stop;
 //! - [`delivery`]: the sends waiting for the bridge's answer; [`outcome`]: what came of a resume;
 //!   [`ledger`]: the latest records.
@@ -60,6 +61,7 @@ use self::flow::settle::Settle;
 use self::ledger::{Ledger, LedgerKind as Kind, rule};
 use self::monitor::Tools;
 use self::outcome::Outcomes;
+use self::promise::episode::PromiseEpisode;
 use self::provider_wait::ProviderWaits;
 use self::recovery::Recovery;
 use self::run::RunState;
@@ -110,6 +112,8 @@ pub struct Supervisor {
     sends: SendLog,
     stall: StallWatch,
     provider: ProviderWaits,
+    /// The promise pokes sent in this episode (PROM-B1).
+    promise: PromiseEpisode,
     /// The local offset from UTC in seconds (east positive), for reset times written without a zone.
     utc_offset_secs: i32,
 }
@@ -135,6 +139,7 @@ impl Supervisor {
             sends: SendLog::default(),
             stall: StallWatch::default(),
             provider: ProviderWaits::default(),
+            promise: PromiseEpisode::default(),
             utc_offset_secs: 0,
         }
     }
@@ -234,12 +239,14 @@ impl Supervisor {
                 is_idle,
                 context_usage,
                 tail,
+                final_text,
             } => self.on_settled(
                 Settle {
                     aborted,
                     is_idle,
                     context_usage,
                     tail,
+                    final_text,
                 },
                 now,
                 &mut out,

@@ -53,7 +53,11 @@ fn the_labelled_set_is_large_and_balanced_enough_to_mean_something() {
     let items = items();
     let promises = items.iter().filter(|i| i.label == "promise").count();
     let healthy = items.iter().filter(|i| i.label == "healthy").count();
-    assert_eq!(promises + healthy, items.len(), "every label is promise or healthy");
+    assert_eq!(
+        promises + healthy,
+        items.len(),
+        "every label is promise or healthy"
+    );
     assert!(items.len() >= 150, "{} items", items.len());
     assert!(healthy >= promises, "{healthy} healthy vs {promises} promises");
     assert!(items.iter().all(|i| !i.source.is_empty() && !i.how.is_empty()));
@@ -81,7 +85,12 @@ fn precision_and_recall_on_the_labelled_set() {
         certain.add(promise, matches!(verdict, Verdict::Certain { .. }));
         slices.entry(item.how.as_str()).or_default().add(promise, flagged);
         if promise != flagged {
-            misses.push(format!("  {} as {}: {:?}", item.label, verdict.label(), item.text));
+            misses.push(format!(
+                "  {} as {}: {:?}",
+                item.label,
+                verdict.label(),
+                item.text
+            ));
         }
     }
     println!(
@@ -104,7 +113,11 @@ fn precision_and_recall_on_the_labelled_set() {
     // promise (which they can still poke by hand), so precision's floor is the higher one.
     assert!(poke.precision() >= 0.95, "precision {:.3}", poke.precision());
     assert!(poke.recall() >= 0.85, "recall {:.3}", poke.recall());
-    assert!(certain.precision() >= 0.95, "certain precision {:.3}", certain.precision());
+    assert!(
+        certain.precision() >= 0.95,
+        "certain precision {:.3}",
+        certain.precision()
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod supervisor {
     mod poke;
     mod poke_fixes;
     mod poke_rules;
+    mod promise;
     mod properties;
     mod provider_limit;
     mod random_events;

@@ -12,6 +12,8 @@ export const TAIL_STRING_MAX = 1000;
 export const PREVIEW_STRING_MAX = 200;
 export const FORWARDED_STRING_MAX = 200_000;
 export const ERROR_TEXT_MAX = 500;
+/** The end of the final assistant message sent with `agent_settled` (characters): enough to judge its ending. */
+export const FINAL_TEXT_MAX = 2000;
 export const CUSTOM_ENTRIES_MAX = 500;
 export const CUSTOM_ENTRY_DATA_MAX_BYTES = 64 * 1024;
 export const GET_ENTRIES_DEFAULT = 500;

@@ -172,6 +172,16 @@ pub fn tail(entries: &[wire::TailEntry]) -> Vec<sup::Message> {
         .collect()
 }
 
+/// The most of the final message's text kept (characters): the bridge sends no more, and a bridge
+/// that did is cut here again, keeping the end.
+pub const FINAL_TEXT_MAX: usize = 2000;
+
+/// The end of the final assistant message, at most [`FINAL_TEXT_MAX`] characters.
+pub fn final_text(text: &str) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(FINAL_TEXT_MAX)).collect()
+}
+
 pub fn custom_entries(entries: &[wire::CustomEntry]) -> Vec<sup::CustomEntry> {
     entries
         .iter()
@@ -320,6 +330,15 @@ mod tests {
         assert!(long.ends_with('…'));
         assert_eq!(args_preview(&json!({"command": "a\nb"})), "a b");
         assert_eq!(args_preview(&Value::Null), "");
+    }
+
+    #[test]
+    fn the_final_text_keeps_its_last_2000_characters() {
+        assert_eq!(final_text("Now I'll run the tests:"), "Now I'll run the tests:");
+        let long = format!("{}é the end", "x".repeat(3000));
+        let kept = final_text(&long);
+        assert_eq!(kept.chars().count(), FINAL_TEXT_MAX);
+        assert!(kept.ends_with("é the end"));
     }
 
     #[test]

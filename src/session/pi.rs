@@ -199,6 +199,7 @@ impl Session {
                     is_idle: s.idle.unwrap_or(false),
                     context_usage: s.context_usage.as_ref().map(link::usage),
                     tail: link::tail(&s.tail),
+                    final_text: s.final_text.as_deref().map(link::final_text),
                 }
             }
             PiEvent::TurnStart(_) => sup::Event::TurnStart,

@@ -117,6 +117,8 @@ pub enum Event {
         context_usage: Option<ContextUsage>,
         /// The branch tail, oldest first (see [`super::message`]).
         tail: Vec<Message>,
+        /// The end of the last assistant message's text (PROM-D1 reads it).
+        final_text: Option<String>,
     },
     Input {
         source: InputSource,

@@ -8,6 +8,7 @@
 //! cue matches in it.
 
 mod cues;
+pub(crate) mod episode;
 mod text;
 
 use self::cues::{Cue, healthy_cue, step_cue};

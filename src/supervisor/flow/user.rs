@@ -21,6 +21,7 @@ impl Supervisor {
         }
         self.post_compact.end_episode();
         self.stall.end_episode();
+        self.promise.end();
         self.provider.end_streak();
         self.cancel_limit_wait("you typed", now, out);
         self.arbiter.lift_stop();

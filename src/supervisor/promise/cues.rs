@@ -190,7 +190,14 @@ const NOT_A_STEP: &[&str] = &[
 
 /// Immediacy: a step the agent means to take right away.
 const MARKERS: &[&str] = &[
-    "now", "next", "first", "then", "again", "immediately", "quickly", "directly",
+    "now",
+    "next",
+    "first",
+    "then",
+    "again",
+    "immediately",
+    "quickly",
+    "directly",
 ];
 
 /// Words that report a result: they turn a plan-like ending into a summary.
@@ -208,8 +215,27 @@ const RESULT: &[&str] = &[
 
 /// Openers skipped before the start-of-sentence cues.
 const OPENERS: &[&str] = &[
-    "ok", "okay", "great", "good", "perfect", "alright", "right", "excellent", "nice", "so", "now",
-    "next", "then", "first", "finally", "and", "cool", "sure", "well", "also", "lastly",
+    "ok",
+    "okay",
+    "great",
+    "good",
+    "perfect",
+    "alright",
+    "right",
+    "excellent",
+    "nice",
+    "so",
+    "now",
+    "next",
+    "then",
+    "first",
+    "finally",
+    "and",
+    "cool",
+    "sure",
+    "well",
+    "also",
+    "lastly",
 ];
 
 /// The user gets the turn back: a question, an offer, a wait, a refusal.
@@ -226,9 +252,17 @@ pub(crate) fn healthy_cue(ending: &Ending) -> bool {
         return true;
     }
     // A conditional offer ("If so, I'll …", "Otherwise I'll …") leaves the choice to the user.
-    ["if so", "if not", "if that", "if this", "otherwise", "if needed", "if necessary"]
-        .iter()
-        .any(|cue| start.starts_with(cue))
+    [
+        "if so",
+        "if not",
+        "if that",
+        "if this",
+        "otherwise",
+        "if needed",
+        "if necessary",
+    ]
+    .iter()
+    .any(|cue| start.starts_with(cue))
 }
 
 pub(crate) fn step_cue(ending: &Ending) -> Cue {
@@ -248,7 +282,11 @@ pub(crate) fn step_cue(ending: &Ending) -> Cue {
     let marked = trailing || MARKERS.iter().any(|marker| has_word(&last, marker));
     let starts = starts(&last);
     let first_person = FIRST_PERSON.iter().any(|cue| has_phrase(&last, cue));
-    let begins = |cues: &[&str]| starts.iter().any(|start| cues.iter().any(|cue| start.starts_with(cue)));
+    let begins = |cues: &[&str]| {
+        starts
+            .iter()
+            .any(|start| cues.iter().any(|cue| start.starts_with(cue)))
+    };
     let immediate = begins(IMMEDIATE_BY_NATURE);
     let moving_on = starts
         .iter()
@@ -256,7 +294,11 @@ pub(crate) fn step_cue(ending: &Ending) -> Cue {
     let reports_result = RESULT.iter().any(|word| has_word(&last, word));
     if ending.list {
         // A plan announced before a list ("I'll do the following:") is a step; a summary is not.
-        return if first_person && colon { Cue::Weak } else { Cue::None };
+        return if first_person && colon {
+            Cue::Weak
+        } else {
+            Cue::None
+        };
     }
     if (first_person && marked) || immediate || (moving_on && marked) {
         return Cue::Strong;
@@ -273,8 +315,27 @@ pub(crate) fn step_cue(ending: &Ending) -> Cue {
 /// "Running the tests now shows all green": the gerund names what was done, a finite verb reports on it.
 fn gerund_is_subject(sentence: &str) -> bool {
     const REPORTING: &[&str] = &[
-        "is", "was", "were", "are", "shows", "showed", "fixed", "fixes", "revealed", "confirmed", "worked",
-        "works", "failed", "fails", "gave", "gives", "made", "did", "does", "took", "takes",
+        "is",
+        "was",
+        "were",
+        "are",
+        "shows",
+        "showed",
+        "fixed",
+        "fixes",
+        "revealed",
+        "confirmed",
+        "worked",
+        "works",
+        "failed",
+        "fails",
+        "gave",
+        "gives",
+        "made",
+        "did",
+        "does",
+        "took",
+        "takes",
     ];
     let mut words = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'');
     words.next().is_some_and(|first| first.ends_with("ing")) && words.any(|word| REPORTING.contains(&word))
@@ -297,9 +358,7 @@ fn starts(sentence: &str) -> Vec<&str> {
     let mut rest = sentence.trim_start();
     let mut out = vec![rest];
     loop {
-        let word_end = rest
-            .find(|c: char| !c.is_alphabetic())
-            .unwrap_or(rest.len());
+        let word_end = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
         let word = &rest[..word_end];
         if word.is_empty() || !OPENERS.contains(&word) {
             return out;
@@ -325,7 +384,10 @@ fn has_phrase(text: &str, phrase: &str) -> bool {
 
 fn has_word(text: &str, word: &str) -> bool {
     text.match_indices(word).any(|(at, _)| {
-        let before_ok = text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let before_ok = text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
         let after_ok = text[at + word.len()..]
             .chars()
             .next()

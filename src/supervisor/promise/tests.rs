@@ -21,8 +21,12 @@ fn run(text: &str, had_tool_calls: bool) -> RunEnding<'_> {
 
 #[test]
 fn the_issues_example_is_certain_and_quotes_the_step() {
-    let step = certain("Ok, the parser change is in. Now I'll run the test suite to make sure nothing else broke:");
-    assert_eq!(step, "Now I'll run the test suite to make sure nothing else broke:");
+    let step =
+        certain("Ok, the parser change is in. Now I'll run the test suite to make sure nothing else broke:");
+    assert_eq!(
+        step,
+        "Now I'll run the test suite to make sure nothing else broke:"
+    );
 }
 
 #[test]
@@ -43,8 +47,14 @@ fn announced_steps_in_their_usual_shapes_are_certain() {
 
 #[test]
 fn a_plan_without_a_mark_of_immediacy_is_unsure() {
-    assert!(matches!(classify("I'll refactor the config loader."), Verdict::Unsure { .. }));
-    assert!(matches!(classify("I need to update the schema as well."), Verdict::Unsure { .. }));
+    assert!(matches!(
+        classify("I'll refactor the config loader."),
+        Verdict::Unsure { .. }
+    ));
+    assert!(matches!(
+        classify("I need to update the schema as well."),
+        Verdict::Unsure { .. }
+    ));
     assert!(matches!(
         classify("I'll handle the remaining cases as follows:\n\n1. empty input\n2. huge input"),
         Verdict::Unsure { .. }
@@ -63,31 +73,45 @@ fn a_final_summary_is_left_alone() {
 
 #[test]
 fn a_question_to_the_user_is_left_alone() {
-    assert!(is_no("The migration drops a column. Should I go ahead and run it?"));
+    assert!(is_no(
+        "The migration drops a column. Should I go ahead and run it?"
+    ));
     assert!(is_no("Which of the two layouts do you prefer?"));
 }
 
 #[test]
 fn a_let_me_know_is_left_alone() {
-    assert!(is_no("The fix is in place. Let me know if you want me to also update the docs."));
-    assert!(is_no("Would you like me to run the benchmarks next? If so, I'll start with the parser."));
+    assert!(is_no(
+        "The fix is in place. Let me know if you want me to also update the docs."
+    ));
+    assert!(is_no(
+        "Would you like me to run the benchmarks next? If so, I'll start with the parser."
+    ));
 }
 
 #[test]
 fn a_refusal_is_left_alone() {
-    assert!(is_no("I can't push to that remote: the credentials are not available to me."));
+    assert!(is_no(
+        "I can't push to that remote: the credentials are not available to me."
+    ));
     assert!(is_no("I'm sorry, but I won't disable the certificate check."));
 }
 
 #[test]
 fn a_plain_answer_is_left_alone() {
-    assert!(is_no("The function returns the number of bytes written, or an error if the file is closed."));
-    assert!(is_no("Yes: `--release` turns on optimisations and strips debug assertions."));
+    assert!(is_no(
+        "The function returns the number of bytes written, or an error if the file is closed."
+    ));
+    assert!(is_no(
+        "Yes: `--release` turns on optimisations and strips debug assertions."
+    ));
 }
 
 #[test]
 fn a_summary_that_gives_its_content_after_a_colon_is_left_alone() {
-    assert!(is_no("Let me summarize: the cache was stale, the key is now hashed, and the tests pass."));
+    assert!(is_no(
+        "Let me summarize: the cache was stale, the key is now hashed, and the tests pass."
+    ));
 }
 
 #[test]

@@ -39,11 +39,20 @@ pub(crate) fn ending_of(text: &str) -> Ending {
     let (source, list) = match first_item {
         // A list closes the message: what introduced it is the ending (a plan "I'll do these:" or a
         // summary's heading), in this paragraph or the one before.
-        Some(first) if lines[first..].iter().all(|line| is_list_item(line) || is_continuation(line)) => {
+        Some(first)
+            if lines[first..]
+                .iter()
+                .all(|line| is_list_item(line) || is_continuation(line)) =>
+        {
             let lead = if first > 0 {
                 lines[..first].join(" ")
             } else if paragraphs.len() >= 2 {
-                paragraphs[paragraphs.len() - 2].lines().last().unwrap_or("").trim().to_string()
+                paragraphs[paragraphs.len() - 2]
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
             } else {
                 String::new()
             };
@@ -161,7 +170,10 @@ mod tests {
     #[test]
     fn the_last_paragraph_is_split_into_sentences() {
         let ending = ending_of("Did X.\n\nOk, the parser is in. Now I'll run the suite:\n");
-        assert_eq!(ending.sentences, ["Ok, the parser is in.", "Now I'll run the suite:"]);
+        assert_eq!(
+            ending.sentences,
+            ["Ok, the parser is in.", "Now I'll run the suite:"]
+        );
         assert!(!ending.code_after && !ending.list);
     }
 
