@@ -48,6 +48,12 @@ impl Supervisor {
             self.promise.end();
             return None;
         };
+        // A pending wakeup brings the agent back on its own: "I'll look again later" is its plan.
+        if !self.wakeups.is_empty() {
+            let reason = format!("the run ended on an announced step (\"{step}\"), but a wakeup is pending");
+            self.record(out, now, rule::PROM_DETECT, LedgerKind::Declined, reason, None);
+            return None;
+        }
         let certain = matches!(verdict, Verdict::Certain { .. });
         let max = self.config.recovery.max_promise_pokes;
         if !self.config.recovery.promise_poke || max == 0 {

@@ -188,6 +188,22 @@ const NOT_A_STEP: &[&str] = &[
     "in summary",
 ];
 
+/// A step put off on purpose ("I'll check back later"): the agent means to stop now.
+const DEFERRED: &[&str] = &[
+    "later",
+    "soon",
+    "tomorrow",
+    "in a while",
+    "in a bit",
+    "check back",
+    "come back",
+    "once it finishes",
+    "once it's done",
+    "when it finishes",
+    "when it's done",
+    "after the wakeup",
+];
+
 /// Immediacy: a step the agent means to take right away.
 const MARKERS: &[&str] = &[
     "now",
@@ -274,7 +290,10 @@ pub(crate) fn step_cue(ending: &Ending) -> Cue {
         }
         _ => whole,
     };
-    if NOT_A_STEP.iter().any(|cue| last.contains(cue)) || gives_content_after_colon(&last) {
+    if NOT_A_STEP.iter().any(|cue| last.contains(cue))
+        || DEFERRED.iter().any(|cue| has_phrase(&last, cue))
+        || gives_content_after_colon(&last)
+    {
         return Cue::None;
     }
     let colon = last.ends_with(':');
