@@ -250,9 +250,17 @@ fn prom_p1_an_empty_reply_is_the_retrys_not_the_promises() {
 #[test]
 fn prom_d1_a_pending_wakeup_means_the_agent_comes_back_on_its_own() {
     let mut sim = fresh();
-    sim.tool_call("w1", "schedule_wakeup", json!({"delay_seconds": 120, "prompt": "check the CI"}));
+    sim.tool_call(
+        "w1",
+        "schedule_wakeup",
+        json!({"delay_seconds": 120, "prompt": "check the CI"}),
+    );
     sim.settle_with(worked_then("Let me look at the CI run next."));
     assert!(promise_pokes(&sim).is_empty());
     let declined = sim.records("PROM-D1", LedgerKind::Declined);
-    assert!(declined[0].reason.contains("a wakeup is pending"), "{}", declined[0].reason);
+    assert!(
+        declined[0].reason.contains("a wakeup is pending"),
+        "{}",
+        declined[0].reason
+    );
 }

@@ -110,7 +110,9 @@ fn a_plain_answer_is_left_alone() {
 #[test]
 fn a_step_put_off_on_purpose_is_left_alone() {
     assert!(is_no("I will look again later."));
-    assert!(is_no("The build takes an hour; I'll check back once it finishes."));
+    assert!(is_no(
+        "The build takes an hour; I'll check back once it finishes."
+    ));
     assert!(is_no("I will check back soon."));
 }
 
