@@ -47,7 +47,7 @@ pub mod wakeup;
 pub use action::{Action, DeliverAs, NotifyLevel};
 pub use arbiter::StopCause;
 pub use config::{HandoffConfig, PokeConfig, RecoveryConfig, SupervisorConfig};
-pub use event::{CompactReason, ContextUsage, CustomEntry, Event, InputSource};
+pub use event::{CompactReason, ContextUsage, CustomEntry, Event, InputSource, ModelAnswer};
 pub use ledger::{LedgerKind, LedgerRecord};
 pub use message::{Block, Message, Role, StopReason};
 pub use time::Now;
@@ -264,6 +264,7 @@ impl Supervisor {
             Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
             Event::CancelWakeup { id } => self.user_cancel_wakeup(&id, now, &mut out),
             Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),
+            Event::ModelAnswer { ask_id, result } => self.on_model_answer(ask_id, result, now, &mut out),
         }
         out
     }
@@ -285,6 +286,7 @@ impl Supervisor {
         self.limit_tick(now, &mut out);
         self.orphan_tick(now, &mut out);
         self.outcome_tick(now, &mut out);
+        self.promise_ask_tick(now, &mut out);
         out
     }
 
@@ -301,6 +303,7 @@ impl Supervisor {
             self.outcomes.deadline(),
             self.stall_deadline(),
             self.limit_deadline(),
+            self.promise.ask_deadline(),
         ]
         .into_iter()
         .flatten()

@@ -68,3 +68,48 @@ fn prom_d1_a_summary_after_the_same_work_is_left_alone() {
     assert!(m.records("PROM-P1", "action").is_empty());
     assert_eq!(m.chat().len(), 2);
 }
+
+/// PROM-A1's plumbing on real pi: the bridge asks the session's (scripted) model, its answer and cost
+/// reach the ledger, and "STEP" brings the poke. The scripted model cannot judge: this checks the path,
+/// not the quality of a real model's answers.
+#[test]
+fn prom_a1_the_second_opinion_asks_the_sessions_model_then_pokes() {
+    let server = model_server();
+    server.push_all(vec![
+        Step::bash("echo config read"),
+        Step::text("I'll refactor the config loader."),
+        Step::text("STEP"),
+        Step::bash("echo loader refactored"),
+        Step::text(SUMMARY),
+    ]);
+    server.set_default(Step::error(400, "the test scripted no answer for this request"));
+    let mut m = Matrix::builder()
+        .settings(json!({
+            "pokeshell": {"injectionCooldownSeconds": 0},
+            "stalledAgentRecovery": {"promiseSecondOpinion": true}
+        }))
+        .start(server);
+    m.submit("tidy the config code");
+    m.wait_trailing("[Poke] Your last message announced a next step");
+    let asked = m
+        .chat()
+        .into_iter()
+        .find(|r| r.body["messages"].to_string().contains("Answer DONE or STEP"))
+        .expect("the bridge asked the model");
+    assert!(
+        asked.body["tools"].as_array().is_none_or(|t| t.is_empty()),
+        "the question carries no tools"
+    );
+    assert!(
+        asked.body["messages"]
+            .to_string()
+            .contains("I'll refactor the config loader.")
+    );
+    let opinion = m.wait_record("PROM-A1", "outcome", "a step it did not take");
+    assert!(
+        opinion["reason"].as_str().unwrap_or_default().contains("cost"),
+        "{opinion}"
+    );
+    m.wait_record("PROM-P1", "outcome", "acted");
+    m.assert_model_quiet(Duration::from_secs(4));
+}

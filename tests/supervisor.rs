@@ -13,6 +13,7 @@ mod supervisor {
     mod poke_fixes;
     mod poke_rules;
     mod promise;
+    mod promise_ask;
     mod properties;
     mod provider_limit;
     mod random_events;

@@ -17,6 +17,8 @@ pub enum Purpose {
     Send(u64),
     /// A supervisor `Compact` (handoff).
     Compact,
+    /// A supervisor `AskModel` with this ask id.
+    Ask(u64),
     /// Anything whose failure only needs to be shown.
     Other(&'static str),
     /// Nothing to do either way (releasing a held turn that pi may already have let go).
@@ -285,10 +287,38 @@ pub fn wire_action(action: Action) -> Wired {
             };
             Wired::Command(command, Purpose::Other("saving to the session"))
         }
+        Action::AskModel {
+            ask_id,
+            system,
+            question,
+            timeout_ms,
+        } => Wired::Command(
+            Command::AskModel {
+                question,
+                system,
+                timeout_ms,
+            },
+            Purpose::Ask(ask_id),
+        ),
         Action::Notify { level, text, desktop } => Wired::Notify { level, text, desktop },
         Action::Log(record) => Wired::Log(record),
         Action::Unresponsive { aborted_mono_ms } => Wired::Unresponsive { aborted_mono_ms },
     }
+}
+
+/// The bridge's reply to `ask_model`.
+pub fn model_answer(result: Result<Value, String>) -> Result<sup::ModelAnswer, String> {
+    let value = result?;
+    let tokens = |key: &str| value.get(key).and_then(Value::as_u64);
+    let text = value
+        .get("answer")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "the bridge's answer has no text".to_string())?;
+    Ok(sup::ModelAnswer {
+        text: text.chars().take(200).collect(),
+        input_tokens: tokens("inputTokens"),
+        output_tokens: tokens("outputTokens"),
+    })
 }
 
 /// What a handoff report says, for the footer.

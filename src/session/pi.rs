@@ -86,6 +86,10 @@ impl Session {
             Purpose::Compact => {
                 self.supervise(sup::Event::CompactResult { error: result.err() }, now, fx);
             }
+            Purpose::Ask(ask_id) => {
+                let result = link::model_answer(result);
+                self.supervise(sup::Event::ModelAnswer { ask_id, result }, now, fx);
+            }
             Purpose::Quiet => {}
             Purpose::Other(what) => {
                 if let Err(e) = result {

@@ -43,6 +43,14 @@ pub struct CustomEntry {
     pub data: Value,
 }
 
+/// What the session's model answered to a question of pokeshell's, and what it cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelAnswer {
+    pub text: String,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A bridge instance connected (a new one connects after `/new`, `/resume`, `/fork`, `/reload`).
@@ -157,6 +165,12 @@ pub enum Event {
     RestartRefused {
         rule: &'static str,
         reason: String,
+    },
+    /// The reply to a [`super::Action::AskModel`]: the answer's text and its token cost, or why there
+    /// is none.
+    ModelAnswer {
+        ask_id: u64,
+        result: Result<ModelAnswer, String>,
     },
     /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
     SendResult {

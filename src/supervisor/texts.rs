@@ -124,6 +124,19 @@ pub fn promise_poke(step: &str) -> String {
     )
 }
 
+/// PROM-A1: the second opinion's instructions and question; the answer is one word.
+pub const PROMISE_ASK_SYSTEM: &str =
+    "You judge how a coding agent's message ends. Answer with one word: DONE or STEP.";
+
+pub fn promise_question(message: &str) -> String {
+    format!(
+        "Here is the end of the last message a coding agent wrote before its turn ended:\n\n\
+         <message>\n{message}\n</message>\n\n\
+         Did this message end the task (a result, a summary, a question or a hand-back to the user), or \
+         did it announce a next step the agent had not taken yet? Answer DONE or STEP."
+    )
+}
+
 /// WAK-P4: the prompt, and the reason when there is one.
 pub fn wakeup_message(prompt: &str, reason: &str) -> String {
     let reason = reason.trim();
