@@ -143,7 +143,7 @@ impl Supervisor {
             asking.step, answer.text
         );
         self.record(out, now, rule::PROM_ASK, LedgerKind::Outcome, reason, None);
-        if !(step_said && !done_said) {
+        if !step_said || done_said {
             return;
         }
         if self.arbiter.injected_since_settle() || !self.run.idle() {
