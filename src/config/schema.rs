@@ -413,8 +413,8 @@ pub static KEYS: [KeySpec; 29] = [
         default: DefaultValue::Bool(false),
         label: "Ask model when unsure",
         description: "For an ending pokeshell is unsure of, it first asks the session's own model a \
-                      one-line yes/no question (a small paid request, counted in the ledger); off, \
-                      unsure endings are poked only after a run with tool calls.",
+                      one-line question (a small paid request, its cost in the ledger); when off, \
+                      unsure endings after a run with tool calls are poked without asking.",
     },
     KeySpec {
         id: KeyId::InjectionCooldownSeconds,
