@@ -9,6 +9,7 @@
 //! - [`wakeup`]: model-scheduled wakeups (pi-wakeup);
 //! - [`stall`]: the silence of a run in flight (the stall watch); [`provider_wait`]: the planned
 //!   resume after a provider error, read with [`limit`];
+//! - [`promise`]: the classifier of runs that end on an announced step, and its pokes' episode;
 //! - [`arbiter`]: who owned the last settle, the shared cooldown, the parked resume, the user's stop;
 //! - [`delivery`]: the sends waiting for the bridge's answer; [`outcome`]: what came of a resume;
 //!   [`ledger`]: the latest records.
@@ -32,6 +33,7 @@ pub mod limit;
 pub mod message;
 mod monitor;
 mod outcome;
+pub mod promise;
 pub mod provider_wait;
 pub mod recovery;
 mod run;
@@ -45,7 +47,7 @@ pub mod wakeup;
 pub use action::{Action, DeliverAs, NotifyLevel};
 pub use arbiter::StopCause;
 pub use config::{HandoffConfig, PokeConfig, RecoveryConfig, SupervisorConfig};
-pub use event::{CompactReason, ContextUsage, CustomEntry, Event, InputSource};
+pub use event::{CompactReason, ContextUsage, CustomEntry, Event, InputSource, ModelAnswer};
 pub use ledger::{LedgerKind, LedgerRecord};
 pub use message::{Block, Message, Role, StopReason};
 pub use time::Now;
@@ -59,6 +61,7 @@ use self::flow::settle::Settle;
 use self::ledger::{Ledger, LedgerKind as Kind, rule};
 use self::monitor::Tools;
 use self::outcome::Outcomes;
+use self::promise::episode::PromiseEpisode;
 use self::provider_wait::ProviderWaits;
 use self::recovery::Recovery;
 use self::run::RunState;
@@ -109,6 +112,8 @@ pub struct Supervisor {
     sends: SendLog,
     stall: StallWatch,
     provider: ProviderWaits,
+    /// The promise pokes sent in this episode (PROM-B1).
+    promise: PromiseEpisode,
     /// The local offset from UTC in seconds (east positive), for reset times written without a zone.
     utc_offset_secs: i32,
 }
@@ -134,6 +139,7 @@ impl Supervisor {
             sends: SendLog::default(),
             stall: StallWatch::default(),
             provider: ProviderWaits::default(),
+            promise: PromiseEpisode::default(),
             utc_offset_secs: 0,
         }
     }
@@ -233,12 +239,14 @@ impl Supervisor {
                 is_idle,
                 context_usage,
                 tail,
+                final_text,
             } => self.on_settled(
                 Settle {
                     aborted,
                     is_idle,
                     context_usage,
                     tail,
+                    final_text,
                 },
                 now,
                 &mut out,
@@ -256,6 +264,7 @@ impl Supervisor {
             Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
             Event::CancelWakeup { id } => self.user_cancel_wakeup(&id, now, &mut out),
             Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),
+            Event::ModelAnswer { ask_id, result } => self.on_model_answer(ask_id, result, now, &mut out),
         }
         out
     }
@@ -277,6 +286,7 @@ impl Supervisor {
         self.limit_tick(now, &mut out);
         self.orphan_tick(now, &mut out);
         self.outcome_tick(now, &mut out);
+        self.promise_ask_tick(now, &mut out);
         out
     }
 
@@ -293,6 +303,7 @@ impl Supervisor {
             self.outcomes.deadline(),
             self.stall_deadline(),
             self.limit_deadline(),
+            self.promise.ask_deadline(),
         ]
         .into_iter()
         .flatten()

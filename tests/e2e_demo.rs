@@ -101,7 +101,7 @@ fn demo_plays_the_first_chapters_narrates_them_and_shows_the_recoveries() {
     let mut pty = sandbox.spawn(&["--chapters", "1-2"]);
 
     pty.wait_until("the narration of chapter 1", CHAPTER, |s| {
-        side(s).contains("demo · chapter 1/10") && side(s).contains("A slow tool call")
+        side(s).contains("demo · chapter 1/11") && side(s).contains("A slow tool call")
     });
     assert!(
         pty.with_screen(|s| side(s).contains("leave: /quit")),
@@ -118,7 +118,7 @@ fn demo_plays_the_first_chapters_narrates_them_and_shows_the_recoveries() {
     pty.wait_for_text("All 42 tests passed.", CHAPTER);
 
     pty.wait_until("the narration of chapter 2", CHAPTER, |s| {
-        side(s).contains("demo · chapter 2/10") && side(s).contains("Auto-abort")
+        side(s).contains("demo · chapter 2/11") && side(s).contains("Auto-abort")
     });
     pty.wait_until("the auto-abort", CHAPTER, |s| {
         footer(s).contains("aborted 'bash'") || side(s).contains("aborted the agent")
@@ -160,14 +160,14 @@ fn demo_later_chapters_each_get_their_recovery() {
     let sandbox = Sandbox::new();
     let pty = sandbox.spawn(&["--chapters", "3-7"]);
     pty.wait_until("chapter 3 under way", CHAPTER, |s| {
-        side(s).contains("demo · chapter 3/10")
+        side(s).contains("demo · chapter 3/11")
     });
     pty.wait_until("pi's compaction", CHAPTER, |s| {
         s.contents().contains("Compacted from")
     });
     pty.wait_for_text("Back on track after the compaction", CHAPTER);
     pty.wait_until("chapter 5 under way", 2 * CHAPTER, |s| {
-        side(s).contains("demo · chapter 5/10")
+        side(s).contains("demo · chapter 5/11")
     });
     pty.wait_for_text("the demo's guard refuses rm -rf", CHAPTER);
     pty.wait_for_text("rm -rf is refused in this folder every time", CHAPTER);
@@ -190,15 +190,30 @@ fn flat(text: &str) -> String {
 #[test]
 fn demo_crash_chapter_relaunches_pi_and_the_agent_carries_on() {
     let sandbox = Sandbox::new();
-    let pty = sandbox.spawn(&["--chapters", "10"]);
-    pty.wait_until("the narration of chapter 10", CHAPTER, |s| {
-        side(s).contains("demo · chapter 10/10") && side(s).contains("pi crashes mid-run")
+    let pty = sandbox.spawn(&["--chapters", "11"]);
+    pty.wait_until("the narration of chapter 11", CHAPTER, |s| {
+        side(s).contains("demo · chapter 11/11") && side(s).contains("pi crashes mid-run")
     });
     pty.wait_until("pi relaunched and the work picked up", 2 * CHAPTER, |s| {
         s.contents().contains("Back after the restart") && flat(&side(s)).contains("restarted: pi was killed")
     });
-    pty.wait_until("chapter 10's recovery narrated", CHAPTER, |s| {
+    pty.wait_until("chapter 11's recovery narrated", CHAPTER, |s| {
         flat(&side(s)).contains("✔ pokeshell relaunched pi on its session")
+    });
+}
+
+#[test]
+fn demo_promise_chapter_quotes_the_step_and_the_agent_runs_the_tests() {
+    let sandbox = Sandbox::new();
+    let pty = sandbox.spawn(&["--chapters", "10"]);
+    pty.wait_until("the narration of chapter 10", CHAPTER, |s| {
+        side(s).contains("demo · chapter 10/11") && side(s).contains("A run that ends on a promise")
+    });
+    pty.wait_until("the tests ran after the poke", CHAPTER, |s| {
+        s.contents().contains("All 42 tests pass")
+    });
+    pty.wait_until("chapter 10's recovery narrated", CHAPTER, |s| {
+        flat(&side(s)).contains("✔ pokeshell quoted the announced step")
     });
 }
 
@@ -207,7 +222,7 @@ fn demo_stalled_stream_and_rate_limit_chapters_each_get_their_recovery() {
     let sandbox = Sandbox::new();
     let pty = sandbox.spawn(&["--chapters", "8-9"]);
     pty.wait_until("chapter 8 under way", CHAPTER, |s| {
-        side(s).contains("demo · chapter 8/10") && side(s).contains("A stalled stream")
+        side(s).contains("demo · chapter 8/11") && side(s).contains("A stalled stream")
     });
     pty.wait_for_text("Let me check the config", CHAPTER);
     pty.wait_for_text("Picking up again after the stalled stream", CHAPTER);
@@ -215,7 +230,7 @@ fn demo_stalled_stream_and_rate_limit_chapters_each_get_their_recovery() {
         side(s).contains("✔ pokeshell stopped the stalled stream")
     });
     pty.wait_until("chapter 9 under way", CHAPTER, |s| {
-        side(s).contains("demo · chapter 9/10") && side(s).contains("A rate limit")
+        side(s).contains("demo · chapter 9/11") && side(s).contains("A rate limit")
     });
     pty.wait_until("the limit countdown in the footer", CHAPTER, |s| {
         footer(s).contains("⏸ limit 0:0")
@@ -302,12 +317,12 @@ fn demo_with_a_broken_script_names_the_file_and_the_problem() {
         "{stderr}"
     );
     let out = std::process::Command::new(EXE)
-        .args(["demo", "--chapters", "11"])
+        .args(["demo", "--chapters", "12"])
         .env_clear()
         .envs(sandbox.vars(""))
         .output()
         .expect("run pokeshell demo");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("no chapter 11"), "{stderr}");
+    assert!(stderr.contains("no chapter 12"), "{stderr}");
 }

@@ -154,6 +154,7 @@ fn pi_event() -> impl Strategy<Value = PiEvent> {
                     context_usage: None,
                     tail: Vec::new(),
                     tail_truncated,
+                    final_text: None,
                 })
             }
         ),

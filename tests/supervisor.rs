@@ -12,6 +12,8 @@ mod supervisor {
     mod poke;
     mod poke_fixes;
     mod poke_rules;
+    mod promise;
+    mod promise_ask;
     mod properties;
     mod provider_limit;
     mod random_events;

@@ -94,6 +94,7 @@ impl Soak {
                 | Action::Abort
                 | Action::Notify { .. }
                 | Action::Log(_)
+                | Action::AskModel { .. }
                 | Action::Unresponsive { .. } => {}
             }
         }

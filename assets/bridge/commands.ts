@@ -1,5 +1,6 @@
 /** pokeshell's commands, carried out inside pi. Every command gets exactly one reply; errors are replies. */
 
+import { askModel } from "./ask-model.ts";
 import {
 	appendEntryArgs,
 	commandAnswerArgs,
@@ -56,6 +57,8 @@ function execute(b: Bridge, command: any): unknown {
 			return {};
 		case "compact":
 			return compact(b, command);
+		case "ask_model":
+			return askModel(requireCtx(b), command);
 		case "append_entry": {
 			const { customType, data } = appendEntryArgs(command);
 			b.pi.appendEntry(customType, data);

@@ -5,7 +5,7 @@ import { writeHandoff } from "./handoff.ts";
 import { ERROR_TEXT_MAX, PREVIEW_STRING_MAX } from "./limits.ts";
 import { progressKindOf } from "./progress.ts";
 import type { Bridge } from "./state.ts";
-import { branchTail, ownEntries, summarizeMessage } from "./summaries.ts";
+import { branchTail, finalText, ownEntries, summarizeMessage } from "./summaries.ts";
 import { bound, boundText, modelName, numberOrNull } from "./util.ts";
 
 /** Wraps a pi event handler: remembers the context, reports instead of throwing. */
@@ -90,7 +90,8 @@ export function forwardEvents(b: Bridge) {
 	});
 
 	on(b, "agent_settled", (event) => {
-		const { tail, truncated } = branchTail(branchOf(b.ctx));
+		const branch = branchOf(b.ctx);
+		const { tail, truncated } = branchTail(branch);
 		emit("agent_settled", {
 			aborted: event.aborted === true,
 			idle: idleOf(b.ctx),
@@ -98,6 +99,7 @@ export function forwardEvents(b: Bridge) {
 			contextUsage: usageOf(b.ctx),
 			tail,
 			tailTruncated: truncated,
+			finalText: finalText(branch),
 		});
 	});
 

@@ -12,6 +12,8 @@ export const TAIL_STRING_MAX = 1000;
 export const PREVIEW_STRING_MAX = 200;
 export const FORWARDED_STRING_MAX = 200_000;
 export const ERROR_TEXT_MAX = 500;
+/** The end of the final assistant message sent with `agent_settled` (characters): enough to judge its ending. */
+export const FINAL_TEXT_MAX = 2000;
 export const CUSTOM_ENTRIES_MAX = 500;
 export const CUSTOM_ENTRY_DATA_MAX_BYTES = 64 * 1024;
 export const GET_ENTRIES_DEFAULT = 500;
@@ -22,6 +24,11 @@ export const RECONNECT_MIN_MS = 200;
 export const RECONNECT_MAX_MS = 5000;
 export const TOOL_REPLY_TIMEOUT_MS = numberFromEnv("POKESHELL_TOOL_TIMEOUT_MS", 30_000);
 export const HANDOFF_MAX_TOKENS = 8192;
+/** The second opinion (`ask_model`): the longest question and system prompt, answer, reply tokens, wait. */
+export const ASK_QUESTION_MAX = 4000;
+export const ASK_ANSWER_MAX = 200;
+export const ASK_MAX_TOKENS = 16;
+export const ASK_TIMEOUT_MAX_MS = 60_000;
 export const TURN_HOLD_MS = 300;
 /** How often a connected bridge sends a `heartbeat`. */
 export const HEARTBEAT_MS = numberFromEnv("POKESHELL_HEARTBEAT_MS", 5000);

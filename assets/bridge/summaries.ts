@@ -1,6 +1,7 @@
 /**
  * What pokeshell learns about pi's session, built from the raw objects pi hands out: message summaries
- * (no text, only what the supervisor's rules need), the settle tail, pokeshell's own custom entries.
+ * (no text, only what the supervisor's rules need), the settle tail, the end of the final assistant message,
+ * pokeshell's own custom entries.
  * Pure: the callers fetch the branch and the usage from pi.
  */
 
@@ -8,6 +9,7 @@ import {
 	CUSTOM_ENTRIES_MAX,
 	CUSTOM_ENTRY_DATA_MAX_BYTES,
 	ERROR_TEXT_MAX,
+	FINAL_TEXT_MAX,
 	GET_ENTRIES_DEFAULT,
 	GET_ENTRIES_MAX,
 	GET_ENTRIES_MAX_BYTES,
@@ -82,6 +84,28 @@ export function branchTail(branch: any[]) {
 		return { kind: "message", ...summarizeMessage(entry.message ?? {}, entry.id ?? null) };
 	});
 	return { tail, truncated };
+}
+
+/**
+ * The text of the branch's last assistant message, its last FINAL_TEXT_MAX characters only (the ending is
+ * what the promise rule reads); null when the branch has none or it holds no text.
+ */
+export function finalText(branch: any[]): string | null {
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i];
+		if (entry?.type !== "message" || entry.message?.role !== "assistant") continue;
+		const content = entry.message.content;
+		const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+		const text = blocks
+			.filter((b: any) => b?.type === "text" && typeof b.text === "string")
+			.map((b: any) => b.text)
+			.join("\n")
+			.trim();
+		if (text === "") return null;
+		const chars = Array.from(text);
+		return chars.length > FINAL_TEXT_MAX ? chars.slice(-FINAL_TEXT_MAX).join("") : text;
+	}
+	return null;
 }
 
 export function contextUsage(usage: any) {

@@ -25,6 +25,9 @@ pub struct RecoverySettings {
     pub max_loop_nudges: u32,
     /// Least time between any two automatic injections (the arbiter's global cooldown); 0 = none.
     pub injection_cooldown_seconds: u64,
+    pub promise_poke: bool,
+    pub max_promise_pokes: u32,
+    pub promise_second_opinion: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +80,9 @@ impl EffectiveSettings {
                 loop_threshold: count(KeyId::RecoveryLoopThreshold),
                 max_loop_nudges: count(KeyId::RecoveryMaxLoopNudges),
                 injection_cooldown_seconds: secs(KeyId::InjectionCooldownSeconds),
+                promise_poke: flag(KeyId::RecoveryPromisePoke),
+                max_promise_pokes: count(KeyId::RecoveryMaxPromisePokes),
+                promise_second_opinion: flag(KeyId::RecoveryPromiseSecondOpinion),
             },
             wakeups: WakeupSettings {
                 min_seconds: secs(KeyId::WakeupMinSeconds),
@@ -121,6 +127,9 @@ impl EffectiveSettings {
                 max_retries: self.recovery.max_retries,
                 loop_threshold: self.recovery.loop_threshold,
                 max_loop_nudges: self.recovery.max_loop_nudges,
+                promise_poke: self.recovery.promise_poke,
+                max_promise_pokes: self.recovery.max_promise_pokes,
+                promise_second_opinion: self.recovery.promise_second_opinion,
             },
             handoff: self.handoff.clone(),
             global_cooldown_seconds: self.recovery.injection_cooldown_seconds,

@@ -69,6 +69,9 @@ pub enum KeyId {
     RecoveryMaxRetries,
     RecoveryLoopThreshold,
     RecoveryMaxLoopNudges,
+    RecoveryPromisePoke,
+    RecoveryMaxPromisePokes,
+    RecoveryPromiseSecondOpinion,
     InjectionCooldownSeconds,
     WakeupMinSeconds,
     WakeupMaxSeconds,
@@ -195,7 +198,7 @@ const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 26] = [
+pub static KEYS: [KeySpec; 29] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -374,6 +377,44 @@ pub static KEYS: [KeySpec; 26] = [
         default: DefaultValue::Int(3),
         label: "Loop nudges before giving up",
         description: "Nudges about one repeated failing call before pokeshell stops intervening.",
+    },
+    KeySpec {
+        id: KeyId::RecoveryPromisePoke,
+        block: Block::Recovery,
+        name: "promisePoke",
+        group: Group::Recovery,
+        kind: ValueKind::Bool,
+        unit: Unit::None,
+        default: DefaultValue::Bool(true),
+        label: "Poke promise endings",
+        description: "When a run ends on a step the agent announced but did not take (\"Now I'll run \
+                      the tests:\"), pokeshell quotes the step back and asks the agent to take it or \
+                      to say what it needs from you.",
+    },
+    KeySpec {
+        id: KeyId::RecoveryMaxPromisePokes,
+        block: Block::Recovery,
+        name: "maxPromisePokes",
+        group: Group::Recovery,
+        kind: ValueKind::Int { min: 0, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(2),
+        label: "Promise pokes per episode",
+        description: "Promise pokes in a row, until you type or a run ends without a promise; 0 \
+                      turns them off.",
+    },
+    KeySpec {
+        id: KeyId::RecoveryPromiseSecondOpinion,
+        block: Block::Recovery,
+        name: "promiseSecondOpinion",
+        group: Group::Recovery,
+        kind: ValueKind::Bool,
+        unit: Unit::None,
+        default: DefaultValue::Bool(false),
+        label: "Ask model when unsure",
+        description: "For an ending pokeshell is unsure of, it first asks the session's own model a \
+                      one-line question (a small paid request, its cost in the ledger); when off, \
+                      unsure endings after a run with tool calls are poked without asking.",
     },
     KeySpec {
         id: KeyId::InjectionCooldownSeconds,

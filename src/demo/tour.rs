@@ -23,7 +23,7 @@ pub const BUILT_IN: &str = include_str!("../../assets/demo/tour.json");
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 45;
 
 /// The rule IDs a chapter may expect: the supervisor's ledger rules.
-pub const KNOWN_RULES: [&str; 30] = [
+pub const KNOWN_RULES: [&str; 33] = [
     rule::POKE_BREACH,
     rule::POKE_AUTO_ABORT,
     rule::POKE_ORPHAN,
@@ -54,6 +54,9 @@ pub const KNOWN_RULES: [&str; 30] = [
     rule::LIMIT_WAIT,
     rule::LIMIT_NOTIFY,
     rule::LIMIT_RESTORE,
+    rule::PROM_DETECT,
+    rule::PROM_POKE,
+    rule::PROM_LIMIT,
 ];
 
 /// A scenario file as `pokeshell demo --script` reads it.

@@ -215,3 +215,25 @@ fn briefs_are_ordered_by_need_then_number() {
     let numbers: Vec<u32> = all.iter().map(|b| b.number).collect();
     assert_eq!(numbers, [4, 8, 7, 6, 5, 3, 1, 2]);
 }
+
+#[test]
+fn a_promise_ending_from_the_bridge_is_poked_and_is_the_last_intervention() {
+    let mut s = pi();
+    event(&mut s, json!({"type": "agent_start"}), 1000);
+    let user = json!({"kind": "message", "role": "user", "content": [{"type": "text", "nonBlank": true}]});
+    let call = json!({"kind": "message", "role": "assistant", "stopReason": "toolUse",
+        "content": [{"type": "toolCall", "id": "c1", "name": "edit", "arguments": {}}]});
+    let result = json!({"kind": "message", "role": "toolResult", "toolCallId": "c1", "toolName": "edit",
+        "isError": false, "content": [{"type": "text", "nonBlank": true}]});
+    let promise = json!({"kind": "message", "role": "assistant", "stopReason": "stop",
+        "content": [{"type": "text", "nonBlank": true}]});
+    event(
+        &mut s,
+        json!({"type": "agent_settled", "aborted": false, "idle": true, "tail": [user, call, result, promise],
+            "finalText": "The parser change is in. Now I'll run the test suite:"}),
+        2000,
+    );
+    let last = s.brief(at(2100)).last_intervention.expect("an intervention");
+    assert!(last.contains("sent the promise poke"), "{last}");
+    assert!(last.contains("Now I'll run the test suite:"), "{last}");
+}

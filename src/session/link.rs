@@ -17,6 +17,8 @@ pub enum Purpose {
     Send(u64),
     /// A supervisor `Compact` (handoff).
     Compact,
+    /// A supervisor `AskModel` with this ask id.
+    Ask(u64),
     /// Anything whose failure only needs to be shown.
     Other(&'static str),
     /// Nothing to do either way (releasing a held turn that pi may already have let go).
@@ -172,6 +174,16 @@ pub fn tail(entries: &[wire::TailEntry]) -> Vec<sup::Message> {
         .collect()
 }
 
+/// The most of the final message's text kept (characters): the bridge sends no more, and a bridge
+/// that did is cut here again, keeping the end.
+pub const FINAL_TEXT_MAX: usize = 2000;
+
+/// The end of the final assistant message, at most [`FINAL_TEXT_MAX`] characters.
+pub fn final_text(text: &str) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(FINAL_TEXT_MAX)).collect()
+}
+
 pub fn custom_entries(entries: &[wire::CustomEntry]) -> Vec<sup::CustomEntry> {
     entries
         .iter()
@@ -275,10 +287,38 @@ pub fn wire_action(action: Action) -> Wired {
             };
             Wired::Command(command, Purpose::Other("saving to the session"))
         }
+        Action::AskModel {
+            ask_id,
+            system,
+            question,
+            timeout_ms,
+        } => Wired::Command(
+            Command::AskModel {
+                question,
+                system,
+                timeout_ms,
+            },
+            Purpose::Ask(ask_id),
+        ),
         Action::Notify { level, text, desktop } => Wired::Notify { level, text, desktop },
         Action::Log(record) => Wired::Log(record),
         Action::Unresponsive { aborted_mono_ms } => Wired::Unresponsive { aborted_mono_ms },
     }
+}
+
+/// The bridge's reply to `ask_model`.
+pub fn model_answer(result: Result<Value, String>) -> Result<sup::ModelAnswer, String> {
+    let value = result?;
+    let tokens = |key: &str| value.get(key).and_then(Value::as_u64);
+    let text = value
+        .get("answer")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "the bridge's answer has no text".to_string())?;
+    Ok(sup::ModelAnswer {
+        text: text.chars().take(200).collect(),
+        input_tokens: tokens("inputTokens"),
+        output_tokens: tokens("outputTokens"),
+    })
 }
 
 /// What a handoff report says, for the footer.
@@ -320,6 +360,15 @@ mod tests {
         assert!(long.ends_with('…'));
         assert_eq!(args_preview(&json!({"command": "a\nb"})), "a b");
         assert_eq!(args_preview(&Value::Null), "");
+    }
+
+    #[test]
+    fn the_final_text_keeps_its_last_2000_characters() {
+        assert_eq!(final_text("Now I'll run the tests:"), "Now I'll run the tests:");
+        let long = format!("{}é the end", "x".repeat(3000));
+        let kept = final_text(&long);
+        assert_eq!(kept.chars().count(), FINAL_TEXT_MAX);
+        assert!(kept.ends_with("é the end"));
     }
 
     #[test]

@@ -75,6 +75,10 @@ impl Session {
             Purpose::Compact => {
                 self.supervise(sup::Event::CompactResult { error: result.err() }, now, fx);
             }
+            Purpose::Ask(ask_id) => {
+                let result = link::model_answer(result);
+                self.supervise(sup::Event::ModelAnswer { ask_id, result }, now, fx);
+            }
             Purpose::Quiet => {}
             Purpose::Other(what) => {
                 if let Err(e) = result {
@@ -188,6 +192,7 @@ impl Session {
                     is_idle: s.idle.unwrap_or(false),
                     context_usage: s.context_usage.as_ref().map(link::usage),
                     tail: link::tail(&s.tail),
+                    final_text: s.final_text.as_deref().map(link::final_text),
                 }
             }
             PiEvent::TurnStart(_) => sup::Event::TurnStart,

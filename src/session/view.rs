@@ -391,6 +391,12 @@ fn supervision_lines(view: &View, utc_offset_secs: i32) -> Vec<Line<'static>> {
     if c.loop_nudges > 0 {
         lines.push(kv("nudges", format!("{}/{}", c.loop_nudges, c.max_loop_nudges)));
     }
+    if c.promise_pokes > 0 {
+        lines.push(kv(
+            "promises",
+            format!("{}/{} poked", c.promise_pokes, c.max_promise_pokes),
+        ));
+    }
     lines
 }
 

@@ -51,6 +51,14 @@ pub enum Action {
     /// `session_before_compact`; `focus` is the user's optional line; `save` says whether to write
     /// `handoff-<timestamp>.md` next to the session file. Reply with [`super::Event::CompactResult`].
     Compact { focus: Option<String>, save: bool },
+    /// Ask the session's own model one short question (PROM-A1) and answer with
+    /// [`super::Event::ModelAnswer`] carrying `ask_id`; the bridge gives up after `timeout_ms`.
+    AskModel {
+        ask_id: u64,
+        system: String,
+        question: String,
+        timeout_ms: u64,
+    },
     /// The answer to a [`super::Event::ToolCallRequest`].
     ToolReply {
         call_id: String,

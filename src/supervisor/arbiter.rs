@@ -29,6 +29,9 @@ pub(crate) enum Resume {
     Restart { reason: String },
     /// STALL-S1 / STALL-R1: pokeshell stopped a silent run; resume it.
     Stall { kind: StallKind, seconds: u64 },
+    /// PROM-P1: the run ended on an announced step it did not take; `step` quotes it, `certain` says
+    /// whether the cues were sure (else the run had tool calls and they were unsure).
+    Promise { step: String, certain: bool },
 }
 
 impl Resume {
@@ -40,6 +43,7 @@ impl Resume {
             Self::Loop { .. } => rule::SAR_LOOP,
             Self::Restart { .. } => rule::RESTART_RESUME,
             Self::Stall { kind, .. } => stall_rule(*kind),
+            Self::Promise { .. } => rule::PROM_POKE,
         }
     }
 
@@ -56,6 +60,10 @@ impl Resume {
             Self::Loop { tool, count, .. } => format!("the loop-guard message ({tool} failed {count} times)"),
             Self::Restart { .. } => "the resume after pi's restart".to_string(),
             Self::Stall { seconds, .. } => format!("the resume after a {seconds}s stall"),
+            Self::Promise { step, certain } => {
+                let how = if *certain { "certain" } else { "unsure" };
+                format!("the promise poke ({how}: \"{step}\")")
+            }
         }
     }
 }

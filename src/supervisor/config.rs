@@ -41,6 +41,12 @@ pub struct RecoveryConfig {
     pub loop_threshold: u32,
     /// At least 1; 0 falls back to the default (SAR-C1).
     pub max_loop_nudges: u32,
+    /// A run that ends on an announced, untaken step is asked to take it (PROM-P1).
+    pub promise_poke: bool,
+    /// Promise pokes per episode (PROM-B1); 0 turns them off.
+    pub max_promise_pokes: u32,
+    /// For endings the cues are unsure of, ask the session's model first (PROM-A1).
+    pub promise_second_opinion: bool,
 }
 
 /// pi-auto-handoff's keys (docs/configuration.md).
@@ -89,6 +95,9 @@ impl Default for RecoveryConfig {
             max_retries: 5,
             loop_threshold: 5,
             max_loop_nudges: 3,
+            promise_poke: true,
+            max_promise_pokes: 2,
+            promise_second_opinion: false,
         }
     }
 }

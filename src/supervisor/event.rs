@@ -43,6 +43,14 @@ pub struct CustomEntry {
     pub data: Value,
 }
 
+/// What the session's model answered to a question of pokeshell's, and what it cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelAnswer {
+    pub text: String,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A bridge instance connected (a new one connects after `/new`, `/resume`, `/fork`, `/reload`).
@@ -117,6 +125,8 @@ pub enum Event {
         context_usage: Option<ContextUsage>,
         /// The branch tail, oldest first (see [`super::message`]).
         tail: Vec<Message>,
+        /// The end of the last assistant message's text (PROM-D1 reads it).
+        final_text: Option<String>,
     },
     Input {
         source: InputSource,
@@ -155,6 +165,12 @@ pub enum Event {
     RestartRefused {
         rule: &'static str,
         reason: String,
+    },
+    /// The reply to a [`super::Action::AskModel`]: the answer's text and its token cost, or why there
+    /// is none.
+    ModelAnswer {
+        ask_id: u64,
+        result: Result<ModelAnswer, String>,
     },
     /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
     SendResult {

@@ -4,6 +4,7 @@
 pub(crate) mod handoff;
 pub(crate) mod lifecycle;
 pub(crate) mod limit;
+pub(crate) mod promise;
 pub(crate) mod recovery;
 pub(crate) mod restart;
 pub(crate) mod resume;

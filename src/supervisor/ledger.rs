@@ -66,6 +66,10 @@ pub mod rule {
     pub const RESTART_SERVER: &str = "RST-S1";
     pub const RESTART_UNREAPED: &str = "RST-K1";
     pub const ARB_COMPACTION_HOLD: &str = "ARB-HOLD";
+    pub const PROM_DETECT: &str = "PROM-D1";
+    pub const PROM_POKE: &str = "PROM-P1";
+    pub const PROM_LIMIT: &str = "PROM-B1";
+    pub const PROM_ASK: &str = "PROM-A1";
 }
 
 /// How many records the supervisor keeps for the view.

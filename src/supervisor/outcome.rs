@@ -75,6 +75,14 @@ impl Outcomes {
         });
         let reason = if aborted {
             "unknown: the resumed run was aborted".to_string()
+        } else if outcome.rule == super::ledger::rule::PROM_POKE && outcome.turn_started {
+            // PROM-P1 asked for the announced step or a one-line request: a tool call is the step.
+            if outcome.tool_started {
+                "acted: the agent made a tool call after the promise poke".to_string()
+            } else {
+                "did not act: the agent answered without a tool call (it may have said what it needs)"
+                    .to_string()
+            }
         } else if !outcome.turn_started {
             "no progress: the agent settled without starting a turn".to_string()
         } else if outcome.tool_started || produced {

@@ -7,6 +7,8 @@ pub const CT_POKE: &str = "poke";
 pub const CT_RETRY: &str = "stalled-agent-recovery-retry";
 /// customType of the loop guard's messages (hidden).
 pub const CT_LOOP: &str = "stalled-agent-recovery-loop";
+/// customType of the promise poke (hidden).
+pub const CT_PROMISE: &str = "promise-poke";
 /// customType of a delivered wakeup (visible).
 pub const CT_WAKEUP: &str = "wakeup";
 
@@ -108,6 +110,30 @@ pub fn loop_final_nudge(tool: &str, count: u32) -> String {
         "The {tool} call has now failed {count} {} with the very same arguments. Stop calling it. Tell the \
          user in plain text what is failing, then end your turn.",
         times(count)
+    )
+}
+
+/// PROM-P1: quotes the step the agent announced and leaves it two ways out: take it, or say in one line
+/// what it needs from the user. Never a bare "continue", which would read as a blanket permission.
+pub fn promise_poke(step: &str) -> String {
+    format!(
+        "[Poke] Your last message announced a next step, but the turn ended before you took it:\n\
+         > {step}\n\
+         If that step is still the right one, take it now. If it needs something from the user first (a \
+         decision, a permission, a missing detail), say in one line what you need, and end your turn."
+    )
+}
+
+/// PROM-A1: the second opinion's instructions and question; the answer is one word.
+pub const PROMISE_ASK_SYSTEM: &str =
+    "You judge how a coding agent's message ends. Answer with one word: DONE or STEP.";
+
+pub fn promise_question(message: &str) -> String {
+    format!(
+        "Here is the end of the last message a coding agent wrote before its turn ended:\n\n\
+         <message>\n{message}\n</message>\n\n\
+         Did this message end the task (a result, a summary, a question or a hand-back to the user), or \
+         did it announce a next step the agent had not taken yet? Answer DONE or STEP."
     )
 }
 
@@ -304,6 +330,16 @@ pub fn notify_stall_abort(stream: bool, seconds: u64) -> String {
     } else {
         format!("🔴 pokeshell stopped a run that never settled (silent for {seconds}s) and will resume it")
     }
+}
+
+pub fn notify_promise_poke() -> String {
+    "📌 The agent announced a step and stopped; pokeshell asked it to take the step".to_string()
+}
+
+pub fn notify_promise_give_up(max: u32) -> String {
+    format!(
+        "✋ The agent stopped on an announced step again; {max} promise poke(s) sent already, over to you"
+    )
 }
 
 pub fn notify_stall_resume() -> String {

@@ -152,6 +152,9 @@ pub struct Counters {
     /// The highest loop-guard nudge number stored for this session, and the maximum.
     pub loop_nudges: u32,
     pub max_loop_nudges: u32,
+    /// Promise pokes in the current episode (PROM-B1), and the maximum.
+    pub promise_pokes: u32,
+    pub max_promise_pokes: u32,
 }
 
 impl Supervisor {
@@ -209,6 +212,8 @@ impl Supervisor {
                 max_retries: self.config.recovery.max_retries,
                 loop_nudges: self.recovery.highest_nudge(session),
                 max_loop_nudges: self.config.recovery.effective_max_loop_nudges(),
+                promise_pokes: self.promise.pokes(),
+                max_promise_pokes: self.config.recovery.max_promise_pokes,
             },
             context: self.context,
             recent: self.ledger.recent().cloned().collect(),

@@ -171,6 +171,20 @@ fn config_items(e: &EffectiveSettings) -> Vec<Item> {
                 r.loop_threshold, r.max_loop_nudges
             ),
         ),
+        pair(
+            "Promise poke",
+            match (
+                r.promise_poke && r.max_promise_pokes > 0,
+                r.promise_second_opinion,
+            ) {
+                (false, _) => "off".to_string(),
+                (true, ask) => format!(
+                    "on, at most {} per episode{}",
+                    r.max_promise_pokes,
+                    if ask { ", asks the model when unsure" } else { "" }
+                ),
+            },
+        ),
         pair("Injection pause", format!("{}s", r.injection_cooldown_seconds)),
         pair(
             "Wakeup delays",

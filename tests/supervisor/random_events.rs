@@ -105,6 +105,7 @@ fn event() -> impl Strategy<Value = Event> {
                 is_idle,
                 context_usage: Some(ContextUsage { tokens: None, window: None, percent }),
                 tail,
+                final_text: None,
             }
         ),
         2 => prop_oneof![Just(InputSource::Interactive), Just(InputSource::Rpc), Just(InputSource::Extension)]

@@ -298,7 +298,10 @@ fn sar_27_c1_defaults() {
         RecoveryConfig {
             max_retries: 5,
             loop_threshold: 5,
-            max_loop_nudges: 3
+            max_loop_nudges: 3,
+            promise_poke: true,
+            max_promise_pokes: 2,
+            promise_second_opinion: false,
         }
     );
 }
@@ -311,6 +314,7 @@ fn sar_29_c1_out_of_range_loop_settings_fall_back_to_defaults() {
             max_retries: 0,
             loop_threshold: 0,
             max_loop_nudges: 0,
+            ..RecoveryConfig::default()
         };
     });
     sim.settle_with(vec![Message::user("go"), thinking_only()]);

@@ -266,6 +266,7 @@ impl Sim {
             aborted: settled.aborted,
             is_idle: settled.is_idle,
             context_usage: Some(usage),
+            final_text: final_text(&settled.tail),
             tail: settled.tail,
         })
     }
@@ -292,6 +293,20 @@ impl Sim {
 }
 
 // Branch-tail builders.
+
+/// What the bridge sends as `finalText`: the text of the tail's last assistant message.
+pub fn final_text(tail: &[Message]) -> Option<String> {
+    let last = tail.iter().rev().find(|message| message.is_assistant())?;
+    let text: Vec<&str> = last
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            Block::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!text.is_empty()).then(|| text.join("\n"))
+}
 
 pub fn text_reply(text: &str) -> Message {
     Message::assistant(StopReason::Stop, vec![Block::text(text)])

@@ -140,6 +140,7 @@ impl Soak {
                 percent,
             }),
             tail,
+            final_text: None,
         });
     }
 
@@ -157,6 +158,7 @@ impl Soak {
                 is_idle: true,
                 context_usage: None,
                 tail,
+                final_text: None,
             });
             let ms = self.rng.range(1_000, 20_000);
             self.pass(ms);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { branchTail, customEntry, ownEntries, pickEntries, summarizeMessage } from "../summaries.ts";
+import { branchTail, customEntry, finalText, ownEntries, pickEntries, summarizeMessage } from "../summaries.ts";
 
 test("a message summary carries no text, only what the rules need", () => {
 	const summary = summarizeMessage(
@@ -79,4 +79,32 @@ test("get_entries picks the newest matching entries within the limit, oldest fir
 	assert.equal(picked.truncated, true);
 	assert.equal(pickEntries(all, undefined, undefined).entries.length, 10);
 	assert.equal(pickEntries(all, "b", 0).truncated, false, "a bad limit falls back to the default");
+});
+
+test("the final text is the last assistant message's text, its end only", () => {
+	const branch = [
+		{ type: "message", message: { role: "user", content: "go" } },
+		{ type: "message", message: { role: "assistant", content: [{ type: "text", text: "first" }] } },
+		{ type: "message", message: { role: "toolResult", content: [{ type: "text", text: "out" }] } },
+		{
+			type: "message",
+			message: {
+				role: "assistant",
+				content: [
+					{ type: "thinking", thinking: "secret plan" },
+					{ type: "text", text: "The parser is in." },
+					{ type: "toolCall", id: "c", name: "bash", arguments: {} },
+					{ type: "text", text: "Now I'll run the tests:" },
+				],
+			},
+		},
+		{ type: "custom_message", customType: "poke" },
+	];
+	assert.equal(finalText(branch), "The parser is in.\nNow I'll run the tests:");
+	const long = "x".repeat(5000) + "END";
+	const bounded = finalText([{ type: "message", message: { role: "assistant", content: long } }]);
+	assert.equal(bounded?.length, 2000);
+	assert.ok(bounded?.endsWith("END"));
+	assert.equal(finalText([{ type: "message", message: { role: "assistant", content: [{ type: "thinking", thinking: "x" }] } }]), null);
+	assert.equal(finalText([{ type: "message", message: { role: "user", content: "hi" } }]), null);
 });

@@ -35,6 +35,14 @@ pub enum Command {
     ContextUsage,
     /// `ctx.isIdle()` and `ctx.hasPendingMessages()`.
     IsIdle,
+    /// One short question to the session's model (PROM-A1): `registry.complete()` with `system` and
+    /// `question`, aborted after `timeout_ms`. The reply: `{answer, inputTokens, outputTokens}`.
+    AskModel {
+        question: String,
+        system: String,
+        #[serde(rename = "timeoutMs")]
+        timeout_ms: u64,
+    },
     /// The result of a forwarded tool call (see the `tool_call_request` event).
     ToolReply(ToolReply),
     /// Lets pi go on after a held `turn_end` (sent after anything pokeshell steers in for that turn).
@@ -70,6 +78,7 @@ impl Command {
             Command::GetEntries { .. } => "get_entries",
             Command::ContextUsage => "context_usage",
             Command::IsIdle => "is_idle",
+            Command::AskModel { .. } => "ask_model",
             Command::ToolReply(_) => "tool_reply",
             Command::ReleaseTurn { .. } => "release_turn",
             Command::Notify { .. } => "notify",

@@ -185,6 +185,10 @@ pub struct AgentSettled {
     /// True when the branch had more entries than the tail carries.
     #[serde(default)]
     pub tail_truncated: bool,
+    /// The end (at most 2000 characters) of the branch's last assistant message's text; absent from
+    /// older bridges.
+    #[serde(default)]
+    pub final_text: Option<String>,
 }
 
 /// `ctx.getContextUsage()`; `tokens` and `percent` are null after a compaction until the next reply.

@@ -144,7 +144,7 @@ fn parses_lines_as_the_bridge_writes_them() {
                  "content":[{"type":"text","nonBlank":true}],"toolCallId":"c","toolName":"bash","isError":true,
                  "customType":null},
                 {"kind":"custom_message","id":"z","customType":"wakeup","display":true}],
-        "tailTruncated":false}}"#;
+        "tailTruncated":false,"finalText":"Now I'll run the tests:"}}"#;
     let FromBridge::Event {
         seq,
         event: PiEvent::AgentSettled(s),
@@ -157,6 +157,7 @@ fn parses_lines_as_the_bridge_writes_them() {
     assert!(s.aborted);
     assert_eq!(s.context_usage.unwrap().tokens, None);
     assert_eq!(s.tail.len(), 3);
+    assert_eq!(s.final_text.as_deref(), Some("Now I'll run the tests:"));
     let TailEntry::Message(m) = &s.tail[1] else {
         panic!("not a message")
     };

@@ -13,16 +13,16 @@ fn error_of(text: &str) -> String {
 }
 
 #[test]
-fn built_in_tour_has_the_ten_stalls_each_with_a_recovery_to_wait_for() {
+fn built_in_tour_has_the_eleven_stalls_each_with_a_recovery_to_wait_for() {
     let tour = Tour::built_in().unwrap();
     let plans = tour.plans(None).unwrap();
-    assert_eq!(plans.len(), 10);
+    assert_eq!(plans.len(), 11);
     let expected: Vec<&str> = plans.iter().map(|p| p.expect[0].rule.as_str()).collect();
     assert_eq!(
         expected,
         [
             "POKE-M2", "POKE-M3", "POKE-W4", "SAR-S8", "SAR-L4", "WAK-T3", "HO-T1", "STALL-S1", "LIMIT-W1",
-            "RST-D1"
+            "PROM-P1", "RST-D1"
         ]
     );
     for (i, plan) in plans.iter().enumerate() {
@@ -221,7 +221,7 @@ fn chapter_ranges_select_chapters_and_keep_their_numbers() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("no chapter 12") && err.contains("10 chapters"),
+        err.contains("no chapter 12") && err.contains("11 chapters"),
         "{err}"
     );
 }

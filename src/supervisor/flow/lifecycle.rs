@@ -80,6 +80,7 @@ impl Supervisor {
         self.recovery.new_run();
         self.cancel_deferred("the agent started a new run", now, out);
         self.cancel_limit_wait("the agent started a new run", now, out);
+        self.cancel_promise_ask("the agent started a new run", now, out);
     }
 
     /// POKE-E8 / POKE-E9: a compaction ended; an automatic one that interrupted work arms the wake.

@@ -175,8 +175,17 @@ impl Supervisor {
                     Some(notify),
                 )
             }
+            Resume::Promise { step, .. } => {
+                let max = self.config.recovery.max_promise_pokes;
+                if !self.config.recovery.promise_poke || self.promise.pokes() >= max {
+                    return;
+                }
+                self.promise.count_poke();
+                let notify = (NotifyLevel::Info, texts::notify_promise_poke());
+                (texts::CT_PROMISE, texts::promise_poke(step), Some(notify))
+            }
         };
-        let shown = resume.is_poke() || matches!(resume, Resume::Stall { .. });
+        let shown = resume.is_poke() || matches!(resume, Resume::Stall { .. } | Resume::Promise { .. });
         self.arbiter.injected(now.mono_ms, shown);
         let deliver_as = self.auto_deliver_as();
         let send_id = self.send(

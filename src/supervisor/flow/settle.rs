@@ -1,12 +1,14 @@
 //! `agent_settled`: every rule looks at the same moment and at most one resume message goes out
 //! (docs/supervision.md, "Arbitration"). Priority: the user's abort, then the loop guard, then the
-//! post-compaction wake, then the empty-reply retry; the orphaned-tool poke acts between settles. A rule
+//! post-compaction wake, then a provider limit's resume, then the empty-reply retry, then the promise
+//! poke; the orphaned-tool poke acts between settles. A rule
 //! that loses keeps its counters untouched.
 
 use crate::supervisor::Supervisor;
 use crate::supervisor::action::Action;
 use crate::supervisor::arbiter::{Claim, GiveUp, Resume, StopCause};
 use crate::supervisor::event::ContextUsage;
+use crate::supervisor::flow::promise::promise_verdict;
 use crate::supervisor::ledger::{LedgerKind, rule};
 use crate::supervisor::limit::Plan;
 use crate::supervisor::message::{Message, Role, last_visible};
@@ -20,6 +22,7 @@ pub(crate) struct Settle {
     pub is_idle: bool,
     pub context_usage: Option<ContextUsage>,
     pub tail: Vec<Message>,
+    pub final_text: Option<String>,
 }
 
 impl Supervisor {
@@ -63,8 +66,9 @@ impl Supervisor {
             other => (None, other),
         };
         let retry_claim = self.evaluate_retry(&settle.tail);
+        let promise_claim = self.evaluate_promise(&settle, now, out);
 
-        let mut claims = [loop_claim, wake_claim, limit_claim, retry_claim]
+        let mut claims = [loop_claim, wake_claim, limit_claim, retry_claim, promise_claim]
             .into_iter()
             .flatten();
         if let Some(winner) = claims.next() {
@@ -199,6 +203,10 @@ impl Supervisor {
             if let Some((stalled_rule, what)) = stalled {
                 let reason = format!("{what}, but supervision is off");
                 self.record(out, now, stalled_rule, LedgerKind::Declined, reason, None);
+            } else if let Some(step) = promise_verdict(&settle.tail, settle.final_text.as_deref()).step() {
+                let reason =
+                    format!("the run ended on an announced step (\"{step}\"), but supervision is off");
+                self.record(out, now, rule::PROM_DETECT, LedgerKind::Declined, reason, None);
             }
         }
         let percent = self.context.and_then(|usage| usage.percent);

@@ -21,6 +21,8 @@ impl Supervisor {
         }
         self.post_compact.end_episode();
         self.stall.end_episode();
+        self.cancel_promise_ask("you typed", now, out);
+        self.promise.end();
         self.provider.end_streak();
         self.cancel_limit_wait("you typed", now, out);
         self.arbiter.lift_stop();

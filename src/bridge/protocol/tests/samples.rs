@@ -109,6 +109,7 @@ pub(super) fn every_event() -> Vec<PiEvent> {
                 },
             ],
             tail_truncated: true,
+            final_text: Some("Now I'll run the tests:".into()),
         }),
         PiEvent::TurnStart(TurnStart { turn_index: 2 }),
         PiEvent::TurnEnd(TurnEnd {
