@@ -49,7 +49,7 @@ impl Layer for Observer {
         match input {
             // Keys and the pane's own bytes say nothing of the run (program-status reports come as
             // inputs of their own).
-            Input::Stdin(_) | Input::InputIdle => {}
+            Input::Stdin { .. } | Input::InputIdle { .. } => {}
             Input::ChildOutput { .. } => self.output = true,
             _ => self.dirty = true,
         }

@@ -1,4 +1,6 @@
 //! The server's screen: sizes, frames per client, slow clients, requests.
+
+use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
