@@ -7,6 +7,7 @@ pub mod connect;
 mod upward;
 
 use std::io::Write;
+use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use crate::server::wire::{self, Down, Listing, Target, Up};
@@ -187,6 +188,30 @@ pub fn ls() -> i32 {
             1
         }
     }
+}
+
+/// The running sessions' names and states, for completing a name: empty when no server runs or it
+/// does not answer within `deadline` (the server is never started for this).
+pub fn session_names(deadline: Duration) -> Vec<(String, String)> {
+    let listing = || -> Result<Vec<Listing>, String> {
+        let mut stream = connect::connect().map_err(|e| e.to_string())?;
+        for set in [UnixStream::set_read_timeout, UnixStream::set_write_timeout] {
+            set(&stream, Some(deadline)).map_err(|e| e.to_string())?;
+        }
+        connect::hello(&mut stream)?;
+        stream
+            .write_all(&wire::encode_up(&Up::List))
+            .map_err(|e| e.to_string())?;
+        match connect::read_down(&mut stream)? {
+            Down::Listing(list) => Ok(list),
+            other => Err(format!("{other:?}")),
+        }
+    };
+    listing()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|l| (l.name, l.state))
+        .collect()
 }
 
 /// `pokeshell kill NAME`.
