@@ -210,7 +210,14 @@ pub fn session_names(deadline: Duration) -> Vec<(String, String)> {
     listing()
         .unwrap_or_default()
         .into_iter()
-        .map(|l| (l.name, l.state))
+        .map(|l| {
+            // The listing shows `N:name`; `attach` and `kill` take the bare name.
+            let name = match l.name.split_once(':') {
+                Some((n, bare)) if n.parse::<u32>().is_ok() => bare.to_string(),
+                _ => l.name,
+            };
+            (name, l.state)
+        })
         .collect()
 }
 
