@@ -11,6 +11,7 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use crate::server::wire::{self, Down, Listing, Target, Up};
+use crate::session::usage::{dollars, tokens};
 
 /// What the user sees when an attachment ends, and the exit code.
 pub fn finish(ending: attach::Ending, label: &str) -> i32 {
@@ -107,7 +108,7 @@ pub fn format_listing(list: &[Listing]) -> String {
     if list.is_empty() {
         return "no sessions\n".to_string();
     }
-    let rows: Vec<[String; 7]> = list
+    let rows: Vec<[String; 9]> = list
         .iter()
         .map(|l| {
             [
@@ -121,6 +122,12 @@ pub fn format_listing(list: &[Listing]) -> String {
                 } else {
                     "-".into()
                 },
+                if l.tokens_in + l.tokens_out + l.cache_read == 0 {
+                    "-".into()
+                } else {
+                    format!("{}/{}", tokens(l.tokens_in + l.cache_read), tokens(l.tokens_out))
+                },
+                l.cost_usd.map_or_else(|| "-".into(), dollars),
                 l.dir.clone(),
             ]
         })
@@ -132,6 +139,8 @@ pub fn format_listing(list: &[Listing]) -> String {
         "LAST INTERVENTION",
         "AGE",
         "ATTACHED",
+        "TOKENS IN/OUT",
+        "COST",
         "DIRECTORY",
     ];
     let mut widths = head.map(str::len);
@@ -304,6 +313,10 @@ mod tests {
                 last_intervention: None,
                 age_secs: 125,
                 attached: 1,
+                tokens_in: 12_000,
+                tokens_out: 800,
+                cache_read: 30_000,
+                cost_usd: Some(0.0421),
             },
             Listing {
                 name: "2:web".into(),
@@ -313,6 +326,10 @@ mod tests {
                 last_intervention: Some("poked".into()),
                 age_secs: 7_300,
                 attached: 0,
+                tokens_in: 0,
+                tokens_out: 0,
+                cache_read: 0,
+                cost_usd: None,
             },
         ];
         let text = format_listing(&list);
@@ -324,6 +341,15 @@ mod tests {
         assert_eq!(&lines[2][col..col + 7], "waiting");
         assert!(lines[1].contains("bash 12s") && lines[1].contains("2m"));
         assert!(lines[2].contains("poked") && lines[2].contains("2h01m"));
+        let col = lines[0].find("TOKENS IN/OUT").unwrap();
+        assert_eq!(
+            &lines[1][col..col + 10],
+            "42.0k/800 ",
+            "cache reads count as input"
+        );
+        let col = lines[0].find("COST").unwrap();
+        assert_eq!(&lines[1][col..col + 7], "$0.0421");
+        assert_eq!(&lines[2][col..col + 1], "-", "no prices: no cost");
         assert_eq!(format_listing(&[]), "no sessions\n");
     }
 }

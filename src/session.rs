@@ -20,6 +20,7 @@ mod reported;
 mod restart;
 mod settings;
 mod status;
+pub mod usage;
 pub mod view;
 mod workspace;
 
@@ -185,6 +186,8 @@ pub struct Session {
     sessions: Vec<SessionBrief>,
     /// When the session was made (wall ms), for its brief.
     created_wall_ms: u64,
+    /// Tokens and cost, per run and for the session.
+    usage: usage::Tally,
 }
 
 impl Session {
@@ -207,6 +210,7 @@ impl Session {
             trouble: Trouble::default(),
             sessions: Vec::new(),
             created_wall_ms: now.wall_ms,
+            usage: usage::Tally::default(),
             opts,
         };
         let warnings = session.settings.get().warnings().len();
