@@ -20,6 +20,7 @@ mod reported;
 mod restart;
 mod settings;
 mod status;
+mod upward;
 pub mod usage;
 pub mod view;
 mod workspace;
@@ -110,6 +111,9 @@ pub enum Effect {
     HostModes(HostModes),
     /// Bytes the child meant for the host terminal itself: title, clipboard, bell, notifications.
     ToHost(Vec<u8>),
+    /// A program-status report (OSC 7501) for the terminals that answered the status query in
+    /// their start-up probe, and only those.
+    StatusReport(Vec<u8>),
     /// Draw again.
     Redraw,
     /// Send a command to the bridge under this id; its reply (or the failure to send it) comes back
@@ -188,6 +192,8 @@ pub struct Session {
     created_wall_ms: u64,
     /// Tokens and cost, per run and for the session.
     usage: usage::Tally,
+    /// What the terminal around pokeshell was last told (OSC 7501, the title).
+    upward: upward::Upward,
 }
 
 impl Session {
@@ -211,6 +217,7 @@ impl Session {
             sessions: Vec::new(),
             created_wall_ms: now.wall_ms,
             usage: usage::Tally::default(),
+            upward: upward::Upward::default(),
             opts,
         };
         let warnings = session.settings.get().warnings().len();
@@ -228,6 +235,12 @@ impl Session {
     /// The one entry point: a fact from the world in, requests to the world out.
     pub fn handle(&mut self, input: Input, now: Now) -> Vec<Effect> {
         let mut fx = Vec::new();
+        // Keys and output change nothing the terminal around is told (a title pi sets is seen in
+        // `on_child_output`); everything else may.
+        let upward = !matches!(
+            input,
+            Input::Stdin(_) | Input::InputIdle | Input::ChildOutput { .. } | Input::TypeIntoChild(_)
+        );
         match input {
             Input::Stdin(bytes) => {
                 let tokens = self.keys.feed(&bytes);
@@ -294,6 +307,9 @@ impl Session {
                 fx.push(Effect::Redraw);
             }
         }
+        if upward {
+            self.sync_upward(now, &mut fx);
+        }
         fx
     }
 
@@ -305,7 +321,11 @@ impl Session {
             fx.push(Effect::HostModes(m));
         }
         if !host_bytes.is_empty() {
+            let titled = self.upward.note_host_bytes(&host_bytes);
             fx.push(Effect::ToHost(host_bytes));
+            if titled {
+                self.sync_upward(now, fx);
+            }
         }
         fx.push(Effect::Redraw);
         if suspend {
@@ -424,3 +444,6 @@ mod brief_tests;
 
 #[cfg(test)]
 mod workspace_tests;
+
+#[cfg(test)]
+mod upward_tests;

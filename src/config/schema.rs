@@ -82,6 +82,7 @@ pub enum KeyId {
     Bell,
     NotifyCommand,
     CostWarnUsd,
+    WindowTitle,
 }
 
 /// The type and the accepted range of a key.
@@ -207,10 +208,11 @@ impl KeySpec {
 }
 
 const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
+const WINDOW_TITLE_CHOICES: &[&str] = &["auto", "on", "off"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 27] = [
+pub static KEYS: [KeySpec; 28] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -550,6 +552,18 @@ pub static KEYS: [KeySpec; 27] = [
         label: "Warn when a session costs more (USD)",
         description: "Notify once when a session's cost, as pi prices its model's tokens, passes this \
                       many US dollars. 0 never warns.",
+    },
+    KeySpec {
+        id: KeyId::WindowTitle,
+        block: Block::Pokeshell,
+        name: "windowTitle",
+        group: Group::Display,
+        kind: ValueKind::Choice(WINDOW_TITLE_CHOICES),
+        unit: Unit::None,
+        default: DefaultValue::Choice("auto"),
+        label: "Window title",
+        description: "Set the terminal's window title to the session's name and state: on, off, or \
+                      auto (only while pi has set no title of its own).",
     },
 ];
 

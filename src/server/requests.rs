@@ -47,7 +47,7 @@ impl Server {
                 };
                 c.caps_pending = false;
                 if let Some(n) = c.session {
-                    self.to_session(n, WorldEvent::Client(ClientEvent::Caps { caps }));
+                    self.to_session(n, WorldEvent::Client(ClientEvent::Caps { id, caps }));
                 }
             }
             Up::Input(bytes) => {

@@ -116,7 +116,7 @@ impl Session {
         }
     }
 
-    fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {
+    pub(super) fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {
         if let (Some(code), None) = (self.child.exit, self.watch.restarting) {
             return (Attention::Exited, format!("exited (code {code})"));
         }
