@@ -29,7 +29,7 @@ fn cost_and_tokens_are_summed_per_run_and_session_and_warned_about_once() {
 
     m.submit("first question");
     m.wait_text("First answer.");
-    m.wait_side("run     10.0k/2.0k · $0.0600");
+    m.wait_side("run 10.0k/2.0k · $0.0600");
     m.wait_side("session 10.0k/2.0k · $0.0600");
     m.pty.with_screen(|s| {
         assert!(
@@ -41,7 +41,7 @@ fn cost_and_tokens_are_summed_per_run_and_session_and_warned_about_once() {
     m.submit("second question");
     m.wait_text("Second answer.");
     m.wait_side("session 20.0k/4.0k · $0.1200");
-    m.wait_side("run     10.0k/2.0k · $0.0600");
+    m.wait_side("run 10.0k/2.0k · $0.0600");
     m.pty.wait_for_text("past your warning at $0.1000", WAIT);
     // Desktop notifications (OSC 9) that carry the warning.
     let warnings = |raw: &[u8]| {
