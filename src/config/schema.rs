@@ -549,7 +549,7 @@ pub static KEYS: [KeySpec; 28] = [
         },
         unit: Unit::None,
         default: DefaultValue::Number(0.0),
-        label: "Warn when a session costs more (USD)",
+        label: "Cost warning (USD)",
         description: "Notify once when a session's cost, as pi prices its model's tokens, passes this \
                       many US dollars. 0 never warns.",
     },
