@@ -51,7 +51,7 @@ fn pis_own_reports_go_up_unchanged_and_once() {
     let mut s = pi();
     let working = report(ProgramState::Working, "fixing");
     let fx = s.handle(Input::ProgramStatus(Some(working.clone())), at(1000));
-    assert_eq!(reports(&fx), [working.clone()]);
+    assert_eq!(reports(&fx), [working]);
     assert!(
         reports(&tick(&mut s, 2000)).is_empty(),
         "nothing new, nothing sent"
