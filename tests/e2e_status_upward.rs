@@ -4,6 +4,8 @@
 //! did not answer hears no report at all. Both get the window title with the session's state when
 //! `pokeshell.windowTitle` is on (pi 1.6.0 names its window itself, so `auto` leaves it to pi).
 
+#[path = "e2e_server/common.rs"]
+mod common;
 mod support;
 
 use std::time::Instant;
@@ -11,8 +13,9 @@ use std::time::Instant;
 use pokeshell::screen::program_status::{Osc7501, parse};
 use pokeshell::screen::{ProgramState, ProgramStatus};
 use serde_json::json;
+use support::matrix::Matrix;
 use support::pi::PiEnv;
-use support::pty::Pty;
+use support::pty::{Pty, ServerHome};
 use support::shell::{submit, wait_ready};
 use support::{Step, WAIT, model_server};
 
@@ -131,4 +134,46 @@ fn a_terminal_that_did_not_answer_hears_no_report_but_gets_the_title() {
     pty.wait_for_text(ANSWER, WAIT);
     let raw = pty.raw_output();
     assert!(find(&raw, b"\x1b]7501;state=").is_none(), "{:?}", reports(&raw));
+}
+
+/// Two terminals on one session in the server: only the one whose terminal answered the query gets
+/// reports. `pokeshell ls` shows the session's tokens and cost meanwhile.
+#[test]
+fn in_the_server_each_client_is_judged_by_its_own_terminal() {
+    let home = ServerHome::new();
+    let server = model_server();
+    server.push(
+        Step::slow(4, 200, "w ")
+            .with_prompt_tokens(10_000)
+            .with_completion_tokens(2_000),
+    );
+    let mut m = Matrix::builder()
+        .prices(3.0, 15.0, 0.3)
+        .env("XDG_RUNTIME_DIR", &home.runtime_dir().to_string_lossy())
+        .start(server);
+    let mut cmd = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+    cmd.arg("attach");
+    m.env.apply(&mut cmd);
+    let answering = Pty::spawn_answering(cmd, 50, 150, status_host);
+    answering.wait_for_text("mock-", WAIT);
+    m.submit("hello");
+    wait_raw(&answering, "pi's working and done through the server", |raw| {
+        let all = reports(raw);
+        let working = all.iter().position(|r| r.state == ProgramState::Working);
+        working.is_some_and(|w| all[w..].iter().any(|r| r.state == ProgramState::Done))
+    });
+    let silent = m.pty.raw_output();
+    assert!(
+        find(&silent, b"\x1b]7501;state=").is_none(),
+        "the terminal that did not answer got {:?}",
+        reports(&silent)
+    );
+    let listing = common::wait_ls(&m, "the cost in ls", |l| {
+        common::ls_cell(l, "1:work", "COST").as_deref() == Some("$0.0600")
+    });
+    assert_eq!(
+        common::ls_cell(&listing, "1:work", "TOKENS IN/OUT").as_deref(),
+        Some("10.0k/2.0k"),
+        "{listing}"
+    );
 }
