@@ -563,7 +563,7 @@ pub static KEYS: [KeySpec; 28] = [
         default: DefaultValue::Choice("auto"),
         label: "Window title",
         description: "Set the terminal's window title to the session's name and state: on, off, or \
-                      auto (only while pi has set no title of its own).",
+                      auto (only for a hosted program that sets no title itself; pi names its window).",
     },
 ];
 

@@ -16,7 +16,8 @@ use crate::supervisor::Now;
 pub(super) struct Upward {
     status: Option<ProgramStatus>,
     title: Option<String>,
-    /// pi set a window title of its own: `windowTitle: auto` then leaves the title to pi.
+    /// The program in the pane set a window title of its own: `windowTitle: auto` then leaves the
+    /// title to it.
     pi_title_seen: bool,
 }
 
@@ -102,10 +103,12 @@ impl Session {
             fx.push(Effect::StatusReport(program_status::encode(&report)));
             self.upward.status = want;
         }
+        // `auto`: pi (1.6.0 and every version since its titles came) names its window as it
+        // starts; a hosted program may not, and is left alone once it does.
         let on = match self.settings.get().effective().display.window_title {
             "on" => true,
             "off" => false,
-            _ => !self.upward.pi_title_seen,
+            _ => self.opts.bridge.is_none() && !self.upward.pi_title_seen,
         };
         let title = on.then(|| self.upward_title(now));
         if title != self.upward.title {

@@ -154,34 +154,55 @@ fn another_session_waiting_for_the_user_is_a_question_here() {
 }
 
 #[test]
-fn the_title_follows_the_state_unless_pi_names_its_window_or_it_is_off() {
+fn the_title_is_pis_by_default_and_pokeshells_when_on() {
     let mut s = pi();
-    let fx = event(&mut s, json!({"type": "agent_start"}), 1000);
-    assert_eq!(titles(&fx), ["pi — working"]);
-    let pi_title = b"\x1b]2;my pi\x07".to_vec();
-    let fx = s.handle(
-        Input::ChildOutput {
-            modes: Default::default(),
-            host_bytes: pi_title.clone(),
-        },
-        at(1500),
+    assert!(
+        titles(&event(&mut s, json!({"type": "agent_start"}), 1000)).is_empty(),
+        "auto: pi names it"
     );
-    assert_eq!(
-        titles(&fx),
-        ["my pi"],
-        "pi's own title passes, pokeshell's stops (auto)"
-    );
-    assert!(titles(&event(&mut s, json!({"type": "agent_end"}), 2000)).is_empty());
     let on = Change {
         key: KeyId::WindowTitle,
         value: SettingValue::Choice("on"),
     };
-    let fx = s.handle(Input::ApplySettings(vec![on]), at(3000));
-    assert_eq!(titles(&fx).len(), 1, "on: pokeshell's title even so");
+    let fx = s.handle(Input::ApplySettings(vec![on]), at(2000));
+    assert_eq!(titles(&fx), ["pi — working"]);
+    assert_eq!(
+        titles(&event(&mut s, json!({"type": "agent_end"}), 3000)),
+        Vec::<String>::new(),
+        "still working until settled"
+    );
     let off = Change {
         key: KeyId::WindowTitle,
         value: SettingValue::Choice("off"),
     };
     s.handle(Input::ApplySettings(vec![off]), at(4000));
     assert!(titles(&event(&mut s, json!({"type": "agent_start"}), 5000)).is_empty());
+}
+
+#[test]
+fn a_hosted_program_gets_a_title_until_it_names_its_window_itself() {
+    let opts = SessionOptions {
+        label: "htop".into(),
+        name: "top".into(),
+        ..SessionOptions::default()
+    };
+    let mut s = Session::new(opts, super::tests::settings(), 120, 40, at(0));
+    let fx = s.handle(Input::ChildStarted { pid: 9 }, at(0));
+    assert_eq!(titles(&fx), ["top — idle"]);
+    let fx = s.handle(
+        Input::ChildOutput {
+            modes: Default::default(),
+            host_bytes: b"\x1b]2;htop\x07".to_vec(),
+        },
+        at(500),
+    );
+    assert_eq!(titles(&fx), ["htop"], "its own title passes, pokeshell's stops");
+    let fx = s.handle(
+        Input::ChildExited {
+            code: 0,
+            signal: None,
+        },
+        at(1000),
+    );
+    assert!(titles(&fx).is_empty(), "{fx:?}");
 }
