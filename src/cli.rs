@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::config::ConfigArgs;
 use crate::demo::tour::ChapterRange;
@@ -26,22 +26,26 @@ use crate::input::prefix::PrefixKey;
                   input, output and exit status as pi alone. No side pane, no footer, no bridge,\n\
                   no supervision; its options other than --pi and its settings do not apply.\n\
                   So with `alias pi='pokeshell --'`, scripts that run `pi -p ...` still work.",
-    args_conflicts_with_subcommands = true
+    disable_version_flag = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub mode: Option<Mode>,
 
+    /// Print pokeshell's version, the pi it finds and that pi's version.
+    #[arg(short = 'V', long, global = true)]
+    pub version: bool,
+
     /// The pi executable (default: $POKESHELL_PI, else `pi` on PATH).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub pi: Option<PathBuf>,
 
     /// Host another program instead of pi, given as one shell command line.
-    #[arg(long, value_name = "COMMAND LINE", conflicts_with = "pi")]
+    #[arg(long, value_name = "COMMAND LINE", conflicts_with = "pi", global = true)]
     pub command: Option<String>,
 
     /// The prefix key for pokeshell's own commands, e.g. ctrl+b.
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", global = true)]
     pub prefix: Option<PrefixKey>,
 
     #[command(flatten)]
@@ -56,6 +60,7 @@ impl Cli {
     /// Parses a command line given without the program's name (as a client hands it to the server).
     pub fn try_parse_from_argv(argv: &[String]) -> Result<Cli, String> {
         Cli::try_parse_from(std::iter::once("pokeshell").chain(argv.iter().map(String::as_str)))
+            .and_then(Cli::with_globals)
             .map_err(|e| e.to_string())
     }
 }
@@ -67,6 +72,7 @@ pub enum Mode {
     /// Attach this terminal to a running session (default: the one used last).
     Attach {
         /// The session's name or number, as `pokeshell ls` shows them.
+        #[arg(add = crate::completions::session_names())]
         name: Option<String>,
     },
     /// List the sessions: name, state, running tool, last intervention, age, directory.
@@ -76,8 +82,16 @@ pub enum Mode {
     /// End a session: pi is asked to quit (SIGTERM), then killed after a grace.
     Kill {
         /// The session's name or number.
+        #[arg(add = crate::completions::session_names())]
         name: String,
     },
+    /// Print the script that makes SHELL complete pokeshell's commands, options and session names.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: crate::completions::Shell,
+    },
+    /// Print pokeshell's manual page (roff), e.g. `pokeshell man | man -l -`.
+    Man,
     /// The per-user server itself; started by pokeshell when needed.
     #[command(name = "__server", hide = true)]
     Server,
@@ -97,10 +111,6 @@ pub struct NewArgs {
     #[arg(long, short = 'd')]
     pub detached: bool,
 
-    /// The pi executable (default: $POKESHELL_PI, else `pi` on PATH).
-    #[arg(long, value_name = "PATH")]
-    pub pi: Option<PathBuf>,
-
     /// Arguments passed to pi unchanged.
     #[arg(last = true, value_name = "PI_ARGS")]
     pub pi_args: Vec<String>,
@@ -108,8 +118,8 @@ pub struct NewArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct DemoArgs {
-    /// The pi executable (default: $POKESHELL_PI, else `pi` on PATH, else the one --install-pi installed).
-    #[arg(long, value_name = "PATH")]
+    /// The global `--pi` (the demo also finds the one --install-pi installed).
+    #[arg(skip)]
     pub pi: Option<PathBuf>,
 
     /// When pi cannot be found, install Node.js 22 (if needed) and pi 1.6.0 into pokeshell's cache
@@ -125,9 +135,67 @@ pub struct DemoArgs {
     #[arg(long, value_name = "N-M")]
     pub chapters: Option<ChapterRange>,
 
-    /// The prefix key for pokeshell's own commands, e.g. ctrl+b.
-    #[arg(long, value_name = "KEY")]
+    /// The global `--prefix`.
+    #[arg(skip)]
     pub prefix: Option<PrefixKey>,
+}
+
+impl Cli {
+    /// Parses the command line and hands the global options to the subcommands that use them.
+    pub fn parse_args() -> Cli {
+        Cli::parse().with_globals().unwrap_or_else(|e| e.exit())
+    }
+
+    /// The global options go to the subcommand that uses them. They are accepted before or after
+    /// any subcommand (an alias such as `pokeshell --pi ~/bin/pi` must work with every command);
+    /// commands that start nothing ignore them. Refused: what would be silently lost, that is
+    /// `--command` or a settings flag with `demo` (it plays its own script with its own settings),
+    /// and `--show-config` or pi's arguments with any subcommand.
+    fn with_globals(mut self) -> Result<Cli, clap::Error> {
+        let refuse = |what: &str, sub: &str| {
+            Err(Cli::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("{what} does not apply to `pokeshell {sub}`"),
+            ))
+        };
+        let Some(mode) = &mut self.mode else {
+            return Ok(self);
+        };
+        let sub = mode.name();
+        if self.config.show_config {
+            return refuse("--show-config", sub);
+        }
+        if !self.pi_args.is_empty() {
+            return refuse("arguments for pi (after `--`)", sub);
+        }
+        if let Mode::Demo(args) = mode {
+            if self.command.is_some() {
+                return refuse("--command", sub);
+            }
+            if !self.config.overrides().is_empty() {
+                return refuse("a settings flag (--enable, --threshold, --no-postcompact)", sub);
+            }
+            args.pi = self.pi.clone();
+            args.prefix = self.prefix;
+        }
+        Ok(self)
+    }
+}
+
+impl Mode {
+    /// The subcommand's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mode::Demo(_) => "demo",
+            Mode::Attach { .. } => "attach",
+            Mode::Ls => "ls",
+            Mode::New(_) => "new",
+            Mode::Kill { .. } => "kill",
+            Mode::Completions { .. } => "completions",
+            Mode::Man => "man",
+            Mode::Server => "__server",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +204,7 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("pokeshell").chain(args.iter().copied()))
+            .and_then(Cli::with_globals)
     }
 
     #[test]
@@ -191,5 +260,70 @@ mod tests {
         );
         assert!(parse(&["demo", "--threshold", "5"]).is_err());
         assert!(parse(&["demos"]).is_err());
+    }
+
+    #[test]
+    fn global_options_are_taken_before_or_after_a_subcommand() {
+        let path = Some(std::path::Path::new("/x/pi"));
+        for args in [
+            &["--pi", "/x/pi", "--prefix", "ctrl+b", "attach", "work"][..],
+            &["attach", "--pi", "/x/pi", "work", "--prefix", "ctrl+b"][..],
+        ] {
+            let cli = parse(args).unwrap();
+            assert!(
+                matches!(&cli.mode, Some(Mode::Attach { name: Some(n) }) if n == "work"),
+                "{args:?}"
+            );
+            assert_eq!(cli.pi.as_deref(), path, "{args:?}");
+            assert_eq!(cli.prefix.map(|p| p.canonical()).as_deref(), Some("ctrl+b"));
+        }
+        for args in [
+            &["--command", "htop", "--threshold", "9", "new", "-d"][..],
+            &["new", "--command", "htop", "-d", "--threshold", "9"][..],
+        ] {
+            let cli = parse(args).unwrap();
+            assert!(matches!(&cli.mode, Some(Mode::New(n)) if n.detached), "{args:?}");
+            assert_eq!(cli.command.as_deref(), Some("htop"));
+            assert_eq!(cli.config.to_argv(), ["--threshold", "9"]);
+        }
+        for args in [&["--pi", "/x/pi", "demo"][..], &["demo", "--pi", "/x/pi"][..]] {
+            let Some(Mode::Demo(demo)) = parse(args).unwrap().mode else {
+                panic!("not the demo: {args:?}")
+            };
+            assert_eq!(
+                demo.pi.as_deref(),
+                path,
+                "the demo gets the global --pi: {args:?}"
+            );
+        }
+        for args in [
+            &["--pi", "/x/pi", "ls"][..],
+            &["ls", "--pi", "/x/pi"][..],
+            &["kill", "a", "--pi", "/p"][..],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn what_a_subcommand_would_lose_or_does_not_know_is_refused_plainly() {
+        let err = parse(&["--bogus", "ls"]).unwrap_err().to_string();
+        assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+        let err = parse(&["ls", "--bogus"]).unwrap_err().to_string();
+        assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+        let err = parse(&["demo", "--command", "htop"]).unwrap_err().to_string();
+        assert!(
+            err.contains("--command does not apply to `pokeshell demo`"),
+            "{err}"
+        );
+        let err = parse(&["--show-config", "ls"]).unwrap_err().to_string();
+        assert!(
+            err.contains("--show-config does not apply to `pokeshell ls`"),
+            "{err}"
+        );
+        assert!(
+            parse(&["--pi", "/a", "--command", "x", "ls"]).is_err(),
+            "--pi and --command conflict"
+        );
     }
 }

@@ -7,9 +7,11 @@ pub mod connect;
 mod upward;
 
 use std::io::Write;
+use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use crate::server::wire::{self, Down, Listing, Target, Up};
+use crate::session::usage::{dollars, tokens};
 
 /// What the user sees when an attachment ends, and the exit code.
 pub fn finish(ending: attach::Ending, label: &str) -> i32 {
@@ -106,7 +108,7 @@ pub fn format_listing(list: &[Listing]) -> String {
     if list.is_empty() {
         return "no sessions\n".to_string();
     }
-    let rows: Vec<[String; 7]> = list
+    let rows: Vec<[String; 9]> = list
         .iter()
         .map(|l| {
             [
@@ -120,6 +122,12 @@ pub fn format_listing(list: &[Listing]) -> String {
                 } else {
                     "-".into()
                 },
+                if l.tokens_in + l.tokens_out + l.cache_read == 0 {
+                    "-".into()
+                } else {
+                    format!("{}/{}", tokens(l.tokens_in + l.cache_read), tokens(l.tokens_out))
+                },
+                l.cost_usd.map_or_else(|| "-".into(), dollars),
                 l.dir.clone(),
             ]
         })
@@ -131,6 +139,8 @@ pub fn format_listing(list: &[Listing]) -> String {
         "LAST INTERVENTION",
         "AGE",
         "ATTACHED",
+        "TOKENS IN/OUT",
+        "COST",
         "DIRECTORY",
     ];
     let mut widths = head.map(str::len);
@@ -187,6 +197,37 @@ pub fn ls() -> i32 {
             1
         }
     }
+}
+
+/// The running sessions' names and states, for completing a name: empty when no server runs or it
+/// does not answer within `deadline` (the server is never started for this).
+pub fn session_names(deadline: Duration) -> Vec<(String, String)> {
+    let listing = || -> Result<Vec<Listing>, String> {
+        let mut stream = connect::connect().map_err(|e| e.to_string())?;
+        for set in [UnixStream::set_read_timeout, UnixStream::set_write_timeout] {
+            set(&stream, Some(deadline)).map_err(|e| e.to_string())?;
+        }
+        connect::hello(&mut stream)?;
+        stream
+            .write_all(&wire::encode_up(&Up::List))
+            .map_err(|e| e.to_string())?;
+        match connect::read_down(&mut stream)? {
+            Down::Listing(list) => Ok(list),
+            other => Err(format!("{other:?}")),
+        }
+    };
+    listing()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|l| {
+            // The listing shows `N:name`; `attach` and `kill` take the bare name.
+            let name = match l.name.split_once(':') {
+                Some((n, bare)) if n.parse::<u32>().is_ok() => bare.to_string(),
+                _ => l.name,
+            };
+            (name, l.state)
+        })
+        .collect()
 }
 
 /// `pokeshell kill NAME`.
@@ -272,6 +313,10 @@ mod tests {
                 last_intervention: None,
                 age_secs: 125,
                 attached: 1,
+                tokens_in: 12_000,
+                tokens_out: 800,
+                cache_read: 30_000,
+                cost_usd: Some(0.0421),
             },
             Listing {
                 name: "2:web".into(),
@@ -281,6 +326,10 @@ mod tests {
                 last_intervention: Some("poked".into()),
                 age_secs: 7_300,
                 attached: 0,
+                tokens_in: 0,
+                tokens_out: 0,
+                cache_read: 0,
+                cost_usd: None,
             },
         ];
         let text = format_listing(&list);
@@ -292,6 +341,15 @@ mod tests {
         assert_eq!(&lines[2][col..col + 7], "waiting");
         assert!(lines[1].contains("bash 12s") && lines[1].contains("2m"));
         assert!(lines[2].contains("poked") && lines[2].contains("2h01m"));
+        let col = lines[0].find("TOKENS IN/OUT").unwrap();
+        assert_eq!(
+            &lines[1][col..col + 10],
+            "42.0k/800 ",
+            "cache reads count as input"
+        );
+        let col = lines[0].find("COST").unwrap();
+        assert_eq!(&lines[1][col..col + 7], "$0.0421");
+        assert_eq!(&lines[2][col..col + 1], "-", "no prices: no cost");
         assert_eq!(format_listing(&[]), "no sessions\n");
     }
 }

@@ -107,6 +107,10 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     /// Where finished file I/O reports back.
     pub events: UnboundedSender<WorldEvent>,
     host_modes: HostModes,
+    /// The attached clients whose terminal answered the program-status query (OSC 7501) in its
+    /// start-up probe; `None` while no client ever attached (pokeshell runs in the terminal itself,
+    /// and the mirror's capabilities are that terminal's).
+    status_clients: Option<std::collections::BTreeSet<u64>>,
     /// The ledger's state as the session last heard it.
     ledger_status: Option<String>,
     pane: (u16, u16),
@@ -166,6 +170,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ledger,
             events,
             host_modes: HostModes::default(),
+            status_clients: None,
             ledger_status: None,
             pane: (pane.width, pane.height),
             dirty: true,
@@ -358,6 +363,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     self.screen.write_raw(&bytes)?;
                 }
                 Effect::ToHost(bytes) => self.screen.write_raw(&bytes)?,
+                Effect::StatusReport(bytes) => self.status_report(&bytes)?,
                 Effect::Redraw => self.dirty = true,
                 Effect::Bridge { id, command } => {
                     let name = command.name();

@@ -1,9 +1,11 @@
 //! pokeshell: hosts the pi coding agent in a pseudo-terminal, mirrors its screen beside a side pane and
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
+pub mod about;
 pub mod bridge;
 pub mod cli;
 pub mod client;
+pub mod completions;
 pub mod config;
 pub mod demo;
 pub mod event_loop;

@@ -3,7 +3,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
 use pokeshell::cli::{Cli, Mode, NewArgs};
 use pokeshell::client;
 use pokeshell::passthrough;
@@ -64,13 +63,16 @@ fn server_argv(raw: &[String], spec: &CommandSpec, command: bool) -> Vec<String>
     out
 }
 
-fn new_session(args: &NewArgs) -> ExitCode {
+/// `pokeshell new`: the global `--pi`, `--command`, `--prefix` and settings flags apply to the new
+/// session.
+fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
     let cli = Cli {
         mode: None,
-        pi: args.pi.clone(),
-        command: None,
-        prefix: None,
-        config: Default::default(),
+        version: false,
+        pi: globals.pi.clone(),
+        command: globals.command.clone(),
+        prefix: globals.prefix,
+        config: globals.config.clone(),
         pi_args: args.pi_args.clone(),
     };
     let spec = match child_spec(&cli) {
@@ -84,7 +86,14 @@ fn new_session(args: &NewArgs) -> ExitCode {
             Err(c) => return c,
         },
     };
-    let mut argv = server_argv(&[], &spec, false);
+    let mut own = cli.config.to_argv();
+    if let Some(line) = &cli.command {
+        own.extend(["--command".to_string(), line.clone()]);
+    }
+    if let Some(prefix) = cli.prefix {
+        own.extend(["--prefix".to_string(), prefix.canonical()]);
+    }
+    let mut argv = server_argv(&own, &spec, cli.command.is_some());
     argv.push("--".to_string());
     argv.extend(args.pi_args.iter().cloned());
     let target = Target::New {
@@ -100,11 +109,37 @@ fn new_session(args: &NewArgs) -> ExitCode {
     }
 }
 
+/// Writes what `write` makes to stdout; a closed pipe (`| head`) is not an error worth a message.
+fn print_or_fail(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match write(&mut out).and_then(|()| std::io::Write::flush(&mut out)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pokeshell: cannot write: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // First: the terminal is not in raw mode yet (see `quit_shield`).
     pokeshell::host::quit_shield(true);
-    let cli = Cli::parse();
+    // A shell asking for completions (`COMPLETE` set) is answered before anything else runs.
+    pokeshell::completions::answer_if_asked();
+    let cli = Cli::parse_args();
+    if cli.version {
+        print!(
+            "{}",
+            pokeshell::about::version_text(cli.pi.as_deref(), pokeshell::about::PI_VERSION_DEADLINE)
+        );
+        return ExitCode::SUCCESS;
+    }
     match &cli.mode {
+        Some(Mode::Completions { shell }) => {
+            return print_or_fail(|out| pokeshell::completions::script(*shell, out));
+        }
+        Some(Mode::Man) => return print_or_fail(pokeshell::completions::man_page),
         Some(Mode::Demo(args)) => return code(pokeshell::demo::launch::run_demo(args, probe_timeout())),
         Some(Mode::Server) => {
             let served =
@@ -119,7 +154,7 @@ fn main() -> ExitCode {
         }
         Some(Mode::Ls) => return code(client::ls()),
         Some(Mode::Kill { name }) => return code(client::kill(name)),
-        Some(Mode::New(args)) => return new_session(args),
+        Some(Mode::New(args)) => return new_session(&cli, args),
         Some(Mode::Attach { name }) => {
             let target = Target::Attach { name: name.clone() };
             return code(client::open(target, "pi", probe_timeout()));

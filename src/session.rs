@@ -21,6 +21,8 @@ mod reported;
 mod restart;
 mod settings;
 mod status;
+mod upward;
+pub mod usage;
 pub mod view;
 mod workspace;
 
@@ -117,6 +119,9 @@ pub enum Effect {
     HostModes(HostModes),
     /// Bytes the child meant for the host terminal itself: title, clipboard, bell, notifications.
     ToHost(Vec<u8>),
+    /// A program-status report (OSC 7501) for the terminals that answered the status query in
+    /// their start-up probe, and only those.
+    StatusReport(Vec<u8>),
     /// Draw again.
     Redraw,
     /// Send a command to the bridge under this id; its reply (or the failure to send it) comes back
@@ -196,6 +201,10 @@ pub struct Session {
     created_wall_ms: u64,
     /// The user's local offset from UTC (seconds east), as last given ([`Input::LocalTime`]).
     utc_offset_secs: i32,
+    /// Tokens and cost, per run and for the session.
+    usage: usage::Tally,
+    /// What the terminal around pokeshell was last told (OSC 7501, the title).
+    upward: upward::Upward,
 }
 
 impl Session {
@@ -218,6 +227,8 @@ impl Session {
             sessions: Vec::new(),
             created_wall_ms: now.wall_ms,
             utc_offset_secs: 0,
+            usage: usage::Tally::default(),
+            upward: upward::Upward::default(),
             opts,
         };
         let warnings = session.settings.get().warnings().len();
@@ -235,6 +246,16 @@ impl Session {
     /// The one entry point: a fact from the world in, requests to the world out.
     pub fn handle(&mut self, input: Input, now: Now) -> Vec<Effect> {
         let mut fx = Vec::new();
+        // Keys and output change nothing the terminal around is told (a title pi sets is seen in
+        // `on_child_output`); everything else may.
+        let upward = !matches!(
+            input,
+            Input::Stdin { .. }
+                | Input::InputIdle { .. }
+                | Input::ClientLeft { .. }
+                | Input::ChildOutput { .. }
+                | Input::TypeIntoChild(_)
+        );
         match input {
             Input::Stdin { client, bytes } => {
                 let tokens = self.keys.of(client).keys.feed(&bytes);
@@ -311,6 +332,9 @@ impl Session {
                 fx.push(Effect::Redraw);
             }
         }
+        if upward {
+            self.sync_upward(now, &mut fx);
+        }
         fx
     }
 
@@ -322,7 +346,11 @@ impl Session {
             fx.push(Effect::HostModes(m));
         }
         if !host_bytes.is_empty() {
+            let titled = self.upward.note_host_bytes(&host_bytes);
             fx.push(Effect::ToHost(host_bytes));
+            if titled {
+                self.sync_upward(now, fx);
+            }
         }
         fx.push(Effect::Redraw);
         if suspend {
@@ -458,3 +486,6 @@ mod workspace_tests;
 
 #[cfg(test)]
 mod keyboards_tests;
+
+#[cfg(test)]
+mod upward_tests;

@@ -277,6 +277,10 @@ fn valid_value(key: KeyId, seed: u64) -> SettingValue {
             let step = (max - above) / 1000.0;
             SettingValue::Number(above + step * (1 + seed % 1000) as f64)
         }
+        ValueKind::NumberFrom { min, max } => {
+            let step = (max - min) / 1000.0;
+            SettingValue::Number(min + step * (seed % 1001) as f64)
+        }
         ValueKind::Choice(choices) => SettingValue::Choice(choices[seed as usize % choices.len()]),
         ValueKind::KeyChord => SettingValue::Text(["ctrl+]", "ctrl+a", "ctrl+\\"][seed as usize % 3].into()),
         ValueKind::Text { .. } => {

@@ -5,7 +5,7 @@ import { writeHandoff } from "./handoff.ts";
 import { ERROR_TEXT_MAX, PREVIEW_STRING_MAX } from "./limits.ts";
 import { progressKindOf } from "./progress.ts";
 import type { Bridge } from "./state.ts";
-import { branchTail, finalText, ownEntries, summarizeMessage } from "./summaries.ts";
+import { branchTail, finalText, ownEntries, summarizeMessage, tokenUsage } from "./summaries.ts";
 import { bound, boundText, modelName, numberOrNull } from "./util.ts";
 
 /** Wraps a pi event handler: remembers the context, reports instead of throwing. */
@@ -125,7 +125,9 @@ export function forwardEvents(b: Bridge) {
 	});
 
 	on(b, "message_end", (event) => {
-		if (event.message) emit("message_end", { message: summarizeMessage(event.message, null) });
+		if (event.message) {
+			emit("message_end", { message: summarizeMessage(event.message, null), usage: tokenUsage(event.message) });
+		}
 		return undefined;
 	});
 

@@ -108,6 +108,25 @@ export function finalText(branch: any[]): string | null {
 	return null;
 }
 
+/**
+ * What one assistant reply used, for pokeshell's per-session totals: tokens in (not from the cache),
+ * out, read from and written to the cache, and the cost pi priced them at (`null` for a message
+ * without usage; a cost of 0 when pi has no prices for the model).
+ */
+export function tokenUsage(m: any) {
+	const u = m?.role === "assistant" ? m.usage : null;
+	if (!u || typeof u !== "object") return null;
+	const count = (v: unknown) => Math.max(0, Math.round(numberOrNull(v) ?? 0));
+	const cost = numberOrNull(u.cost?.total);
+	return {
+		input: count(u.input),
+		output: count(u.output),
+		cacheRead: count(u.cacheRead),
+		cacheWrite: count(u.cacheWrite),
+		costUsd: cost !== null && cost >= 0 ? cost : null,
+	};
+}
+
 export function contextUsage(usage: any) {
 	if (!usage) return null;
 	return {

@@ -21,8 +21,8 @@ pub use events::{
     HandoffOutcome, HandoffReport, InputEvent, InputSource, LogEvent, MessageEnd, MessageSummary,
     ModelSelect, PiEvent, Progress, ProgressKind, Role, SessionBeforeCompact, SessionCompact,
     SessionCompactFailed, SessionInfoChanged, SessionReason, SessionShutdown, SessionStart, SessionTree,
-    Snapshot, StopReason, TailEntry, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart, TurnEnd,
-    TurnStart,
+    Snapshot, StopReason, TailEntry, TokenUsage, ToolCallRequest, ToolExecutionEnd, ToolExecutionStart,
+    TurnEnd, TurnStart,
 };
 pub use heartbeat::{Heartbeat, SeqGaps};
 pub use user_commands::{UserCommand, UserRequest};

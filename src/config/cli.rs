@@ -9,13 +9,13 @@ use super::value::{Layer, SettingValue};
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfigArgs {
     /// Turn automatic poking on for this run, whatever the settings files say.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub enable: bool,
     /// Seconds before a tool call counts as overdue, for this run.
-    #[arg(long, value_name = "SECONDS", value_parser = parse_threshold)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_threshold, global = true)]
     pub threshold: Option<i64>,
     /// Turn the post-compaction poke off for this run.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub no_postcompact: bool,
     /// Print the effective settings with their sources and any warnings, then exit.
     #[arg(long)]
@@ -36,6 +36,22 @@ impl ConfigArgs {
             layer.insert(KeyId::PokePostCompactPoke, SettingValue::Bool(false));
         }
         layer
+    }
+
+    /// These flags as a command line again (for a session the server starts); `--show-config` is
+    /// not among them: it starts nothing.
+    pub fn to_argv(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.enable {
+            out.push("--enable".to_string());
+        }
+        if let Some(seconds) = self.threshold {
+            out.extend(["--threshold".to_string(), seconds.to_string()]);
+        }
+        if self.no_postcompact {
+            out.push("--no-postcompact".to_string());
+        }
+        out
     }
 }
 

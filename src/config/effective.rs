@@ -55,6 +55,11 @@ pub struct DisplaySettings {
     pub bell: bool,
     /// `pokeshell.notifyCommand`: run (see `notify_command`) when no terminal is attached; empty = none.
     pub notify_command: String,
+    /// `pokeshell.costWarnUsd` in millionths of a dollar (whole, so the settings compare exactly):
+    /// notify once when a session's cost passes it; 0: never.
+    pub cost_warn_micros: u64,
+    /// `pokeshell.windowTitle`: "auto", "on" or "off".
+    pub window_title: &'static str,
 }
 
 impl EffectiveSettings {
@@ -111,6 +116,15 @@ impl EffectiveSettings {
                 notifications: flag(KeyId::Notifications),
                 bell: flag(KeyId::Bell),
                 notify_command: s.get(KeyId::NotifyCommand).edit_text(),
+                window_title: match s.get(KeyId::WindowTitle) {
+                    SettingValue::Choice(c) => c,
+                    _ => "auto",
+                },
+                cost_warn_micros: match s.get(KeyId::CostWarnUsd) {
+                    // In range (0 to 10^6) by the schema: the product fits.
+                    SettingValue::Number(n) => (n * 1e6).round() as u64,
+                    _ => 0,
+                },
             },
             tool_timeout_ms: s.tool_timeout().map(|(ms, _)| ms),
         }

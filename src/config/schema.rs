@@ -84,6 +84,8 @@ pub enum KeyId {
     Notifications,
     Bell,
     NotifyCommand,
+    CostWarnUsd,
+    WindowTitle,
 }
 
 /// The type and the accepted range of a key.
@@ -95,12 +97,25 @@ pub enum ValueKind {
     Int { min: i64, max: i64 },
     /// A finite JSON number above `above` (excluded) and at most `max`.
     Number { above: f64, max: f64 },
+    /// A finite JSON number from `min` to `max`, both included.
+    NumberFrom { min: f64, max: f64 },
     /// One of a fixed list of strings.
     Choice(&'static [&'static str]),
     /// A key chord such as `ctrl+]` (see `input::prefix`).
     KeyChord,
     /// One line of text, at most `max_chars` characters; empty is allowed (and means "none").
     Text { max_chars: usize },
+}
+
+impl ValueKind {
+    /// Whether the number `n` lies in a number kind's range (`false` for the other kinds).
+    pub fn number_in_range(&self, n: f64) -> bool {
+        match *self {
+            ValueKind::Number { above, max } => n > above && n <= max,
+            ValueKind::NumberFrom { min, max } => n >= min && n <= max,
+            _ => false,
+        }
+    }
 }
 
 /// How a value is shown next to its number.
@@ -167,6 +182,7 @@ impl KeySpec {
             ValueKind::Bool => "true or false".to_string(),
             ValueKind::Int { min, max } => format!("a whole number from {min} to {max}"),
             ValueKind::Number { above, max } => format!("a number above {above} and at most {max}"),
+            ValueKind::NumberFrom { min, max } => format!("a number from {min} to {max}"),
             ValueKind::Choice(choices) => format!("one of {}", choices.join(", ")),
             ValueKind::KeyChord => "ctrl+ a letter, space, or one of \\ ] ^ _".to_string(),
             ValueKind::Text { max_chars } => {
@@ -180,7 +196,7 @@ impl KeySpec {
         match self.kind {
             ValueKind::Bool => "boolean",
             ValueKind::Int { .. } => "integer",
-            ValueKind::Number { .. } => "number",
+            ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => "number",
             ValueKind::Choice(_) => "string (choice)",
             ValueKind::KeyChord => "string (key)",
             ValueKind::Text { .. } => "string",
@@ -195,10 +211,11 @@ impl KeySpec {
 }
 
 const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
+const WINDOW_TITLE_CHOICES: &[&str] = &["auto", "on", "off"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 29] = [
+pub static KEYS: [KeySpec; 31] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -561,6 +578,33 @@ pub static KEYS: [KeySpec; 29] = [
         description: "A shell command run when pokeshell would ring the bell or notify you but no \
                       terminal is attached to the session, e.g. notify-send; it gets the message as \
                       its last argument. Read only from the global settings; empty runs nothing.",
+    },
+    KeySpec {
+        id: KeyId::CostWarnUsd,
+        block: Block::Pokeshell,
+        name: "costWarnUsd",
+        group: Group::Display,
+        kind: ValueKind::NumberFrom {
+            min: 0.0,
+            max: 1_000_000.0,
+        },
+        unit: Unit::None,
+        default: DefaultValue::Number(0.0),
+        label: "Cost warning (USD)",
+        description: "Notify once when a session's cost, as pi prices its model's tokens, passes this \
+                      many US dollars. 0 never warns.",
+    },
+    KeySpec {
+        id: KeyId::WindowTitle,
+        block: Block::Pokeshell,
+        name: "windowTitle",
+        group: Group::Display,
+        kind: ValueKind::Choice(WINDOW_TITLE_CHOICES),
+        unit: Unit::None,
+        default: DefaultValue::Choice("auto"),
+        label: "Window title",
+        description: "Set the terminal's window title to the session's name and state: on, off, or \
+                      auto (only for a hosted program that sets no title itself; pi names its window).",
     },
 ];
 

@@ -95,9 +95,9 @@ impl KeySpec {
                     Err(expected())
                 }
             }
-            ValueKind::Number { above, max } => {
+            ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => {
                 let n = value.as_f64().filter(|n| n.is_finite()).ok_or_else(expected)?;
-                if n > above && n <= max {
+                if self.kind.number_in_range(n) {
                     Ok(SettingValue::Number(n))
                 } else {
                     Err(expected())
@@ -138,10 +138,12 @@ impl KeySpec {
                 Ok(n) if (min..=max).contains(&n) => Ok(SettingValue::Int(n)),
                 _ => Err(expected()),
             },
-            ValueKind::Number { above, max } => match text.trim_end_matches('%').trim().parse::<f64>() {
-                Ok(n) if n.is_finite() && n > above && n <= max => Ok(SettingValue::Number(n)),
-                _ => Err(expected()),
-            },
+            ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => {
+                match text.trim_end_matches(['%', '$']).trim().parse::<f64>() {
+                    Ok(n) if n.is_finite() && self.kind.number_in_range(n) => Ok(SettingValue::Number(n)),
+                    _ => Err(expected()),
+                }
+            }
             ValueKind::Choice(_) => self.parse_json(&Value::from(text)).map_err(|_| expected()),
             ValueKind::KeyChord => text
                 .parse::<PrefixKey>()

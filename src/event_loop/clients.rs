@@ -48,6 +48,7 @@ pub enum ClientEvent {
     },
     /// The client's terminal answered the probe.
     Caps {
+        id: u64,
         caps: Vec<u8>,
     },
     Detach {
@@ -75,8 +76,9 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let now = Instant::now();
         match ev {
             ClientEvent::Attach { id, link, caps } => {
+                self.status_clients.get_or_insert_default();
                 if let Some(caps) = caps {
-                    self.give_caps(&caps);
+                    self.client_caps(id, &caps);
                 }
                 self.screen.attach(id, link);
                 // The newcomer's terminal has none of pi's modes (the others keep theirs: a kitty
@@ -89,11 +91,14 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 self.input(Input::Resize { cols, rows })?;
                 self.dirty = true;
             }
-            ClientEvent::Caps { caps } => self.give_caps(&caps),
+            ClientEvent::Caps { id, caps } => self.client_caps(id, &caps),
             ClientEvent::Detach { id } => {
                 self.screen.detach(id);
                 self.typing.left(id);
                 self.input(Input::ClientLeft { client: id })?;
+                if let Some(set) = &mut self.status_clients {
+                    set.remove(&id);
+                }
                 if self.suspended && self.screen.attached() == 0 {
                     // Nobody is left to bring pi back with `fg`: it goes on working unattended.
                     self.suspended = false;
@@ -122,6 +127,33 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         for id in self.screen.take_dropped() {
             self.typing.left(id);
             self.input(Input::ClientLeft { client: id })?;
+            if let Some(set) = &mut self.status_clients {
+                set.remove(&id);
+            }
+        }
+        Ok(())
+    }
+
+    /// One client's probe answers: pi's queries are answered from them, and the client gets
+    /// program-status reports if its terminal reads them.
+    fn client_caps(&mut self, id: u64, answers: &[u8]) {
+        if HostCaps::parse_probe(answers).caps.program_status {
+            self.status_clients.get_or_insert_default().insert(id);
+        }
+        self.give_caps(answers);
+    }
+
+    /// A program-status report goes to the terminals that said they read them: each client that
+    /// answered the query, or (without clients) the terminal pokeshell runs in.
+    pub(super) fn status_report(&mut self, bytes: &[u8]) -> Result<()> {
+        match &self.status_clients {
+            Some(ids) => {
+                for id in ids.clone() {
+                    self.screen.write_to(id, bytes)?;
+                }
+            }
+            None if lock(&self.mirror).host_caps().program_status => self.screen.write_raw(bytes)?,
+            None => {}
         }
         Ok(())
     }

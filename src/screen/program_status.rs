@@ -52,8 +52,6 @@ pub const QUERY_REPLY: &[u8] = b"\x1b]7501;?\x1b\\";
 const MAX_MSG_BYTES: usize = 2048;
 /// The longest `app` or `kind` kept.
 const MAX_NAME_CHARS: usize = 32;
-/// A report body longer than this is not passed to the host: pi's stay well below.
-pub const MAX_REPORT_BYTES: usize = 4096;
 
 /// What an OSC 7501 body (the part after `7501;`) is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,9 +160,89 @@ fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+impl ProgramState {
+    fn word(self) -> &'static str {
+        match self {
+            ProgramState::Working => "working",
+            ProgramState::Blocked => "blocked",
+            ProgramState::Done => "done",
+            ProgramState::Error => "error",
+            ProgramState::Idle => "idle",
+            ProgramState::Clear => "clear",
+        }
+    }
+}
+
+/// The report as a whole OSC 7501 sequence, the way pi writes one (ST-terminated, `msg` in padded
+/// base64); the message is cut to the length the parser keeps.
+pub fn encode(status: &ProgramStatus) -> Vec<u8> {
+    let mut out = format!("\x1b]7501;state={}", status.state.word()).into_bytes();
+    for (key, value) in [("app", &status.app), ("kind", &status.kind)] {
+        if let Some(v) = value.as_deref().and_then(|v| name(v.as_bytes())) {
+            out.extend_from_slice(format!(":{key}={v}").as_bytes());
+        }
+    }
+    if let Some(msg) = status
+        .msg
+        .as_deref()
+        .map(|m| clean_text(m.as_bytes()))
+        .filter(|m| !m.is_empty())
+    {
+        out.extend_from_slice(b":msg=");
+        out.extend_from_slice(&encode_base64(msg.as_bytes()));
+    }
+    out.extend_from_slice(b"\x1b\\");
+    out
+}
+
+fn encode_base64(bytes: &[u8]) -> Vec<u8> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let acc = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= group.len() {
+                ALPHABET[(acc >> (18 - 6 * i) & 63) as usize]
+            } else {
+                b'='
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_encoded_report_reads_back_the_same() {
+        for msg in [
+            None,
+            Some("a"),
+            Some("ab"),
+            Some("abc"),
+            Some("limit: resuming in 0:24 — é"),
+        ] {
+            let status = ProgramStatus {
+                state: ProgramState::Blocked,
+                app: Some("pokeshell".into()),
+                kind: Some("question".into()),
+                msg: msg.map(str::to_string),
+            };
+            let bytes = super::encode(&status);
+            let body = &bytes[b"\x1b]7501;".len()..bytes.len() - 2];
+            assert_eq!(report(body), status, "{}", String::from_utf8_lossy(&bytes));
+        }
+        let pi = b"state=error:app=pi:msg=NDI5OiBiYWQ=";
+        assert_eq!(
+            super::encode(&report(pi)),
+            [b"\x1b]7501;".as_slice(), pi, b"\x1b\\"].concat()
+        );
+    }
 
     fn report(body: &[u8]) -> ProgramStatus {
         match parse(body) {

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use super::caps::HostCaps;
-use super::program_status::{self, MAX_REPORT_BYTES, Osc7501, ProgramStatus, QUERY_REPLY};
+use super::program_status::{self, Osc7501, ProgramStatus, QUERY_REPLY};
 
 const KITTY_STACK_MAX: usize = 32;
 
@@ -180,7 +180,8 @@ impl Tracker {
     }
 
     /// OSC 7501: pokeshell reads program-status reports, so the query is always answered; a report
-    /// is kept, and passed on to a host that answered the same query at start-up.
+    /// is kept. It is not passed on here: the session merges it with what pokeshell knows and says
+    /// that upward (`session/upward.rs`), to the terminals that answered the same query.
     fn osc_program_status(&mut self, params: &[&[u8]]) {
         let body = params.get(1..).unwrap_or_default().join(&b';');
         match program_status::parse(&body) {
@@ -188,11 +189,6 @@ impl Tracker {
             Osc7501::Report(status) => {
                 self.program_status = Some(status);
                 self.program_status_seq += 1;
-                if self.caps.program_status && body.len() <= MAX_REPORT_BYTES {
-                    self.host_out.extend_from_slice(b"\x1b]7501;");
-                    self.host_out.extend_from_slice(&body);
-                    self.host_out.extend_from_slice(b"\x1b\\");
-                }
             }
             Osc7501::Malformed => {}
         }

@@ -205,6 +205,10 @@ impl Table {
                 last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
                 attached: attached(e.number),
+                tokens_in: e.brief.as_ref().map_or(0, |b| b.spend.input),
+                tokens_out: e.brief.as_ref().map_or(0, |b| b.spend.output),
+                cache_read: e.brief.as_ref().map_or(0, |b| b.spend.cache_read),
+                cost_usd: e.brief.as_ref().and_then(|b| b.spend.cost()),
             })
             .collect()
     }
@@ -294,6 +298,7 @@ mod tests {
             last_intervention: None,
             created_wall_ms: 1_000,
             attached: 0,
+            spend: Default::default(),
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);

@@ -174,6 +174,16 @@ pub struct Listing {
     pub age_secs: u64,
     /// How many clients are attached.
     pub attached: usize,
+    /// Tokens since the session started: prompt tokens not from the cache, output, cache reads.
+    #[serde(default)]
+    pub tokens_in: u64,
+    #[serde(default)]
+    pub tokens_out: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    /// US dollars, as pi priced the replies; `None` when pi has no prices for the model.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
 }
 
 /// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames

@@ -26,6 +26,8 @@ pub struct SessionBrief {
     pub created_wall_ms: u64,
     /// How many clients show this session; filled by the server (the session leaves 0).
     pub attached: usize,
+    /// Tokens and cost since the session started.
+    pub spend: super::usage::Spend,
 }
 
 /// How much a session needs the user. Ordered: the ones needing the user first.
@@ -110,10 +112,11 @@ impl Session {
             last_intervention,
             created_wall_ms: self.created_wall_ms,
             attached: 0,
+            spend: self.usage.session,
         }
     }
 
-    fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {
+    pub(super) fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {
         if let (Some(code), None) = (self.child.exit, self.watch.restarting) {
             return (Attention::Exited, format!("exited (code {code})"));
         }

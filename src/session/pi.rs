@@ -174,6 +174,7 @@ impl Session {
                 source: link::input_source(i.source),
             },
             PiEvent::AgentStart => {
+                self.usage.run_started();
                 self.watch.mid_run = true;
                 self.trouble.clear_gave_up();
                 sup::Event::AgentStart
@@ -263,10 +264,13 @@ impl Session {
                 self.on_user_command(c, now, fx);
                 return;
             }
-            PiEvent::BeforeAgentStart(_)
-            | PiEvent::MessageEnd(_)
-            | PiEvent::Snapshot(_)
-            | PiEvent::Unknown => return,
+            PiEvent::MessageEnd(m) => {
+                if let Some(u) = &m.usage {
+                    self.on_usage(u, now, fx);
+                }
+                return;
+            }
+            PiEvent::BeforeAgentStart(_) | PiEvent::Snapshot(_) | PiEvent::Unknown => return,
         };
         self.supervise(ev, now, fx);
     }

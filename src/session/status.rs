@@ -65,6 +65,20 @@ impl Session {
             ),
             LiveLine::new("Pending wakeups", view.wakeups.len().to_string()),
         ];
+        let (run, total) = self.spend();
+        if total.replies > 0 {
+            let cache = |s: &super::usage::Spend| {
+                format!(
+                    "{} ({} cache reads, {} cache writes, {} replies)",
+                    s.line(),
+                    s.cache_read,
+                    s.cache_write,
+                    s.replies
+                )
+            };
+            lines.push(LiveLine::new("Spent this run", cache(&run)));
+            lines.push(LiveLine::new("Spent this session", cache(&total)));
+        }
         if let Some(status) = &self.pi.program_status {
             lines.push(LiveLine::new(
                 "pi's own report",

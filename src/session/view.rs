@@ -229,6 +229,13 @@ impl Session {
                 lines: vec![context_bar(self.pi.context.as_ref(), self.pi.compacted, width)],
             });
         }
+        let (run, total) = self.spend();
+        if total.replies > 0 {
+            sections.push(Section {
+                title: "spend".into(),
+                lines: vec![kv("run", run.short()), kv("session", total.short())],
+            });
+        }
         if !view.wakeups.is_empty() {
             sections.push(Section {
                 title: "wakeups".into(),

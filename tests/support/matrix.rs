@@ -56,6 +56,8 @@ pub struct MatrixBuilder {
     pi_args: Vec<String>,
     extension: Option<String>,
     env: Vec<(String, String)>,
+    /// US dollars per million tokens in, out and read from the cache.
+    prices: Option<(f64, f64, f64)>,
 }
 
 impl MatrixBuilder {
@@ -68,6 +70,12 @@ impl MatrixBuilder {
     /// Merged over [`fast_settings`] into the agent dir's settings.json (pi's and pokeshell's).
     pub fn settings(mut self, patch: Value) -> Self {
         pokeshell::demo::pi_files::merge_json(&mut self.settings, &patch);
+        self
+    }
+
+    /// Every scripted model priced (US dollars per million tokens in, out, read from the cache).
+    pub fn prices(mut self, input: f64, output: f64, cache_read: f64) -> Self {
+        self.prices = Some((input, output, cache_read));
         self
     }
 
@@ -94,6 +102,9 @@ impl MatrixBuilder {
             .env("XDG_STATE_HOME", &state.path().to_string_lossy());
         if let Some(model) = &self.model {
             builder = builder.model(model);
+        }
+        if let Some((input, output, cache_read)) = self.prices {
+            builder = builder.prices(input, output, cache_read);
         }
         for (key, value) in &self.env {
             builder = builder.env(key, value);
@@ -141,6 +152,7 @@ impl Matrix {
             pi_args: Vec::new(),
             extension: None,
             env: Vec::new(),
+            prices: None,
         }
     }
 

@@ -54,6 +54,20 @@ impl PiEnvBuilder {
         self
     }
 
+    /// Prices every scripted model at these US dollars per million tokens, so pi reports a cost.
+    pub fn prices(mut self, input: f64, output: f64, cache_read: f64) -> Self {
+        if let Some(providers) = self.files.models["providers"].as_object_mut() {
+            for provider in providers.values_mut() {
+                for model in provider["models"].as_array_mut().into_iter().flatten() {
+                    model["cost"] = serde_json::json!({
+                        "input": input, "output": output, "cacheRead": cache_read, "cacheWrite": 0
+                    });
+                }
+            }
+        }
+        self
+    }
+
     /// `--model PROVIDER/ID` for every run (e.g. `mock/mock-tiny` for compaction tests).
     pub fn model(self, model: &str) -> Self {
         self.args(["--model", model])

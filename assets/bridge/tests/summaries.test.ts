@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { branchTail, customEntry, finalText, ownEntries, pickEntries, summarizeMessage } from "../summaries.ts";
+import { branchTail, customEntry, finalText, ownEntries, pickEntries, summarizeMessage, tokenUsage } from "../summaries.ts";
 
 test("a message summary carries no text, only what the rules need", () => {
 	const summary = summarizeMessage(
@@ -107,4 +107,25 @@ test("the final text is the last assistant message's text, its end only", () => 
 	assert.ok(bounded?.endsWith("END"));
 	assert.equal(finalText([{ type: "message", message: { role: "assistant", content: [{ type: "thinking", thinking: "x" }] } }]), null);
 	assert.equal(finalText([{ type: "message", message: { role: "user", content: "hi" } }]), null);
+});
+
+test("an assistant reply's usage is counted, with pi's price when it has one", () => {
+	const usage = {
+		input: 1200,
+		output: 300.4,
+		cacheRead: 5000,
+		cacheWrite: -3,
+		totalTokens: 6500,
+		cost: { input: 0.1, output: 0.2, cacheRead: 0.05, cacheWrite: 0, total: 0.35 },
+	};
+	assert.deepEqual(tokenUsage({ role: "assistant", usage }), {
+		input: 1200,
+		output: 300,
+		cacheRead: 5000,
+		cacheWrite: 0,
+		costUsd: 0.35,
+	});
+	assert.equal(tokenUsage({ role: "assistant", usage: { ...usage, cost: undefined } })?.costUsd, null);
+	assert.equal(tokenUsage({ role: "user", usage }), null, "only replies cost");
+	assert.equal(tokenUsage({ role: "assistant" }), null);
 });

@@ -329,6 +329,27 @@ pub struct TurnEnd {
 #[serde(rename_all = "camelCase")]
 pub struct MessageEnd {
     pub message: MessageSummary,
+    /// What an assistant reply used (absent for other messages, and from older bridges).
+    #[serde(default)]
+    pub usage: Option<TokenUsage>,
+}
+
+/// One reply's tokens and cost, as pi counted and priced them.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    /// Prompt tokens not read from the cache.
+    #[serde(default)]
+    pub input: u64,
+    #[serde(default)]
+    pub output: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_write: u64,
+    /// In US dollars; 0 when pi has no prices for the model, `None` when it said nothing.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

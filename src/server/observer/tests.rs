@@ -83,10 +83,15 @@ fn a_run_that_starts_is_reported_with_the_input_that_started_it() {
     assert!(before.iter().all(|r| !r.mid_run), "{before:?}");
     assert_eq!(before.last().and_then(|r| r.session_file.as_deref()), Some(FILE));
     // Keys and pane output alone do not make the layer look again.
-    feed(&mut o, &mut s, Input::Stdin {
+    feed(
+        &mut o,
+        &mut s,
+        Input::Stdin {
             client: 1,
             bytes: b"x".to_vec(),
-        }, 21);
+        },
+        21,
+    );
     assert!(reports(&mut rx).is_empty());
     feed(
         &mut o,

@@ -52,7 +52,7 @@ impl ServerState {
                 };
                 c.caps_pending = false;
                 if let Some(n) = c.session {
-                    fx.push(client_ev(n, ClientEvent::Caps { caps }));
+                    fx.push(client_ev(n, ClientEvent::Caps { id, caps }));
                 }
             }
             Up::Input(bytes) => {

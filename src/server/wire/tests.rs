@@ -57,9 +57,10 @@ fn listing() -> impl Strategy<Value = Listing> {
     (
         (any::<String>(), any::<String>(), any::<String>()),
         (opt_string(), opt_string(), any::<u64>(), any::<usize>()),
+        (any::<[u64; 3]>(), proptest::option::of(0.0f64..1e6)),
     )
         .prop_map(
-            |((name, dir, state), (tool, last_intervention, age_secs, attached))| Listing {
+            |((name, dir, state), (tool, last_intervention, age_secs, attached), (t, cost_usd))| Listing {
                 name,
                 dir,
                 state,
@@ -67,6 +68,10 @@ fn listing() -> impl Strategy<Value = Listing> {
                 last_intervention,
                 age_secs,
                 attached,
+                tokens_in: t[0],
+                tokens_out: t[1],
+                cache_read: t[2],
+                cost_usd,
             },
         )
 }

@@ -118,7 +118,16 @@ pub(super) fn every_event() -> Vec<PiEvent> {
             tail: vec![TailEntry::Message(assistant.clone())],
             tail_truncated: false,
         }),
-        PiEvent::MessageEnd(MessageEnd { message: assistant }),
+        PiEvent::MessageEnd(MessageEnd {
+            message: assistant,
+            usage: Some(TokenUsage {
+                input: 1200,
+                output: 80,
+                cache_read: 4000,
+                cache_write: 10,
+                cost_usd: Some(0.0123),
+            }),
+        }),
         PiEvent::Progress(Progress {
             kind: ProgressKind::Thinking,
         }),
