@@ -272,6 +272,7 @@ mod tests {
                 last_intervention: None,
                 age_secs: 125,
                 attached: 1,
+                ..Default::default()
             },
             Listing {
                 name: "2:web".into(),
@@ -281,6 +282,7 @@ mod tests {
                 last_intervention: Some("poked".into()),
                 age_secs: 7_300,
                 attached: 0,
+                ..Default::default()
             },
         ];
         let text = format_listing(&list);

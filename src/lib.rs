@@ -25,3 +25,6 @@ pub mod session;
 pub mod supervisor;
 pub mod ui;
 pub mod workspace;
+pub mod bounded_command;
+pub mod machines;
+pub mod worktree;

@@ -81,6 +81,8 @@ pub enum KeyId {
     Notifications,
     Bell,
     NotifyCommand,
+    Machines,
+    MachineTimeoutSeconds,
 }
 
 /// The type and the accepted range of a key.
@@ -187,7 +189,7 @@ impl KeySpec {
     /// Taken only from the global files (and the session and command line), never from a project's:
     /// a value that runs a command must not come with a repository someone else wrote.
     pub fn global_only(&self) -> bool {
-        self.id == KeyId::NotifyCommand
+        matches!(self.id, KeyId::NotifyCommand | KeyId::Machines)
     }
 }
 
@@ -195,7 +197,7 @@ const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 26] = [
+pub static KEYS: [KeySpec; 28] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -520,6 +522,31 @@ pub static KEYS: [KeySpec; 26] = [
         description: "A shell command run when pokeshell would ring the bell or notify you but no \
                       terminal is attached to the session, e.g. notify-send; it gets the message as \
                       its last argument. Read only from the global settings; empty runs nothing.",
+    },
+    KeySpec {
+        id: KeyId::Machines,
+        block: Block::Pokeshell,
+        name: "machines",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 4000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Other machines",
+        description: "SSH destinations, separated by commas or spaces, whose sessions `pokeshell ls \
+                      --all` lists beside this machine's (docs/machines.md). Read only from the \
+                      global settings.",
+    },
+    KeySpec {
+        id: KeyId::MachineTimeoutSeconds,
+        block: Block::Pokeshell,
+        name: "machineTimeoutSeconds",
+        group: Group::Display,
+        kind: ValueKind::Int { min: 1, max: 120 },
+        unit: Unit::Seconds,
+        default: DefaultValue::Int(5),
+        label: "Machine timeout",
+        description: "How long `pokeshell ls --all` waits for each other machine before it lists \
+                      it as unreachable.",
     },
 ];
 

@@ -205,6 +205,11 @@ impl Table {
                 last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
                 attached: attached(e.number),
+                attention: e.brief.as_ref().map_or_else(String::new, |b| {
+                    crate::machines::schema::attention_keyword(b.attention).to_string()
+                }),
+                branch: None,
+                dirty: None,
             })
             .collect()
     }

@@ -164,7 +164,7 @@ pub enum Down {
 }
 
 /// One session in a [`Down::Listing`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Listing {
     pub name: String,
     pub dir: String,
@@ -174,6 +174,14 @@ pub struct Listing {
     pub age_secs: u64,
     /// How many clients are attached.
     pub attached: usize,
+    /// How much it needs the user (`crate::machines::schema::ATTENTION`); empty while starting.
+    #[serde(default)]
+    pub attention: String,
+    /// Filled by the client from `dir` (`crate::worktree`), never sent by the server.
+    #[serde(default, skip)]
+    pub branch: Option<String>,
+    #[serde(default, skip)]
+    pub dirty: Option<bool>,
 }
 
 /// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames

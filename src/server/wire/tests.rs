@@ -67,6 +67,9 @@ fn listing() -> impl Strategy<Value = Listing> {
                 last_intervention,
                 age_secs,
                 attached,
+                attention: "idle".into(),
+                branch: None,
+                dirty: None,
             },
         )
 }
