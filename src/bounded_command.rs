@@ -27,7 +27,12 @@ impl Ran {
     /// The last non-empty line of stderr, for an error message (cut to 300 characters).
     pub fn stderr_line(&self) -> String {
         let text = String::from_utf8_lossy(&self.stderr);
-        let line = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        let line = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
         line.chars().take(300).collect()
     }
 }
@@ -47,7 +52,9 @@ pub fn run(mut cmd: Command, deadline: Duration, limit: usize) -> std::io::Resul
     let (Some(mut out), Some(mut err)) = (child.stdout.take(), child.stderr.take()) else {
         let _ = child.kill();
         let _ = child.wait();
-        return Err(std::io::Error::other("the program's output could not be captured"));
+        return Err(std::io::Error::other(
+            "the program's output could not be captured",
+        ));
     };
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -121,9 +128,18 @@ mod tests {
     #[test]
     fn a_program_past_its_deadline_is_killed() {
         let started = Instant::now();
-        let ran = run(sh("echo first; sleep 30; echo never"), Duration::from_millis(300), 100).unwrap();
+        let ran = run(
+            sh("echo first; sleep 30; echo never"),
+            Duration::from_millis(300),
+            100,
+        )
+        .unwrap();
         assert!(ran.timed_out && ran.status.is_none());
-        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]

@@ -66,21 +66,36 @@ pub enum Mode {
     Demo(DemoArgs),
     /// Attach this terminal to a running session (default: the one used last).
     Attach {
-        /// The session's name or number, as `pokeshell ls` shows them.
+        /// The session's name or number, as `pokeshell ls` shows them; DEST:NAME for a session on
+        /// another machine (through `ssh -t DEST`).
         name: Option<String>,
     },
-    /// List the sessions: name, state, running tool, last intervention, age, directory.
-    Ls,
+    /// List the sessions: name, state, running tool, last intervention, age, branch, directory.
+    Ls(LsArgs),
     /// Start another session.
     New(NewArgs),
     /// End a session: pi is asked to quit (SIGTERM), then killed after a grace.
     Kill {
         /// The session's name or number.
         name: String,
+        /// Also remove the session's git worktree, when it has no uncommitted changes.
+        #[arg(long)]
+        remove_worktree: bool,
     },
     /// The per-user server itself; started by pokeshell when needed.
     #[command(name = "__server", hide = true)]
     Server,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LsArgs {
+    /// Write the list as JSON (docs/machines.md has the schema).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also ask every machine of `pokeshell.machines`, through ssh.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -96,6 +111,15 @@ pub struct NewArgs {
     /// Start it without attaching this terminal.
     #[arg(long, short = 'd')]
     pub detached: bool,
+
+    /// Run it in a git worktree of this branch beside the repository (created, or reused), named
+    /// after the branch.
+    #[arg(long, value_name = "BRANCH")]
+    pub worktree: Option<String>,
+
+    /// Start it on another machine, an SSH destination (through `ssh DEST pokeshell new`).
+    #[arg(long, value_name = "DEST")]
+    pub on: Option<String>,
 
     /// The pi executable (default: $POKESHELL_PI, else `pi` on PATH).
     #[arg(long, value_name = "PATH")]

@@ -106,7 +106,7 @@ pub fn format_listing(list: &[Listing]) -> String {
     if list.is_empty() {
         return "no sessions\n".to_string();
     }
-    let rows: Vec<[String; 7]> = list
+    let rows: Vec<[String; 8]> = list
         .iter()
         .map(|l| {
             [
@@ -120,6 +120,7 @@ pub fn format_listing(list: &[Listing]) -> String {
                 } else {
                     "-".into()
                 },
+                crate::machines::merge::branch_cell(l.branch.as_deref(), l.dirty),
                 l.dir.clone(),
             ]
         })
@@ -131,45 +132,33 @@ pub fn format_listing(list: &[Listing]) -> String {
         "LAST INTERVENTION",
         "AGE",
         "ATTACHED",
+        "BRANCH",
         "DIRECTORY",
     ];
-    let mut widths = head.map(str::len);
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count()).min(48);
+    crate::machines::merge::table(&head, &rows)
+}
+
+/// The server's sessions, each with its checkout's branch and state; None when no server runs.
+pub fn listing() -> Result<Option<Vec<Listing>>, String> {
+    match ask(&Up::List, false) {
+        Ok(Down::Listing(mut list)) => {
+            crate::worktree::fill_trees(&mut list);
+            Ok(Some(list))
         }
+        Ok(other) => Err(format!("unexpected answer {other:?}")),
+        Err(_) if connect::connect().is_err() => Ok(None),
+        Err(e) => Err(e),
     }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            let cell: String = cell.chars().take(48).collect();
-            if i + 1 == cells.len() {
-                s.push_str(&cell);
-            } else {
-                s.push_str(&format!("{cell:<w$}  "));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(&head.map(String::from));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
-    out
 }
 
 /// `pokeshell ls`.
 pub fn ls() -> i32 {
-    match ask(&Up::List, false) {
-        Ok(Down::Listing(list)) => {
+    match listing() {
+        Ok(Some(list)) => {
             print!("{}", format_listing(&list));
             0
         }
-        Ok(other) => {
-            eprintln!("pokeshell: unexpected answer {other:?}");
-            1
-        }
-        Err(_) if connect::connect().is_err() => {
+        Ok(None) => {
             let saved = crate::server_store::default_path()
                 .and_then(|p| crate::server_store::load(&p).ok())
                 .map_or(0, |s| s.len());
@@ -272,6 +261,8 @@ mod tests {
                 last_intervention: None,
                 age_secs: 125,
                 attached: 1,
+                branch: Some("feat/x".into()),
+                dirty: Some(true),
                 ..Default::default()
             },
             Listing {
@@ -293,6 +284,9 @@ mod tests {
         assert_eq!(&lines[1][col..col + 7], "working");
         assert_eq!(&lines[2][col..col + 7], "waiting");
         assert!(lines[1].contains("bash 12s") && lines[1].contains("2m"));
+        let branch = lines[0].find("BRANCH").unwrap();
+        assert_eq!(&lines[1][branch..branch + 7], "feat/x*");
+        assert_eq!(&lines[2][branch..branch + 2], "- ");
         assert!(lines[2].contains("poked") && lines[2].contains("2h01m"));
         assert_eq!(format_listing(&[]), "no sessions\n");
     }

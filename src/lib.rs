@@ -1,6 +1,7 @@
 //! pokeshell: hosts the pi coding agent in a pseudo-terminal, mirrors its screen beside a side pane and
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
+pub mod bounded_command;
 pub mod bridge;
 pub mod cli;
 pub mod client;
@@ -13,6 +14,7 @@ pub mod install;
 pub mod launch;
 pub mod ledger;
 pub mod locate;
+pub mod machines;
 pub mod notify;
 pub mod notify_command;
 pub mod passthrough;
@@ -25,6 +27,4 @@ pub mod session;
 pub mod supervisor;
 pub mod ui;
 pub mod workspace;
-pub mod bounded_command;
-pub mod machines;
 pub mod worktree;

@@ -5,6 +5,7 @@
 
 pub mod ask;
 pub mod cache;
+pub mod commands;
 pub mod merge;
 pub mod schema;
 pub mod ssh;

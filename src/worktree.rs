@@ -8,6 +8,7 @@
 //! `/src/app-worktrees/BRANCH` (a branch `feat/x` is `/src/app-worktrees/feat/x`).
 
 mod git;
+pub mod kill;
 mod list;
 
 use std::path::{Path, PathBuf};
@@ -45,10 +46,12 @@ pub fn ensure(dir: &Path, branch: &str) -> Result<Ensured, String> {
             created: false,
         });
     }
-    let main = trees
-        .first()
-        .filter(|t| !t.bare)
-        .ok_or_else(|| format!("{} is in a bare repository: no checkout to put worktrees beside", dir.display()))?;
+    let main = trees.first().filter(|t| !t.bare).ok_or_else(|| {
+        format!(
+            "{} is in a bare repository: no checkout to put worktrees beside",
+            dir.display()
+        )
+    })?;
     let path = worktree_path(&main.path, branch)
         .ok_or_else(|| format!("cannot place a worktree beside {}", main.path.display()))?;
     if std::fs::symlink_metadata(&path).is_ok() {
@@ -61,14 +64,17 @@ pub fn ensure(dir: &Path, branch: &str) -> Result<Ensured, String> {
     Ok(Ensured { path, created: true })
 }
 
-/// Removes the worktree at `dir` when its tree is clean; refuses the repository's main checkout and
-/// a tree with changes, saying why.
-pub fn remove(dir: &Path) -> Result<String, String> {
+/// The repository's main checkout and the worktree at `dir`, when `dir` is a linked worktree with
+/// no uncommitted changes; else why it may not be removed.
+pub fn removable(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
     let trees = git::worktrees(dir)?;
     let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|c| c == real);
     let Some(pos) = trees.iter().position(|t| same(&t.path)) else {
-        return Err(format!("{} is not a git worktree; nothing removed", dir.display()));
+        return Err(format!(
+            "{} is not a git worktree; nothing removed",
+            dir.display()
+        ));
     };
     if pos == 0 {
         return Err(format!(
@@ -77,17 +83,38 @@ pub fn remove(dir: &Path) -> Result<String, String> {
         ));
     }
     match tree_state(dir) {
-        Some(TreeState { dirty: false, .. }) => {}
-        Some(state) => {
-            return Err(format!(
-                "the worktree {} has uncommitted changes ({}); it is kept. Commit or stash \
-                 them, then remove it again (or `git worktree remove --force` it yourself)",
-                dir.display(),
-                state.changes_text()
-            ));
-        }
-        None => return Err(format!("cannot read the state of {}; it is kept", dir.display())),
+        Some(TreeState { dirty: false, .. }) => Ok((trees[0].path.clone(), trees[pos].path.clone())),
+        Some(state) => Err(format!(
+            "the worktree {} has uncommitted changes ({}); it is kept. Commit or stash them, then \
+             remove it again (or `git worktree remove --force` it yourself)",
+            dir.display(),
+            state.changes_text()
+        )),
+        None => Err(format!("cannot read the state of {}; it is kept", dir.display())),
     }
-    git::remove(&trees[0].path, &trees[pos].path)?;
-    Ok(format!("removed the worktree {}", trees[pos].path.display()))
+}
+
+/// Removes the worktree at `dir` when [`removable`] allows it.
+pub fn remove(dir: &Path) -> Result<String, String> {
+    let (main, path) = removable(dir)?;
+    git::remove(&main, &path)?;
+    Ok(format!("removed the worktree {}", path.display()))
+}
+
+/// Fills each listed session's branch and tree state from its directory, all at once (each `git
+/// status` is bounded, see [`git`]).
+pub fn fill_trees(list: &mut [crate::server::wire::Listing]) {
+    let handles: Vec<_> = list
+        .iter()
+        .map(|l| {
+            let dir = PathBuf::from(&l.dir);
+            std::thread::spawn(move || tree_state(&dir))
+        })
+        .collect();
+    for (l, h) in list.iter_mut().zip(handles) {
+        if let Ok(Some(state)) = h.join() {
+            l.branch = state.branch;
+            l.dirty = Some(state.dirty);
+        }
+    }
 }

@@ -81,7 +81,10 @@ pub fn judge(ran: &Ran, timeout: Duration) -> Result<LsJson, String> {
             "its pokeshell does not know `ls --json`: an older version; install the same version on both"
                 .to_string(),
         ),
-        Some(c) => Err(format!("`{REMOTE_LS}` failed there with code {c}: {}", or_unknown(&said))),
+        Some(c) => Err(format!(
+            "`{REMOTE_LS}` failed there with code {c}: {}",
+            or_unknown(&said)
+        )),
         None => Err(format!("ssh was killed by a signal: {}", or_unknown(&said))),
     }
 }
@@ -105,14 +108,20 @@ mod tests {
 
     #[test]
     fn each_failure_gets_its_own_words() {
-        let refused = judge(&ran("echo 'ssh: connect to host x port 22: Connection refused' >&2; exit 255"), T);
+        let refused = judge(
+            &ran("echo 'ssh: connect to host x port 22: Connection refused' >&2; exit 255"),
+            T,
+        );
         assert_eq!(
             refused.unwrap_err(),
             "ssh failed: ssh: connect to host x port 22: Connection refused"
         );
         let missing = judge(&ran("echo 'sh: pokeshell: not found' >&2; exit 127"), T).unwrap_err();
         assert!(missing.contains("not installed"), "{missing}");
-        let old = judge(&ran("echo \"error: unexpected argument '--json' found\" >&2; exit 2"), T);
+        let old = judge(
+            &ran("echo \"error: unexpected argument '--json' found\" >&2; exit 2"),
+            T,
+        );
         assert!(old.unwrap_err().contains("older version"));
         let garbage = judge(&ran("echo Welcome to my shell"), T).unwrap_err();
         assert!(garbage.contains("answered something else"), "{garbage}");

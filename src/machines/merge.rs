@@ -44,7 +44,10 @@ pub fn merge(local: Vec<SessionJson>, answers: Vec<Answer>, cache: &mut Cache, n
         .into_iter()
         .map(|mut s| {
             s.machine = LOCAL.to_string();
-            Row { session: s, stale: false }
+            Row {
+                session: s,
+                stale: false,
+            }
         })
         .collect();
     let mut machines = vec![MachineState {
@@ -57,7 +60,13 @@ pub fn merge(local: Vec<SessionJson>, answers: Vec<Answer>, cache: &mut Cache, n
         let (sessions, state) = match answer.result {
             Ok(listing) => {
                 let sessions = listing.sessions.clone();
-                cache.insert(answer.dest.clone(), Known { at_ms: now_ms, listing });
+                cache.insert(
+                    answer.dest.clone(),
+                    Known {
+                        at_ms: now_ms,
+                        listing,
+                    },
+                );
                 let state = MachineState {
                     machine: answer.dest.clone(),
                     reachable: true,
@@ -74,7 +83,13 @@ pub fn merge(local: Vec<SessionJson>, answers: Vec<Answer>, cache: &mut Cache, n
                     error: Some(error),
                     as_of_ms: known.map(|k| k.at_ms),
                 };
-                ((known.map(|k| k.listing.sessions.clone()).unwrap_or_default(), true), state)
+                (
+                    (
+                        known.map(|k| k.listing.sessions.clone()).unwrap_or_default(),
+                        true,
+                    ),
+                    state,
+                )
             }
         };
         let (sessions, stale) = sessions;
@@ -119,7 +134,15 @@ pub fn ago(secs: u64) -> String {
 /// `ls --all` as text: a table of every session, then a line for each machine that did not answer.
 pub fn format(merged: &Merged, now_ms: u64) -> String {
     let head = [
-        "MACHINE", "SESSION", "STATE", "TOOL", "LAST INTERVENTION", "AGE", "ATTACHED", "BRANCH", "DIRECTORY",
+        "MACHINE",
+        "SESSION",
+        "STATE",
+        "TOOL",
+        "LAST INTERVENTION",
+        "AGE",
+        "ATTACHED",
+        "BRANCH",
+        "DIRECTORY",
     ];
     let rows: Vec<[String; 9]> = merged
         .sessions
@@ -138,7 +161,11 @@ pub fn format(merged: &Merged, now_ms: u64) -> String {
                 s.tool.clone().unwrap_or_else(|| "-".into()),
                 s.last_intervention.clone().unwrap_or_else(|| "-".into()),
                 ago(s.age_secs),
-                if s.attached > 0 { s.attached.to_string() } else { "-".into() },
+                if s.attached > 0 {
+                    s.attached.to_string()
+                } else {
+                    "-".into()
+                },
                 branch_cell(s.branch.as_deref(), s.dirty),
                 s.dir.clone(),
             ]
@@ -152,7 +179,10 @@ pub fn format(merged: &Merged, now_ms: u64) -> String {
     for m in merged.machines.iter().filter(|m| !m.reachable) {
         let error = m.error.as_deref().unwrap_or("");
         let seen = match m.as_of_ms {
-            Some(at) => format!("sessions shown as it reported them {} ago", ago(now_ms.saturating_sub(at) / 1000)),
+            Some(at) => format!(
+                "sessions shown as it reported them {} ago",
+                ago(now_ms.saturating_sub(at) / 1000)
+            ),
             None => "it never answered, so nothing is known of it".to_string(),
         };
         out.push_str(&format!("{}: unreachable: {error}; {seen}\n", m.machine));
@@ -247,7 +277,10 @@ mod tests {
             vec![session(1, "api", "working"), session(2, "web", "idle")],
             vec![answer(
                 "gpu",
-                Ok(listing(vec![session(1, "train", "question"), session(2, "eval", "stalled")])),
+                Ok(listing(vec![
+                    session(1, "train", "question"),
+                    session(2, "eval", "stalled"),
+                ])),
             )],
             &mut cache,
             1_000_000,
@@ -259,7 +292,12 @@ mod tests {
             .collect();
         assert_eq!(
             order,
-            [("gpu", "train"), ("gpu", "eval"), ("local", "api"), ("local", "web")]
+            [
+                ("gpu", "train"),
+                ("gpu", "eval"),
+                ("local", "api"),
+                ("local", "web")
+            ]
         );
         assert_eq!(cache["gpu"].at_ms, 1_000_000, "the answer is kept");
     }
@@ -289,10 +327,15 @@ mod tests {
         let text = format(&merged, 1_000_000);
         assert!(text.contains("(last known) working"), "{text}");
         assert!(
-            text.contains("gpu: unreachable: no answer within 5 s; sessions shown as it reported them 10m ago"),
+            text.contains(
+                "gpu: unreachable: no answer within 5 s; sessions shown as it reported them 10m ago"
+            ),
             "{text}"
         );
-        assert!(text.contains("vm: unreachable: ssh failed: Connection refused; it never answered"), "{text}");
+        assert!(
+            text.contains("vm: unreachable: ssh failed: Connection refused; it never answered"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -65,7 +65,9 @@ pub struct SessionJson {
 }
 
 /// The attention keywords, the ones needing the user first.
-pub const ATTENTION: [&str; 7] = ["question", "gave_up", "limit", "stalled", "working", "idle", "exited"];
+pub const ATTENTION: [&str; 7] = [
+    "question", "gave_up", "limit", "stalled", "working", "idle", "exited",
+];
 
 /// The keyword of an [`Attention`].
 pub fn attention_keyword(a: Attention) -> &'static str {
@@ -136,7 +138,11 @@ impl std::fmt::Display for ReadError {
                 f,
                 "it runs pokeshell {} (listing schema {schema}), this one is {} (schema {SCHEMA}); \
                  install the same version on both",
-                if version.is_empty() { "of unknown version" } else { version },
+                if version.is_empty() {
+                    "of unknown version"
+                } else {
+                    version
+                },
                 env!("CARGO_PKG_VERSION"),
             ),
         }
@@ -153,7 +159,13 @@ pub fn read(bytes: &[u8]) -> Result<LsJson, ReadError> {
         return Err(ReadError::Garbage("no `schema` field".to_string()));
     };
     if schema != u64::from(SCHEMA) {
-        let version = value.get("version").and_then(|v| v.as_str()).unwrap_or("").chars().take(40).collect();
+        let version = value
+            .get("version")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .chars()
+            .take(40)
+            .collect();
         return Err(ReadError::OtherVersion { schema, version });
     }
     serde_json::from_value(value).map_err(|e| ReadError::Garbage(e.to_string()))
@@ -208,7 +220,8 @@ mod tests {
 
     #[test]
     fn newer_fields_are_ignored_and_missing_ones_defaulted() {
-        let text = br#"{"schema":1,"version":"2.0.0","future":[1],"sessions":[{"name":"x","cost":{"usd":3}}]}"#;
+        let text =
+            br#"{"schema":1,"version":"2.0.0","future":[1],"sessions":[{"name":"x","cost":{"usd":3}}]}"#;
         let doc = read(text).unwrap();
         assert_eq!(doc.sessions[0].name, "x");
         assert_eq!(doc.sessions[0].branch, None);
@@ -216,7 +229,10 @@ mod tests {
 
     #[test]
     fn garbage_and_other_versions_are_told_apart() {
-        assert!(matches!(read(b"bash: pokeshell: not found"), Err(ReadError::Garbage(_))));
+        assert!(matches!(
+            read(b"bash: pokeshell: not found"),
+            Err(ReadError::Garbage(_))
+        ));
         assert!(matches!(read(b"{\"sessions\":[]}"), Err(ReadError::Garbage(_))));
         let other = read(br#"{"schema":2,"version":"3.1.0"}"#).unwrap_err();
         assert_eq!(

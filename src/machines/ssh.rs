@@ -65,7 +65,11 @@ pub fn quote(word: &str) -> String {
 
 /// A remote command line from its words.
 pub fn command_line<S: AsRef<str>>(words: &[S]) -> String {
-    words.iter().map(|w| quote(w.as_ref())).collect::<Vec<_>>().join(" ")
+    words
+        .iter()
+        .map(|w| quote(w.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `DEST:NAME` read as a session on another machine. A number before the colon is this machine's
@@ -89,10 +93,16 @@ mod tests {
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote(""), "''");
         assert_eq!(quote("$(rm -rf ~)"), "'$(rm -rf ~)'");
-        assert_eq!(command_line(&["pokeshell", "attach", "x;y"]), "pokeshell attach 'x;y'");
+        assert_eq!(
+            command_line(&["pokeshell", "attach", "x;y"]),
+            "pokeshell attach 'x;y'"
+        );
         // What sh makes of it is the words again.
         let line = command_line(&["printf", "%s|", "a b", "it's", "$HOME", "*"]);
-        let out = std::process::Command::new("sh").args(["-c", &line]).output().unwrap();
+        let out = std::process::Command::new("sh")
+            .args(["-c", &line])
+            .output()
+            .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "a b|it's|$HOME|*|");
     }
 

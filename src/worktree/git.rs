@@ -41,7 +41,10 @@ pub fn check_branch_name(dir: &Path, branch: &str) -> Result<(), String> {
 pub fn worktrees(dir: &Path) -> Result<Vec<Worktree>, String> {
     let ran = git(dir, &["worktree", "list", "--porcelain"], READ_DEADLINE)?;
     if !ran.success() {
-        return Err(failed(&format!("{} is not in a git repository", dir.display()), &ran));
+        return Err(failed(
+            &format!("{} is not in a git repository", dir.display()),
+            &ran,
+        ));
     }
     Ok(parse_porcelain(&String::from_utf8_lossy(&ran.stdout)))
 }
@@ -51,7 +54,12 @@ pub fn worktrees(dir: &Path) -> Result<Vec<Worktree>, String> {
 pub fn add(main: &Path, path: &Path, branch: &str) -> Result<(), String> {
     let exists = git(
         main,
-        &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")],
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{branch}"),
+        ],
         READ_DEADLINE,
     )?
     .success();
@@ -65,7 +73,10 @@ pub fn add(main: &Path, path: &Path, branch: &str) -> Result<(), String> {
     if ran.success() {
         Ok(())
     } else {
-        Err(failed(&format!("git could not create the worktree of {branch}"), &ran))
+        Err(failed(
+            &format!("git could not create the worktree of {branch}"),
+            &ran,
+        ))
     }
 }
 
@@ -109,7 +120,10 @@ pub fn tree_state(dir: &Path) -> Option<TreeState> {
     if !(ran.success() || ran.overflowed) {
         return None;
     }
-    Some(parse_status(&String::from_utf8_lossy(&ran.stdout), ran.overflowed))
+    Some(parse_status(
+        &String::from_utf8_lossy(&ran.stdout),
+        ran.overflowed,
+    ))
 }
 
 /// Reads `git status --porcelain=v2 --branch`; `cut`: the output was cut at its bound.
