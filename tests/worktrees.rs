@@ -157,7 +157,7 @@ fn two_agents_in_two_worktrees_each_edit_their_own_files() {
             "write",
             json!({"path": file, "content": format!("{branch}\n")}),
         ));
-        model.push(Step::text(&format!("wrote {file}")));
+        model.push(Step::text(format!("wrote {file}")));
         let env = PiEnv::new(&model.base_url());
         let sessions = env.session_dir().to_string_lossy().into_owned();
         let out = pokeshell(

@@ -100,23 +100,18 @@ pub fn merge(local: Vec<SessionJson>, answers: Vec<Answer>, cache: &mut Cache, n
         machines.push(state);
     }
     let order = |m: &str| machines.iter().position(|s| s.machine == m).unwrap_or(usize::MAX);
-    let mut keyed: Vec<_> = rows
-        .into_iter()
-        .map(|r| {
-            let key = (
-                attention_rank(&r.session.attention),
-                r.stale,
-                order(&r.session.machine),
-                r.session.number,
-            );
-            (key, r)
-        })
-        .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    rows.sort_by_key(|r| {
+        (
+            attention_rank(&r.session.attention),
+            r.stale,
+            order(&r.session.machine),
+            r.session.number,
+        )
+    });
     Merged {
         schema: SCHEMA,
         version: env!("CARGO_PKG_VERSION").to_string(),
-        sessions: keyed.into_iter().map(|(_, r)| r).collect(),
+        sessions: rows,
         machines,
     }
 }
