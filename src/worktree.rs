@@ -10,6 +10,7 @@
 mod git;
 pub mod kill;
 mod list;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 

@@ -132,9 +132,12 @@ fn said(out: &Output) -> String {
     )
 }
 
+/// Two pi processes starting at once on a loaded 2-core machine may take a while each.
+const AGENTS_WAIT: Duration = Duration::from_secs(45);
+
 #[track_caller]
 fn wait_file(path: &Path, content: &str) {
-    let deadline = Instant::now() + WAIT;
+    let deadline = Instant::now() + AGENTS_WAIT;
     while std::fs::read_to_string(path).ok().as_deref() != Some(content) {
         assert!(
             Instant::now() < deadline,
@@ -216,6 +219,23 @@ fn two_agents_in_two_worktrees_each_edit_their_own_files() {
     assert_eq!(doc["schema"], 1);
     assert_eq!(doc["sessions"][0]["branch"], "feat/a");
     assert_eq!(doc["sessions"][0]["dirty"], true);
+
+    // The side pane and the switcher of an attached terminal show both branches with their changes.
+    let mut cmd = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+    cmd.args(["attach", "feat/b"]);
+    env.apply(&mut cmd);
+    home.apply(&mut cmd);
+    let mut pty = support::pty::Pty::spawn(cmd, 40, 140);
+    pty.wait_until("both branches, changed, in the side pane", WAIT, |s| {
+        let side = support::shell::side(s);
+        side.contains("1 feat/a* ") && side.contains("▸2 feat/b* ")
+    });
+    pty.send([0x1d, b'w']);
+    pty.wait_for_text("[feat/a*]", WAIT);
+    pty.send("\x1b");
+    pty.wait_for_text_gone("[feat/a*]", WAIT);
+    pty.send([0x1d, b'd']);
+    assert_eq!(pty.wait_exit(WAIT), 0);
 
     // A tree with changes: refused, and the session goes on.
     let out = pokeshell(env, &home, &repo, &["kill", "feat/a", "--remove-worktree"]);

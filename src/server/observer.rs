@@ -29,6 +29,8 @@ pub struct Observer {
     pub notify: Arc<Mutex<NotifyTarget>>,
     last: Option<Report>,
     checked_at: Option<u64>,
+    /// The session's branch and changes, looked up off the loop.
+    tree: crate::worktree::watch::TreeWatch,
 }
 
 impl Observer {
@@ -39,6 +41,7 @@ impl Observer {
             notify,
             last: None,
             checked_at: None,
+            tree: Default::default(),
         }
     }
 }
@@ -52,8 +55,12 @@ impl Layer for Observer {
             return Vec::new();
         }
         self.checked_at = Some(now.mono_ms);
+        let mut brief = session.brief(now);
+        if let Some(tree) = self.tree.get(&brief.dir, now.mono_ms) {
+            (brief.branch, brief.dirty) = (tree.branch, Some(tree.dirty));
+        }
         let report = Report {
-            brief: Some(session.brief(now)),
+            brief: Some(brief),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
         };

@@ -299,6 +299,8 @@ mod tests {
             last_intervention: None,
             created_wall_ms: 1_000,
             attached: 0,
+            branch: None,
+            dirty: None,
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);

@@ -26,6 +26,10 @@ pub struct SessionBrief {
     pub created_wall_ms: u64,
     /// How many clients show this session; filled by the server (the session leaves 0).
     pub attached: usize,
+    /// The branch of the git checkout `dir` is in, and whether it has uncommitted changes; filled by
+    /// the server's observer (`crate::worktree::watch`), the session leaves them None.
+    pub branch: Option<String>,
+    pub dirty: Option<bool>,
 }
 
 /// How much a session needs the user. Ordered: the ones needing the user first.
@@ -110,6 +114,8 @@ impl Session {
             last_intervention,
             created_wall_ms: self.created_wall_ms,
             attached: 0,
+            branch: None,
+            dirty: None,
         }
     }
 

@@ -27,6 +27,8 @@ fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionB
         last_intervention: None,
         created_wall_ms: 0,
         attached: 1,
+        branch: None,
+        dirty: None,
     }
 }
 

@@ -122,7 +122,13 @@ impl Switcher {
         let mut buf = Vec::new();
         let mut scored: Vec<(usize, u32)> = Vec::new();
         for (i, s) in self.sessions.iter().enumerate() {
-            let haystack = format!("{} {} {}", s.number, s.name, s.dir);
+            let haystack = format!(
+                "{} {} {} {}",
+                s.number,
+                s.name,
+                s.dir,
+                s.branch.as_deref().unwrap_or("")
+            );
             if let Some(score) = pattern.score(Utf32Str::new(&haystack, &mut buf), &mut self.matcher) {
                 scored.push((i, score));
             }
@@ -143,7 +149,11 @@ impl Switcher {
         let name = ellipsize(&s.name, 14);
         let state = ellipsize(&s.state, 30);
         let head = format!("{mark}{:>2}{here} {name:<14} {state:<30} ", s.number);
-        let dir = ellipsize(&s.dir, width.saturating_sub(head.chars().count()));
+        let place = match &s.branch {
+            Some(b) => format!("[{b}{}] {}", if s.dirty == Some(true) { "*" } else { "" }, s.dir),
+            None => s.dir.clone(),
+        };
+        let dir = ellipsize(&place, width.saturating_sub(head.chars().count()));
         let style = if selected {
             theme::accent()
         } else {
@@ -201,6 +211,8 @@ mod tests {
             last_intervention: None,
             created_wall_ms: 0,
             attached: 0,
+            branch: None,
+            dirty: None,
         }
     }
 
@@ -251,5 +263,24 @@ mod tests {
         s.handle_key(KeyEvent::from(KeyCode::Backspace));
         assert_eq!(s.filter(), "zz");
         assert_eq!(s.handle_key(KeyEvent::from(KeyCode::Esc)), SwitcherOutcome::Close);
+    }
+
+    #[test]
+    fn a_session_shows_its_branch_and_is_found_by_it() {
+        let mut w = brief(4, "login", "/src/app-worktrees/feat/login", Attention::Idle);
+        (w.branch, w.dirty) = (Some("feat/login".into()), Some(true));
+        let mut s = Switcher::new(vec![brief(1, "api", "/src/api", Attention::Idle), w], 1);
+        let row: String = s
+            .row(1, false, 100)
+            .spans
+            .iter()
+            .map(|x| x.content.as_ref())
+            .collect();
+        assert!(
+            row.ends_with("[feat/login*] /src/app-worktrees/feat/login"),
+            "{row}"
+        );
+        typed(&mut s, "feat/log");
+        assert_eq!(s.shown(), vec![4]);
     }
 }
