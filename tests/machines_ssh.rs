@@ -233,6 +233,11 @@ fn ls_all_lists_both_machines_and_the_unreachable_ones_without_waiting_for_each(
         std::thread::sleep(Duration::from_millis(200));
     };
     assert!(took < Duration::from_secs(TIMEOUT_SECS));
+    eprintln!("ls --all with one machine up took {took:?}");
+    here.set_machines("other, down", HANG_TIMEOUT_SECS);
+    let (doc, took) = here.ls_all();
+    eprintln!("ls --all with one machine up and one down took {took:?}");
+    assert_eq!(machine(&doc, "down")["reachable"], false);
     here.set_machines("other, down, hang, hang2", HANG_TIMEOUT_SECS);
     let (doc, took) = here.ls_all();
     eprintln!("ls --all with one machine down and two hanging took {took:?}");

@@ -82,6 +82,9 @@ pub fn ls(cli: &Cli, args: &LsArgs) -> i32 {
             return 2;
         }
     };
+    if dests.is_empty() && !args.json {
+        eprintln!("pokeshell: no other machine is set (`pokeshell.machines` in the global settings)");
+    }
     // The others are asked while this machine's server answers.
     let asking = std::thread::spawn(move || ask::ask_all(&dests, timeout));
     let here = local();
