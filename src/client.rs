@@ -30,6 +30,7 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
             0
         }
         attach::Ending::Signal(sig) => 128 + sig,
+        attach::Ending::Hop { dest, name } => crate::machines::commands::hop(&dest, &name),
         attach::Ending::Failed(message) => {
             // A server that went away may have said why in its log.
             let log = connect::log_path()

@@ -5,6 +5,7 @@ mod backend;
 mod conn;
 mod observer;
 mod persist;
+pub mod remote_list;
 mod remote_screen;
 mod requests;
 pub mod serve;

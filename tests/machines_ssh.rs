@@ -414,3 +414,59 @@ fn broken_machines_get_a_clear_message_and_hold_up_nothing() {
         sshd.log()
     );
 }
+
+#[test]
+fn the_switcher_lists_the_other_machines_sessions_and_choosing_one_goes_there() {
+    let model = model_server();
+    model.set_default(Step::text("Either machine gets this answer."));
+    let mut sshd = Sshd::start();
+    let remote_home = ServerHome::new();
+    let remote = PiEnv::new(&model.base_url());
+    sshd.machine("other", &other_machine(&remote_home, &remote));
+    let here = Here::new(&model, "other", sshd.ssh_command());
+    let sessions = remote.session_dir().to_string_lossy().into_owned();
+    let out = here.run(&[
+        "new",
+        "--on",
+        "other",
+        "-d",
+        "--name",
+        "far",
+        "--",
+        "--session-dir",
+        &sessions,
+        "hello far away",
+    ]);
+    assert!(out.status.success(), "new --on other: {}", text(&out));
+
+    let pi = pi_path().to_string_lossy().into_owned();
+    let local_sessions = here.env.session_dir().to_string_lossy().into_owned();
+    let mut pty = here.pty(&["--pi", &pi, "--", "--session-dir", &local_sessions]);
+    pty.wait_until("the other machine's session in the side pane", WAIT, |s| {
+        support::shell::side(s).contains("other:far")
+    });
+    pty.send([PREFIX, b'w']);
+    pty.wait_for_text("Enter show", WAIT);
+    pty.send("far");
+    pty.wait_until("only the other machine's session", WAIT, |s| {
+        let t = s.contents();
+        t.contains("other:far") && !t.contains("1* ")
+    });
+    pty.send("\r");
+    pty.wait_until("the other machine's pi, through ssh", WAIT, |s| {
+        let t = s.contents();
+        t.contains("hello far away") && t.contains("Either machine gets this answer.")
+    });
+    pty.send([PREFIX, b'd']);
+    assert_eq!(
+        pty.wait_exit(WAIT),
+        0,
+        "detaching there ends ssh and this client well"
+    );
+    let out = here.run(&["ls"]);
+    assert!(
+        text(&out).contains("1:work"),
+        "this machine's session goes on: {}",
+        text(&out)
+    );
+}

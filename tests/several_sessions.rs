@@ -27,6 +27,7 @@ fn brief(number: u32, name: &str, dir: &str, attention: Attention, state: &str) 
         attached: 1,
         branch: None,
         dirty: None,
+        machine: None,
     }
 }
 

@@ -168,6 +168,12 @@ pub fn attach(cli: &Cli, dest: &str, name: &str) -> i32 {
     run_ssh(dest, ssh::interactive(dest, &remote, true))
 }
 
+/// From the switcher to a session on another machine: this terminal attaches there through ssh.
+pub fn hop(dest: &str, name: &str) -> i32 {
+    let remote = ssh::command_line(&["pokeshell", "attach", name]);
+    run_ssh(dest, ssh::interactive(dest, &remote, true))
+}
+
 /// The remote `pokeshell new` command line for `new --on`.
 pub fn remote_new(args: &NewArgs, detached: bool) -> String {
     let mut words: Vec<String> = vec!["pokeshell".into(), "new".into()];

@@ -138,6 +138,15 @@ impl Server {
                 }
                 if self.sessions.contains_key(&n) {
                     self.attach(id, n);
+                } else if let Some((dest, name)) = self
+                    .remote
+                    .iter()
+                    .find(|b| b.number == n)
+                    .and_then(|b| Some((b.machine.clone()?, b.name.clone())))
+                {
+                    // The terminal goes to the other machine: it leaves this server first.
+                    self.leave(id);
+                    self.tell(id, Down::Hop { dest, name });
                 } else if let Some(cur) = current {
                     self.notice(cur, format!("there is no session {n}"));
                 }

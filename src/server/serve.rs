@@ -66,6 +66,8 @@ pub enum ServerMsg {
     /// A session nobody is attached to wants the user: to the terminals showing other sessions, or
     /// to `pokeshell.notifyCommand` when there are none.
     Notify(super::remote_screen::AwayNote),
+    /// The other machines' sessions, as the background asker found them.
+    Remote(Vec<crate::session::SessionBrief>),
 }
 
 pub(super) struct Client {
@@ -95,9 +97,11 @@ pub struct Server {
     pub(super) last_caps: Vec<u8>,
     pub(super) shutting_down: bool,
     pub(super) store: Option<std::path::PathBuf>,
+    /// The other machines' sessions (`remote_list`), listed after this machine's.
+    pub(super) remote: Vec<crate::session::SessionBrief>,
 }
 
-pub(super) fn wall_ms() -> u64 {
+pub(crate) fn wall_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
@@ -188,7 +192,9 @@ async fn serve() -> Result<()> {
         last_caps: Vec::new(),
         shutting_down: false,
         store: crate::server_store::default_path(),
+        remote: Vec::new(),
     };
+    super::remote_list::spawn_refresher(server.me.clone());
     server.restore_saved().await;
     while let Some(msg) = rx.recv().await {
         server.handle(msg).await;
@@ -251,6 +257,12 @@ impl Server {
             }
             ServerMsg::Request { id, req } => self.on_request(id, req).await,
             ServerMsg::Report { number, report } => self.on_report(number, report),
+            ServerMsg::Remote(briefs) => {
+                if briefs != self.remote {
+                    self.remote = briefs;
+                    self.share_briefs();
+                }
+            }
             ServerMsg::Ended {
                 number,
                 code,
@@ -361,7 +373,8 @@ impl Server {
 
     /// Every session hears of every other (its side pane lists them, its switcher offers them).
     pub(super) fn share_briefs(&self) {
-        let briefs = self.table.briefs(|n| self.attached(n));
+        let mut briefs = self.table.briefs(|n| self.attached(n));
+        briefs.extend(self.remote.iter().cloned());
         for run in self.sessions.values() {
             let _ = run.tx.send(WorldEvent::Sessions(briefs.clone()));
         }

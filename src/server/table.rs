@@ -301,6 +301,7 @@ mod tests {
             attached: 0,
             branch: None,
             dirty: None,
+            machine: None,
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);

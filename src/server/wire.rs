@@ -49,6 +49,7 @@ pub mod kind {
     pub const LISTING: u8 = 0x87;
     pub const DONE: u8 = 0x88;
     pub const ERROR: u8 = 0x89;
+    pub const HOP: u8 = 0x8a;
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
@@ -71,6 +72,7 @@ pub mod kind {
             LISTING => "listing",
             DONE => "done",
             ERROR => "error",
+            HOP => "hop",
             _ => return None,
         })
     }
@@ -160,6 +162,12 @@ pub enum Down {
     },
     Error {
         message: String,
+    },
+    /// The user chose a session on another machine: the client leaves this server and attaches
+    /// there (`ssh -t DEST pokeshell attach NAME`).
+    Hop {
+        dest: String,
+        name: String,
     },
 }
 

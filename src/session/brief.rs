@@ -30,6 +30,9 @@ pub struct SessionBrief {
     /// the server's observer (`crate::worktree::watch`), the session leaves them None.
     pub branch: Option<String>,
     pub dirty: Option<bool>,
+    /// The SSH destination of a session on another machine (the server lists them, see
+    /// `crate::server::remote_list`); None for this machine's.
+    pub machine: Option<String>,
 }
 
 /// How much a session needs the user. Ordered: the ones needing the user first.
@@ -116,6 +119,7 @@ impl Session {
             attached: 0,
             branch: None,
             dirty: None,
+            machine: None,
         }
     }
 

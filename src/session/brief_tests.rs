@@ -192,6 +192,7 @@ fn briefs_are_ordered_by_need_then_number() {
         attached: 0,
         branch: None,
         dirty: None,
+        machine: None,
     };
     let mut all = vec![
         brief(1, Attention::Idle),

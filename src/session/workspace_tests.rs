@@ -29,6 +29,7 @@ fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionB
         attached: 1,
         branch: None,
         dirty: None,
+        machine: None,
     }
 }
 

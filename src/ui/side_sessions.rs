@@ -37,7 +37,11 @@ fn status(brief: &SessionBrief, wall_ms: u64) -> String {
 /// One session in `width` columns: `▸2 web  waiting for you: …`.
 fn line(brief: &SessionBrief, current: u32, wall_ms: u64, width: usize) -> Line<'static> {
     let shown = brief.number == current;
-    let head = format!("{}{} ", if shown { "▸" } else { " " }, brief.number);
+    // Another machine's session has no number here: prefix+digits do not reach it.
+    let head = match brief.machine {
+        Some(_) => "  ".to_string(),
+        None => format!("{}{} ", if shown { "▸" } else { " " }, brief.number),
+    };
     let status = status(brief, wall_ms);
     let room = width.saturating_sub(head.width());
     let name_room = room.saturating_sub(status.width() + 1).max(MIN_NAME);
@@ -60,10 +64,14 @@ fn line(brief: &SessionBrief, current: u32, wall_ms: u64, width: usize) -> Line<
 /// uncommitted changes.
 pub fn name_with_branch(brief: &SessionBrief) -> String {
     let star = if brief.dirty == Some(true) { "*" } else { "" };
-    match &brief.branch {
-        Some(b) if *b == brief.name => format!("{}{star}", brief.name),
-        Some(b) => format!("{} ({b}{star})", brief.name),
+    let name = match &brief.machine {
+        Some(m) => format!("{m}:{}", brief.name),
         None => brief.name.clone(),
+    };
+    match &brief.branch {
+        Some(b) if *b == brief.name => format!("{name}{star}"),
+        Some(b) => format!("{name} ({b}{star})"),
+        None => name,
     }
 }
 
@@ -97,6 +105,7 @@ mod tests {
             attached: 0,
             branch: None,
             dirty: None,
+            machine: None,
         }
     }
 
@@ -155,5 +164,10 @@ mod tests {
         let s = section(&[worktree, other], 2, 0, 32).expect("a list");
         let lines: Vec<String> = s.lines.iter().map(text).collect();
         assert_eq!(lines, [" 1 feat/x* idle", "▸2 api (main) idle"]);
+        let mut far = brief(10_001, "train", Attention::Question, "waiting for you");
+        far.machine = Some("gpu".into());
+        let s = section(&[far, brief(1, "api", Attention::Idle, "idle")], 1, 0, 40).expect("a list");
+        let lines: Vec<String> = s.lines.iter().map(text).collect();
+        assert_eq!(lines, ["  gpu:train waiting for you", "▸1 api idle"]);
     }
 }

@@ -123,11 +123,12 @@ impl Switcher {
         let mut scored: Vec<(usize, u32)> = Vec::new();
         for (i, s) in self.sessions.iter().enumerate() {
             let haystack = format!(
-                "{} {} {} {}",
+                "{} {} {} {} {}",
                 s.number,
                 s.name,
                 s.dir,
-                s.branch.as_deref().unwrap_or("")
+                s.branch.as_deref().unwrap_or(""),
+                s.machine.as_deref().unwrap_or("")
             );
             if let Some(score) = pattern.score(Utf32Str::new(&haystack, &mut buf), &mut self.matcher) {
                 scored.push((i, score));
@@ -146,9 +147,13 @@ impl Switcher {
         let s = &self.sessions[index];
         let mark = if selected { "▸ " } else { "  " };
         let here = if s.number == self.current { "*" } else { " " };
-        let name = ellipsize(&s.name, 14);
+        let (number, name) = match &s.machine {
+            Some(m) => (String::new(), format!("{m}:{}", s.name)),
+            None => (s.number.to_string(), s.name.clone()),
+        };
+        let name = ellipsize(&name, 14);
         let state = ellipsize(&s.state, 30);
-        let head = format!("{mark}{:>2}{here} {name:<14} {state:<30} ", s.number);
+        let head = format!("{mark}{number:>2}{here} {name:<14} {state:<30} ");
         let place = match &s.branch {
             Some(b) => format!("[{b}{}] {}", if s.dirty == Some(true) { "*" } else { "" }, s.dir),
             None => s.dir.clone(),
@@ -213,6 +218,7 @@ mod tests {
             attached: 0,
             branch: None,
             dirty: None,
+            machine: None,
         }
     }
 
