@@ -85,6 +85,7 @@ fn down() -> impl Strategy<Value = Down> {
         prop::collection::vec(listing(), 0..3).prop_map(Down::Listing),
         any::<String>().prop_map(|message| Down::Done { message }),
         any::<String>().prop_map(|message| Down::Error { message }),
+        (any::<String>(), any::<String>()).prop_map(|(dest, name)| Down::Hop { dest, name }),
     ]
 }
 
