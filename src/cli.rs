@@ -71,12 +71,13 @@ pub enum Mode {
     Demo(DemoArgs),
     /// Attach this terminal to a running session (default: the one used last).
     Attach {
-        /// The session's name or number, as `pokeshell ls` shows them.
+        /// The session's name or number, as `pokeshell ls` shows them; DEST:NAME for a session on
+        /// another machine (through `ssh -t DEST`).
         #[arg(add = crate::completions::session_names())]
         name: Option<String>,
     },
-    /// List the sessions: name, state, running tool, last intervention, age, directory.
-    Ls,
+    /// List the sessions: name, state, running tool, last intervention, age, branch, directory.
+    Ls(LsArgs),
     /// Start another session.
     New(NewArgs),
     /// End a session: pi is asked to quit (SIGTERM), then killed after a grace.
@@ -84,6 +85,9 @@ pub enum Mode {
         /// The session's name or number.
         #[arg(add = crate::completions::session_names())]
         name: String,
+        /// Also remove the session's git worktree, when it has no uncommitted changes.
+        #[arg(long)]
+        remove_worktree: bool,
     },
     /// Print the script that makes SHELL complete pokeshell's commands, options and session names.
     Completions {
@@ -95,6 +99,17 @@ pub enum Mode {
     /// The per-user server itself; started by pokeshell when needed.
     #[command(name = "__server", hide = true)]
     Server,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LsArgs {
+    /// Write the list as JSON (docs/machines.md has the schema).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also ask every machine of `pokeshell.machines`, through ssh.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -110,6 +125,15 @@ pub struct NewArgs {
     /// Start it without attaching this terminal.
     #[arg(long, short = 'd')]
     pub detached: bool,
+
+    /// Run it in a git worktree of this branch beside the repository (created, or reused), named
+    /// after the branch.
+    #[arg(long, value_name = "BRANCH")]
+    pub worktree: Option<String>,
+
+    /// Start it on another machine, an SSH destination (through `ssh DEST pokeshell new`).
+    #[arg(long, value_name = "DEST")]
+    pub on: Option<String>,
 
     /// Arguments passed to pi unchanged.
     #[arg(last = true, value_name = "PI_ARGS")]
@@ -188,7 +212,7 @@ impl Mode {
         match self {
             Mode::Demo(_) => "demo",
             Mode::Attach { .. } => "attach",
-            Mode::Ls => "ls",
+            Mode::Ls(_) => "ls",
             Mode::New(_) => "new",
             Mode::Kill { .. } => "kill",
             Mode::Completions { .. } => "completions",

@@ -32,6 +32,7 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
             0
         }
         attach::Ending::Signal(sig) => 128 + sig,
+        attach::Ending::Hop { dest, name } => crate::machines::commands::hop(&dest, &name),
         attach::Ending::Failed(message) => {
             // A server that went away may have said why in its log.
             let log = connect::log_path()
@@ -108,7 +109,7 @@ pub fn format_listing(list: &[Listing]) -> String {
     if list.is_empty() {
         return "no sessions\n".to_string();
     }
-    let rows: Vec<[String; 9]> = list
+    let rows: Vec<[String; 10]> = list
         .iter()
         .map(|l| {
             [
@@ -128,6 +129,7 @@ pub fn format_listing(list: &[Listing]) -> String {
                     format!("{}/{}", tokens(l.tokens_in + l.cache_read), tokens(l.tokens_out))
                 },
                 l.cost_usd.map_or_else(|| "-".into(), dollars),
+                crate::machines::merge::branch_cell(l.branch.as_deref(), l.dirty),
                 l.dir.clone(),
             ]
         })
@@ -141,45 +143,33 @@ pub fn format_listing(list: &[Listing]) -> String {
         "ATTACHED",
         "TOKENS IN/OUT",
         "COST",
+        "BRANCH",
         "DIRECTORY",
     ];
-    let mut widths = head.map(str::len);
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count()).min(48);
+    crate::machines::merge::table(&head, &rows)
+}
+
+/// The server's sessions, each with its checkout's branch and state; None when no server runs.
+pub fn listing() -> Result<Option<Vec<Listing>>, String> {
+    match ask(&Up::List, false) {
+        Ok(Down::Listing(mut list)) => {
+            crate::worktree::fill_trees(&mut list);
+            Ok(Some(list))
         }
+        Ok(other) => Err(format!("unexpected answer {other:?}")),
+        Err(_) if connect::connect().is_err() => Ok(None),
+        Err(e) => Err(e),
     }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            let cell: String = cell.chars().take(48).collect();
-            if i + 1 == cells.len() {
-                s.push_str(&cell);
-            } else {
-                s.push_str(&format!("{cell:<w$}  "));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(&head.map(String::from));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
-    out
 }
 
 /// `pokeshell ls`.
 pub fn ls() -> i32 {
-    match ask(&Up::List, false) {
-        Ok(Down::Listing(list)) => {
+    match listing() {
+        Ok(Some(list)) => {
             print!("{}", format_listing(&list));
             0
         }
-        Ok(other) => {
-            eprintln!("pokeshell: unexpected answer {other:?}");
-            1
-        }
-        Err(_) if connect::connect().is_err() => {
+        Ok(None) => {
             let saved = crate::server_store::default_path()
                 .and_then(|p| crate::server_store::load(&p).ok())
                 .map_or(0, |s| s.len());
@@ -317,6 +307,9 @@ mod tests {
                 tokens_out: 800,
                 cache_read: 30_000,
                 cost_usd: Some(0.0421),
+                branch: Some("feat/x".into()),
+                dirty: Some(true),
+                ..Default::default()
             },
             Listing {
                 name: "2:web".into(),
@@ -330,6 +323,7 @@ mod tests {
                 tokens_out: 0,
                 cache_read: 0,
                 cost_usd: None,
+                ..Default::default()
             },
         ];
         let text = format_listing(&list);
@@ -340,6 +334,9 @@ mod tests {
         assert_eq!(&lines[1][col..col + 7], "working");
         assert_eq!(&lines[2][col..col + 7], "waiting");
         assert!(lines[1].contains("bash 12s") && lines[1].contains("2m"));
+        let branch = lines[0].find("BRANCH").unwrap();
+        assert_eq!(&lines[1][branch..branch + 7], "feat/x*");
+        assert_eq!(&lines[2][branch..branch + 2], "- ");
         assert!(lines[2].contains("poked") && lines[2].contains("2h01m"));
         let col = lines[0].find("TOKENS IN/OUT").unwrap();
         assert_eq!(

@@ -2,6 +2,7 @@
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
 pub mod about;
+pub mod bounded_command;
 pub mod bridge;
 pub mod cli;
 pub mod client;
@@ -15,6 +16,7 @@ pub mod install;
 pub mod launch;
 pub mod ledger;
 pub mod locate;
+pub mod machines;
 pub mod notify;
 pub mod notify_command;
 pub mod passthrough;
@@ -27,3 +29,4 @@ pub mod session;
 pub mod supervisor;
 pub mod ui;
 pub mod workspace;
+pub mod worktree;

@@ -63,9 +63,13 @@ fn server_argv(raw: &[String], spec: &CommandSpec, command: bool) -> Vec<String>
     out
 }
 
-/// `pokeshell new`: the global `--pi`, `--command`, `--prefix` and settings flags apply to the new
-/// session.
 fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if let Some(dest) = &args.on {
+        return code(pokeshell::machines::commands::new_on(
+            globals, dest, args, terminal,
+        ));
+    }
     let cli = Cli {
         mode: None,
         version: false,
@@ -79,13 +83,28 @@ fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
         Ok(s) => s,
         Err(c) => return c,
     };
-    let dir = match &args.dir {
+    let mut dir = match &args.dir {
         Some(d) => std::path::absolute(d).unwrap_or_else(|_| d.clone()),
         None => match current_dir() {
             Ok(d) => d,
             Err(c) => return c,
         },
     };
+    let mut name = args.name.clone();
+    if let Some(branch) = &args.worktree {
+        match pokeshell::worktree::ensure(&dir, branch) {
+            Ok(w) => {
+                let how = if w.created { "created" } else { "reusing" };
+                eprintln!("pokeshell: {how} the worktree {}", w.path.display());
+                dir = w.path;
+                name = name.or_else(|| Some(pokeshell::worktree::session_name(branch)));
+            }
+            Err(e) => {
+                eprintln!("pokeshell: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let mut own = cli.config.to_argv();
     if let Some(line) = &cli.command {
         own.extend(["--command".to_string(), line.clone()]);
@@ -97,11 +116,10 @@ fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
     argv.push("--".to_string());
     argv.extend(args.pi_args.iter().cloned());
     let target = Target::New {
-        name: args.name.clone(),
+        name,
         dir: dir.to_string_lossy().into_owned(),
         args: argv,
     };
-    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if args.detached || !terminal {
         code(client::new_detached(target))
     } else {
@@ -152,9 +170,19 @@ fn main() -> ExitCode {
                 }
             };
         }
-        Some(Mode::Ls) => return code(client::ls()),
-        Some(Mode::Kill { name }) => return code(client::kill(name)),
+        Some(Mode::Ls(args)) => return code(pokeshell::machines::commands::ls(&cli, args)),
+        Some(Mode::Kill {
+            name,
+            remove_worktree: true,
+        }) => return code(pokeshell::worktree::kill::kill_and_remove(name)),
+        Some(Mode::Kill { name, .. }) => return code(client::kill(name)),
         Some(Mode::New(args)) => return new_session(&cli, args),
+        Some(Mode::Attach { name: Some(target) })
+            if pokeshell::machines::ssh::split_target(target).is_some() =>
+        {
+            let (dest, name) = pokeshell::machines::ssh::split_target(target).unwrap_or_default();
+            return code(pokeshell::machines::commands::attach(&cli, dest, name));
+        }
         Some(Mode::Attach { name }) => {
             let target = Target::Attach { name: name.clone() };
             return code(client::open(target, "pi", probe_timeout()));

@@ -6,6 +6,7 @@ mod conn;
 mod notes;
 mod observer;
 mod perform;
+pub mod remote_list;
 mod remote_screen;
 mod saver;
 pub mod serve;

@@ -286,7 +286,7 @@ fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     assert_eq!(d.filter(), "th");
     assert_eq!(d.handle_key(ctrl('u')), DialogOutcome::None);
     assert_eq!(d.filter(), "");
-    assert_eq!(d.visible_rows().count(), 33);
+    assert_eq!(d.visible_rows().count(), 35);
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::PokeThresholdSeconds)),
@@ -416,7 +416,7 @@ fn snapshot_the_whole_list() {
     s.apply_session_changes(&[change(KeyId::PokePostCompactMaxPokes, SettingValue::Int(3))])
         .unwrap();
     let d = SettingsDialog::new(&s);
-    insta::assert_snapshot!(draw(&d, 80, 44).backend());
+    insta::assert_snapshot!(draw(&d, 80, 46).backend());
 }
 
 #[test]

@@ -26,6 +26,9 @@ fn brief(number: u32, name: &str, dir: &str, attention: Attention, state: &str) 
         created_wall_ms: WALL,
         attached: 1,
         spend: Default::default(),
+        branch: None,
+        dirty: None,
+        machine: None,
     }
 }
 

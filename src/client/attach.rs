@@ -19,6 +19,8 @@ use crate::server::wire::{self, Down, FrameBuf, Target, Up};
 /// How an attachment ended.
 #[derive(Debug)]
 pub enum Ending {
+    /// The user chose a session on another machine; the terminal is restored, ssh goes there.
+    Hop { dest: String, name: String },
     /// The session's program ended: its code, and what it left on its main screen.
     Exited { code: i32, farewell: Vec<u8> },
     /// The client detached (or was detached).
@@ -117,7 +119,7 @@ async fn attached(
         watchdog.finished();
         return Ok(Ending::Failed(GONE.to_string()));
     }
-    spawn_stdin(
+    let reader = spawn_stdin(
         tx.clone(),
         upward.clone(),
         watchdog,
@@ -166,9 +168,80 @@ async fn attached(
         // Tell the server at once rather than by the socket closing; it may not be read.
         let _ = upward.send(&wire::encode_up(&Up::Detach), Some(Duration::from_millis(200)));
     }
+    if matches!(ending, Ending::Hop { .. }) {
+        // ssh reads the terminal next: this client's reader must be gone, not waiting in a read
+        // that would take the user's first key.
+        reader.stop();
+    }
     drop(guard);
     watchdog.finished();
     Ok(ending)
+}
+
+/// The stdin reader's thread and the pipe that tells it to end.
+struct Reader {
+    thread: Option<std::thread::JoinHandle<()>>,
+    stop: Option<std::os::fd::OwnedFd>,
+}
+
+impl Reader {
+    fn stop(mut self) {
+        // Closing the write end wakes the reader's poll.
+        self.stop.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Waits until stdin has bytes (true) or the stop pipe is closed (false).
+fn wait_stdin(stop: &std::os::fd::OwnedFd) -> bool {
+    use std::os::fd::AsRawFd;
+    loop {
+        let mut fds = [
+            libc::pollfd {
+                fd: 0,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: stop.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: two valid pollfds on the stack.
+        let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        if r < 0 {
+            // poll itself failed: the read decides, as it did without the stop pipe.
+            return true;
+        }
+        if fds[1].revents != 0 {
+            return false;
+        }
+        if fds[0].revents != 0 {
+            return true;
+        }
+    }
+}
+
+fn stop_pipe() -> Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two fds on success; each is owned once.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return None;
+    }
+    // SAFETY: fresh fds from pipe2, owned by nothing else.
+    Some(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
 }
 
 enum Step {
@@ -196,6 +269,7 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
             Down::Exited { code, farewell } => return Ok(Some(Step::End(Ending::Exited { code, farewell }))),
             Down::Detached { reason } => return Ok(Some(Step::End(Ending::Detached(reason)))),
             Down::Error { message } => return Ok(Some(Step::End(Ending::Failed(message)))),
+            Down::Hop { dest, name } => return Ok(Some(Step::End(Ending::Hop { dest, name }))),
             Down::Suspend => {
                 let _ = out.flush();
                 guard.suspend().map_err(|e| e.to_string())?;
@@ -216,10 +290,16 @@ fn spawn_stdin(
     upward: Upward,
     watchdog: Watchdog,
     mut blocker: Option<crate::host::test_hook::LoopBlocker>,
-) {
-    std::thread::spawn(move || {
+) -> Reader {
+    let (read_end, write_end) = stop_pipe().map_or((None, None), |(r, w)| (Some(r), Some(w)));
+    let thread = std::thread::spawn(move || {
         let mut buf = [0u8; 16 * 1024];
         loop {
+            if let Some(stop) = &read_end
+                && !wait_stdin(stop)
+            {
+                return;
+            }
             // SAFETY: reading into a local buffer of the given length.
             let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
             if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
@@ -242,4 +322,8 @@ fn spawn_stdin(
             }
         }
     });
+    Reader {
+        thread: Some(thread),
+        stop: write_end,
+    }
 }

@@ -86,6 +86,8 @@ pub enum KeyId {
     NotifyCommand,
     CostWarnUsd,
     WindowTitle,
+    Machines,
+    MachineTimeoutSeconds,
 }
 
 /// The type and the accepted range of a key.
@@ -206,7 +208,7 @@ impl KeySpec {
     /// Taken only from the global files (and the session and command line), never from a project's:
     /// a value that runs a command must not come with a repository someone else wrote.
     pub fn global_only(&self) -> bool {
-        self.id == KeyId::NotifyCommand
+        matches!(self.id, KeyId::NotifyCommand | KeyId::Machines)
     }
 }
 
@@ -215,7 +217,7 @@ const WINDOW_TITLE_CHOICES: &[&str] = &["auto", "on", "off"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 31] = [
+pub static KEYS: [KeySpec; 33] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -605,6 +607,31 @@ pub static KEYS: [KeySpec; 31] = [
         label: "Window title",
         description: "Set the terminal's window title to the session's name and state: on, off, or \
                       auto (only for a hosted program that sets no title itself; pi names its window).",
+    },
+    KeySpec {
+        id: KeyId::Machines,
+        block: Block::Pokeshell,
+        name: "machines",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 4000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Other machines",
+        description: "SSH destinations, separated by commas or spaces, whose sessions `pokeshell ls \
+                      --all` lists beside this machine's (docs/machines.md). Read only from the \
+                      global settings.",
+    },
+    KeySpec {
+        id: KeyId::MachineTimeoutSeconds,
+        block: Block::Pokeshell,
+        name: "machineTimeoutSeconds",
+        group: Group::Display,
+        kind: ValueKind::Int { min: 1, max: 120 },
+        unit: Unit::Seconds,
+        default: DefaultValue::Int(5),
+        label: "Machine timeout",
+        description: "How long `pokeshell ls --all` waits for each other machine before it lists \
+                      it as unreachable.",
     },
 ];
 

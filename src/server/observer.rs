@@ -26,6 +26,8 @@ pub struct Observer {
     /// Screen output came since the last look.
     output: bool,
     looked_at: Option<u64>,
+    /// The session's branch and changes, looked up off the loop.
+    tree: crate::worktree::watch::TreeWatch,
 }
 
 impl Observer {
@@ -40,6 +42,7 @@ impl Observer {
             dirty: true,
             output: false,
             looked_at: None,
+            tree: Default::default(),
         }
     }
 }
@@ -78,8 +81,12 @@ impl Layer for Observer {
         (self.dirty, self.output) = (false, false);
         self.looked_at = Some(now.mono_ms);
         self.command = session.notify_command();
+        let mut brief = session.brief(now);
+        if let Some(tree) = self.tree.get(&brief.dir, now.mono_ms) {
+            (brief.branch, brief.dirty) = (tree.branch, Some(tree.dirty));
+        }
         let report = Report {
-            brief: Some(session.brief(now)),
+            brief: Some(brief),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
         };

@@ -115,6 +115,7 @@ async fn serve() -> Result<()> {
         None => Vec::new(),
     };
     let saver = Saver::spawn(store, tx.clone()).context("cannot start the saving thread")?;
+    super::remote_list::spawn_refresher(tx.clone());
     let mut server = Performer::new(tx, handle_tx, saver);
     let env = std::env::vars().collect();
     server.event(ServerEvent::Restore { saved, env });

@@ -73,6 +73,8 @@ pub struct ServerState {
     /// A client came or a session ran: a server with nothing left after that is done (before it,
     /// the client that started the server is still on its way).
     served: bool,
+    /// The other machines' sessions (`remote_list`), listed after this machine's.
+    pub(super) remote: Vec<crate::session::SessionBrief>,
 }
 
 impl ServerState {
@@ -160,6 +162,12 @@ impl ServerState {
                 for &number in self.runs.keys() {
                     let ev = WorldEvent::Signal(Signal::Usr1);
                     fx.push(ServerEffect::ToSession { number, ev });
+                }
+            }
+            ServerEvent::Remote(briefs) => {
+                if briefs != self.remote {
+                    self.remote = briefs;
+                    self.share_briefs(&mut fx);
                 }
             }
             ServerEvent::Shutdown => {
@@ -306,7 +314,8 @@ impl ServerState {
 
     /// Every session hears of every other (its side pane lists them, its switcher offers them).
     pub(super) fn share_briefs(&self, fx: &mut Vec<ServerEffect>) {
-        let briefs = self.table.briefs(|n| self.attached(n));
+        let mut briefs = self.table.briefs(|n| self.attached(n));
+        briefs.extend(self.remote.iter().cloned());
         for (&number, run) in &self.runs {
             if *run == Run::Running {
                 let ev = WorldEvent::Sessions(briefs.clone());

@@ -209,6 +209,11 @@ impl Table {
                 tokens_out: e.brief.as_ref().map_or(0, |b| b.spend.output),
                 cache_read: e.brief.as_ref().map_or(0, |b| b.spend.cache_read),
                 cost_usd: e.brief.as_ref().and_then(|b| b.spend.cost()),
+                attention: e.brief.as_ref().map_or_else(String::new, |b| {
+                    crate::machines::schema::attention_keyword(b.attention).to_string()
+                }),
+                branch: None,
+                dirty: None,
             })
             .collect()
     }
@@ -299,6 +304,9 @@ mod tests {
             created_wall_ms: 1_000,
             attached: 0,
             spend: Default::default(),
+            branch: None,
+            dirty: None,
+            machine: None,
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);

@@ -49,6 +49,7 @@ pub mod kind {
     pub const LISTING: u8 = 0x87;
     pub const DONE: u8 = 0x88;
     pub const ERROR: u8 = 0x89;
+    pub const HOP: u8 = 0x8a;
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
@@ -71,6 +72,7 @@ pub mod kind {
             LISTING => "listing",
             DONE => "done",
             ERROR => "error",
+            HOP => "hop",
             _ => return None,
         })
     }
@@ -161,10 +163,16 @@ pub enum Down {
     Error {
         message: String,
     },
+    /// The user chose a session on another machine: the client leaves this server and attaches
+    /// there (`ssh -t DEST pokeshell attach NAME`).
+    Hop {
+        dest: String,
+        name: String,
+    },
 }
 
 /// One session in a [`Down::Listing`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Listing {
     pub name: String,
     pub dir: String,
@@ -184,6 +192,14 @@ pub struct Listing {
     /// US dollars, as pi priced the replies; `None` when pi has no prices for the model.
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// How much it needs the user (`crate::machines::schema::ATTENTION`); empty while starting.
+    #[serde(default)]
+    pub attention: String,
+    /// Filled by the client from `dir` (`crate::worktree`), never sent by the server.
+    #[serde(default, skip)]
+    pub branch: Option<String>,
+    #[serde(default, skip)]
+    pub dirty: Option<bool>,
 }
 
 /// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames

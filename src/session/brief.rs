@@ -28,6 +28,13 @@ pub struct SessionBrief {
     pub attached: usize,
     /// Tokens and cost since the session started.
     pub spend: super::usage::Spend,
+    /// The branch of the git checkout `dir` is in, and whether it has uncommitted changes; filled by
+    /// the server's observer (`crate::worktree::watch`), the session leaves them None.
+    pub branch: Option<String>,
+    pub dirty: Option<bool>,
+    /// The SSH destination of a session on another machine (the server lists them, see
+    /// `crate::server::remote_list`); None for this machine's.
+    pub machine: Option<String>,
 }
 
 /// How much a session needs the user. Ordered: the ones needing the user first.
@@ -113,6 +120,9 @@ impl Session {
             created_wall_ms: self.created_wall_ms,
             attached: 0,
             spend: self.usage.session,
+            branch: None,
+            dirty: None,
+            machine: None,
         }
     }
 

@@ -201,6 +201,9 @@ fn briefs_are_ordered_by_need_then_number() {
         created_wall_ms: 0,
         attached: 0,
         spend: Default::default(),
+        branch: None,
+        dirty: None,
+        machine: None,
     };
     let mut all = vec![
         brief(1, Attention::Idle),

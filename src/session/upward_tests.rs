@@ -130,6 +130,9 @@ fn another_session_waiting_for_the_user_is_a_question_here() {
         created_wall_ms: 0,
         attached: 0,
         spend: Default::default(),
+        branch: None,
+        dirty: None,
+        machine: None,
     };
     let fx = s.handle(
         Input::Sessions(vec![

@@ -116,6 +116,8 @@ impl Session {
         let mut own = self.brief(now);
         if let Some(server) = self.sessions.iter().find(|b| b.number == own.number) {
             own.attached = server.attached;
+            // Filled by the server's observer, not by the session.
+            (own.branch, own.dirty) = (server.branch.clone(), server.dirty);
         }
         let mut briefs: Vec<SessionBrief> = self
             .sessions

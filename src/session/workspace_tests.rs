@@ -28,6 +28,9 @@ fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionB
         created_wall_ms: 0,
         attached: 1,
         spend: Default::default(),
+        branch: None,
+        dirty: None,
+        machine: None,
     }
 }
 

@@ -37,11 +37,15 @@ fn status(brief: &SessionBrief, wall_ms: u64) -> String {
 /// One session in `width` columns: `▸2 web  waiting for you: …`.
 fn line(brief: &SessionBrief, current: u32, wall_ms: u64, width: usize) -> Line<'static> {
     let shown = brief.number == current;
-    let head = format!("{}{} ", if shown { "▸" } else { " " }, brief.number);
+    // Another machine's session has no number here: prefix+digits do not reach it.
+    let head = match brief.machine {
+        Some(_) => "  ".to_string(),
+        None => format!("{}{} ", if shown { "▸" } else { " " }, brief.number),
+    };
     let status = status(brief, wall_ms);
     let room = width.saturating_sub(head.width());
     let name_room = room.saturating_sub(status.width() + 1).max(MIN_NAME);
-    let name = ellipsize(&brief.name, name_room);
+    let name = ellipsize(&name_with_branch(brief), name_room);
     let status = ellipsize(&status, room.saturating_sub(name.width() + 1));
     let name_style = if shown {
         Tone::Plain.style().add_modifier(Modifier::BOLD)
@@ -54,6 +58,21 @@ fn line(brief: &SessionBrief, current: u32, wall_ms: u64, width: usize) -> Line<
         Span::raw(" "),
         Span::styled(status, tone(brief.attention).style()),
     ])
+}
+
+/// `api (feat/x*)`: the name, and the branch when the name is not the branch already; `*` marks
+/// uncommitted changes.
+pub fn name_with_branch(brief: &SessionBrief) -> String {
+    let star = if brief.dirty == Some(true) { "*" } else { "" };
+    let name = match &brief.machine {
+        Some(m) => format!("{m}:{}", brief.name),
+        None => brief.name.clone(),
+    };
+    match &brief.branch {
+        Some(b) if *b == brief.name => format!("{name}{star}"),
+        Some(b) => format!("{name} ({b}{star})"),
+        None => name,
+    }
 }
 
 /// The section, or `None` when there are fewer than two sessions to list.
@@ -85,6 +104,9 @@ mod tests {
             created_wall_ms: 0,
             attached: 0,
             spend: Default::default(),
+            branch: None,
+            dirty: None,
+            machine: None,
         }
     }
 
@@ -129,5 +151,24 @@ mod tests {
         ];
         let s = section(&all, 2, 0, 24).expect("a list");
         assert_eq!(text(&s.lines[0]), " 1 a-ver… stalled 3m 05s");
+    }
+
+    #[test]
+    fn a_branch_shows_beside_the_name_and_changes_get_a_star() {
+        let mut worktree = brief(1, "feat/x", Attention::Idle, "idle");
+        (worktree.branch, worktree.dirty) = (Some("feat/x".into()), Some(true));
+        let mut other = brief(2, "api", Attention::Idle, "idle");
+        (other.branch, other.dirty) = (Some("main".into()), Some(false));
+        assert_eq!(name_with_branch(&worktree), "feat/x*");
+        assert_eq!(name_with_branch(&other), "api (main)");
+        assert_eq!(name_with_branch(&brief(3, "x", Attention::Idle, "idle")), "x");
+        let s = section(&[worktree, other], 2, 0, 32).expect("a list");
+        let lines: Vec<String> = s.lines.iter().map(text).collect();
+        assert_eq!(lines, [" 1 feat/x* idle", "▸2 api (main) idle"]);
+        let mut far = brief(10_001, "train", Attention::Question, "waiting for you");
+        far.machine = Some("gpu".into());
+        let s = section(&[far, brief(1, "api", Attention::Idle, "idle")], 1, 0, 40).expect("a list");
+        let lines: Vec<String> = s.lines.iter().map(text).collect();
+        assert_eq!(lines, ["  gpu:train waiting for you", "▸1 api idle"]);
     }
 }

@@ -122,7 +122,14 @@ impl Switcher {
         let mut buf = Vec::new();
         let mut scored: Vec<(usize, u32)> = Vec::new();
         for (i, s) in self.sessions.iter().enumerate() {
-            let haystack = format!("{} {} {}", s.number, s.name, s.dir);
+            let haystack = format!(
+                "{} {} {} {} {}",
+                s.number,
+                s.name,
+                s.dir,
+                s.branch.as_deref().unwrap_or(""),
+                s.machine.as_deref().unwrap_or("")
+            );
             if let Some(score) = pattern.score(Utf32Str::new(&haystack, &mut buf), &mut self.matcher) {
                 scored.push((i, score));
             }
@@ -140,10 +147,18 @@ impl Switcher {
         let s = &self.sessions[index];
         let mark = if selected { "▸ " } else { "  " };
         let here = if s.number == self.current { "*" } else { " " };
-        let name = ellipsize(&s.name, 14);
+        let (number, name) = match &s.machine {
+            Some(m) => (String::new(), format!("{m}:{}", s.name)),
+            None => (s.number.to_string(), s.name.clone()),
+        };
+        let name = ellipsize(&name, 14);
         let state = ellipsize(&s.state, 30);
-        let head = format!("{mark}{:>2}{here} {name:<14} {state:<30} ", s.number);
-        let dir = ellipsize(&s.dir, width.saturating_sub(head.chars().count()));
+        let head = format!("{mark}{number:>2}{here} {name:<14} {state:<30} ");
+        let place = match &s.branch {
+            Some(b) => format!("[{b}{}] {}", if s.dirty == Some(true) { "*" } else { "" }, s.dir),
+            None => s.dir.clone(),
+        };
+        let dir = ellipsize(&place, width.saturating_sub(head.chars().count()));
         let style = if selected {
             theme::accent()
         } else {
@@ -202,6 +217,9 @@ mod tests {
             created_wall_ms: 0,
             attached: 0,
             spend: Default::default(),
+            branch: None,
+            dirty: None,
+            machine: None,
         }
     }
 
@@ -252,5 +270,24 @@ mod tests {
         s.handle_key(KeyEvent::from(KeyCode::Backspace));
         assert_eq!(s.filter(), "zz");
         assert_eq!(s.handle_key(KeyEvent::from(KeyCode::Esc)), SwitcherOutcome::Close);
+    }
+
+    #[test]
+    fn a_session_shows_its_branch_and_is_found_by_it() {
+        let mut w = brief(4, "login", "/src/app-worktrees/feat/login", Attention::Idle);
+        (w.branch, w.dirty) = (Some("feat/login".into()), Some(true));
+        let mut s = Switcher::new(vec![brief(1, "api", "/src/api", Attention::Idle), w], 1);
+        let row: String = s
+            .row(1, false, 100)
+            .spans
+            .iter()
+            .map(|x| x.content.as_ref())
+            .collect();
+        assert!(
+            row.ends_with("[feat/login*] /src/app-worktrees/feat/login"),
+            "{row}"
+        );
+        typed(&mut s, "feat/log");
+        assert_eq!(s.shown(), vec![4]);
     }
 }

@@ -128,6 +128,18 @@ impl ServerState {
                 }
                 if self.runs.get(&n) == Some(&Run::Running) {
                     self.attach(id, n, fx);
+                } else if let Some((dest, name)) = self
+                    .remote
+                    .iter()
+                    .find(|b| b.number == n)
+                    .and_then(|b| Some((b.machine.clone()?, b.name.clone())))
+                {
+                    // The terminal goes to the other machine: it leaves this server first.
+                    self.leave(id, fx);
+                    fx.push(ServerEffect::Tell {
+                        id,
+                        down: Down::Hop { dest, name },
+                    });
                 } else if let Some(cur) = current {
                     notice(cur, format!("there is no session {n}"), fx);
                 }

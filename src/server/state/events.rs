@@ -62,6 +62,8 @@ pub enum ServerEvent {
     },
     /// SIGTERM or SIGINT: end every session, keep them saved, exit.
     Shutdown,
+    /// The other machines' sessions, as the background asker found them (`remote_list`).
+    Remote(Vec<crate::session::SessionBrief>),
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
     /// A session wants the user (its attached terminals were told by the session itself).

@@ -68,6 +68,12 @@ struct Message {
     message: String,
 }
 
+#[derive(Serialize, Deserialize)]
+struct Hop {
+    dest: String,
+    name: String,
+}
+
 pub(super) fn encode_up(message: &Up) -> Vec<u8> {
     let mut out = Vec::new();
     match message {
@@ -155,6 +161,13 @@ pub(super) fn encode_down(message: &Down) -> Vec<u8> {
                 message: message.clone(),
             };
             push_json_frame(&mut out, kind::DONE, &body);
+        }
+        Down::Hop { dest, name } => {
+            let body = Hop {
+                dest: dest.clone(),
+                name: name.clone(),
+            };
+            push_json_frame(&mut out, kind::HOP, &body);
         }
         Down::Error { message } => {
             let body = Message {
@@ -260,6 +273,10 @@ pub(super) fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
         kind::ERROR => {
             let Message { message } = json(kind, payload)?;
             Down::Error { message }
+        }
+        kind::HOP => {
+            let Hop { dest, name } = json(kind, payload)?;
+            Down::Hop { dest, name }
         }
         _ => return Err(WireError::UnknownKind { kind }),
     })

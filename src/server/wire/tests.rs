@@ -72,6 +72,9 @@ fn listing() -> impl Strategy<Value = Listing> {
                 tokens_out: t[1],
                 cache_read: t[2],
                 cost_usd,
+                attention: "idle".into(),
+                branch: None,
+                dirty: None,
             },
         )
 }
@@ -87,6 +90,7 @@ fn down() -> impl Strategy<Value = Down> {
         prop::collection::vec(listing(), 0..3).prop_map(Down::Listing),
         any::<String>().prop_map(|message| Down::Done { message }),
         any::<String>().prop_map(|message| Down::Error { message }),
+        (any::<String>(), any::<String>()).prop_map(|(dest, name)| Down::Hop { dest, name }),
     ]
 }
 

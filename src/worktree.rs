@@ -1,0 +1,121 @@
+//! A git worktree per agent: `pokeshell new --worktree BRANCH` creates or reuses a worktree for the
+//! branch beside the repository, `ls` shows each session's branch and whether its tree has changes,
+//! `pokeshell kill --remove-worktree` removes a clean one. Everything goes through `git` itself
+//! (bounded in time and output, see [`crate::bounded_command`]); pokeshell never writes into a
+//! repository otherwise.
+//!
+//! The path scheme: the worktree of BRANCH for the repository whose main checkout is `/src/app` is
+//! `/src/app-worktrees/BRANCH` (a branch `feat/x` is `/src/app-worktrees/feat/x`).
+
+mod git;
+pub mod kill;
+mod list;
+pub mod watch;
+
+use std::path::{Path, PathBuf};
+
+pub use git::{TreeState, tree_state};
+pub use list::{Worktree, parse_porcelain, worktree_path};
+
+/// What `ensure` did.
+#[derive(Debug, PartialEq)]
+pub struct Ensured {
+    pub path: PathBuf,
+    /// false: the branch had a worktree already, which is reused.
+    pub created: bool,
+}
+
+/// The session name for a branch: the branch itself (git already forbids `:` and spaces in it).
+pub fn session_name(branch: &str) -> String {
+    branch.to_string()
+}
+
+/// Creates the worktree of `branch` for the repository `dir` is in, or finds the one it has.
+/// Nothing is created when the branch name is refused or the path is taken by something else.
+pub fn ensure(dir: &Path, branch: &str) -> Result<Ensured, String> {
+    git::check_branch_name(dir, branch)?;
+    let trees = git::worktrees(dir)?;
+    if let Some(t) = trees.iter().find(|t| t.branch.as_deref() == Some(branch)) {
+        if !t.path.is_dir() {
+            return Err(format!(
+                "git lists a worktree of {branch} at {}, which is missing; `git worktree prune` forgets it",
+                t.path.display()
+            ));
+        }
+        return Ok(Ensured {
+            path: t.path.clone(),
+            created: false,
+        });
+    }
+    let main = trees.first().filter(|t| !t.bare).ok_or_else(|| {
+        format!(
+            "{} is in a bare repository: no checkout to put worktrees beside",
+            dir.display()
+        )
+    })?;
+    let path = worktree_path(&main.path, branch)
+        .ok_or_else(|| format!("cannot place a worktree beside {}", main.path.display()))?;
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(format!(
+            "{} exists and is not a worktree of {branch}; nothing was created",
+            path.display()
+        ));
+    }
+    git::add(&main.path, &path, branch)?;
+    Ok(Ensured { path, created: true })
+}
+
+/// The repository's main checkout and the worktree at `dir`, when `dir` is a linked worktree with
+/// no uncommitted changes; else why it may not be removed.
+pub fn removable(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let trees = git::worktrees(dir)?;
+    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|c| c == real);
+    let Some(pos) = trees.iter().position(|t| same(&t.path)) else {
+        return Err(format!(
+            "{} is not a git worktree; nothing removed",
+            dir.display()
+        ));
+    };
+    if pos == 0 {
+        return Err(format!(
+            "{} is the repository's main checkout, not a worktree; nothing removed",
+            dir.display()
+        ));
+    }
+    match tree_state(dir) {
+        Some(TreeState { dirty: false, .. }) => Ok((trees[0].path.clone(), trees[pos].path.clone())),
+        Some(state) => Err(format!(
+            "the worktree {} has uncommitted changes ({}); it is kept. Commit or stash them, then \
+             remove it again (or `git worktree remove --force` it yourself)",
+            dir.display(),
+            state.changes_text()
+        )),
+        None => Err(format!("cannot read the state of {}; it is kept", dir.display())),
+    }
+}
+
+/// Removes the worktree at `dir` when [`removable`] allows it.
+pub fn remove(dir: &Path) -> Result<String, String> {
+    let (main, path) = removable(dir)?;
+    git::remove(&main, &path)?;
+    Ok(format!("removed the worktree {}", path.display()))
+}
+
+/// Fills each listed session's branch and tree state from its directory, all at once (each `git
+/// status` is bounded, see [`git`]).
+pub fn fill_trees(list: &mut [crate::server::wire::Listing]) {
+    let handles: Vec<_> = list
+        .iter()
+        .map(|l| {
+            let dir = PathBuf::from(&l.dir);
+            std::thread::spawn(move || tree_state(&dir))
+        })
+        .collect();
+    for (l, h) in list.iter_mut().zip(handles) {
+        if let Ok(Some(state)) = h.join() {
+            l.branch = state.branch;
+            l.dirty = Some(state.dirty);
+        }
+    }
+}
