@@ -1,11 +1,11 @@
 //! Runs an outside program (`ssh`, `git`) with a deadline and a bound on what it may print, so a
-//! remote that hangs or floods, or a repository that is slow, cannot hang or grow pokeshell.
+//! remote that hangs or floods, or a repository that is slow, cannot hang or grow pokeshell, through
+//! the one bounded runner (`bounded_run`).
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitStatus};
 use std::time::Duration;
+
+use crate::bounded_run::{self, LINGER, Limits, RunError};
 
 /// What a bounded run gave.
 #[derive(Debug)]
@@ -40,69 +40,43 @@ impl Ran {
 /// stderr is kept to this much: it only feeds error messages.
 const STDERR_LIMIT: usize = 16 * 1024;
 
-/// Runs `cmd` (stdin closed) until it ends, `deadline` passes, or its stdout passes `limit` bytes;
-/// in the last two cases the program and its process group are killed. Err: it could not start.
+/// Runs `cmd` (stdin closed) until it ends, `deadline` passes, or it prints more than `limit`
+/// bytes (and a little stderr); in the last two cases the program and its process group are killed.
+/// Err: it could not start. The work is `bounded_run`'s; this keeps the partial output and the
+/// flags that `ssh` and `git` callers read.
 pub fn run(mut cmd: Command, deadline: Duration, limit: usize) -> std::io::Result<Ran> {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = cmd.spawn()?;
-    let pid = child.id() as libc::pid_t;
-    let (Some(mut out), Some(mut err)) = (child.stdout.take(), child.stderr.take()) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(std::io::Error::other(
-            "the program's output could not be captured",
-        ));
+    let limits = Limits {
+        deadline,
+        cap: limit + STDERR_LIMIT,
+        linger: LINGER,
     };
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let errs = std::thread::spawn(move || read_bounded(&mut err, STDERR_LIMIT).0);
-        let (stdout, overflowed) = read_bounded(&mut out, limit);
-        if overflowed {
-            kill_group(pid);
-        }
-        drop(out);
-        let status = child.wait().ok();
-        let stderr = errs.join().unwrap_or_default();
-        let _ = tx.send((status, stdout, stderr, overflowed));
-    });
-    let (timed_out, got) = match rx.recv_timeout(deadline) {
-        Ok(got) => (false, Some(got)),
-        Err(_) => {
-            kill_group(pid);
-            // Killed: its pipes close at once unless something outside its group holds them.
-            (true, rx.recv_timeout(Duration::from_secs(2)).ok())
-        }
-    };
-    let (status, stdout, stderr, overflowed) = got.unwrap_or((None, Vec::new(), Vec::new(), false));
-    Ok(Ran {
-        status: if timed_out || overflowed { None } else { status },
+    let killed = |stdout: Vec<u8>, timed_out: bool| Ran {
+        status: None,
         stdout,
-        stderr,
+        stderr: Vec::new(),
         timed_out,
-        overflowed,
-    })
-}
-
-fn kill_group(pid: libc::pid_t) {
-    // SAFETY: kill(2) with a negative pid signals the process group the child leads.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
+        overflowed: !timed_out,
+    };
+    match bounded_run::run(&mut cmd, limits) {
+        Ok(out) if out.stdout.len() > limit => {
+            let mut stdout = out.stdout;
+            stdout.truncate(limit);
+            Ok(killed(stdout, false))
+        }
+        Ok(out) => Ok(Ran {
+            status: Some(out.status),
+            stdout: out.stdout,
+            stderr: out.stderr,
+            timed_out: false,
+            overflowed: false,
+        }),
+        Err(RunError::TooMuch { mut stdout, .. }) => {
+            stdout.truncate(limit);
+            Ok(killed(stdout, false))
+        }
+        Err(RunError::Deadline(_) | RunError::KeptOpen(_)) => Ok(killed(Vec::new(), true)),
+        Err(RunError::Start(e) | RunError::Io(e)) => Err(e),
     }
-}
-
-/// Reads up to `limit` bytes; true when more were there (the rest is left unread).
-fn read_bounded(r: &mut impl Read, limit: usize) -> (Vec<u8>, bool) {
-    let mut buf = Vec::new();
-    let got = r.take(limit as u64 + 1).read_to_end(&mut buf);
-    if got.is_err() {
-        return (buf, false);
-    }
-    let over = buf.len() > limit;
-    buf.truncate(limit);
-    (buf, over)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod about;
 pub mod bounded_command;
+pub mod bounded_run;
 pub mod bridge;
 pub mod cli;
 pub mod client;
