@@ -83,7 +83,7 @@ mod tests {
             }
         }
         assert_eq!(
-            server_store::load(&path),
+            server_store::read(&path).map_err(|p| p.to_string()),
             Ok(list(5)),
             "the newest list is on disk"
         );

@@ -107,18 +107,24 @@ async fn serve() -> Result<()> {
         }
     });
     let store = crate::server_store::default_path();
-    let saved = match &store {
-        Some(path) => crate::server_store::load(path).unwrap_or_else(|e| {
-            eprintln!("pokeshell server: {e}");
-            Vec::new()
-        }),
-        None => Vec::new(),
+    // Only the server acts on a list it cannot bring back (moves it aside, or leaves a newer
+    // pokeshell's alone and saves nothing over it), and says so to the next client.
+    let (saved, store, news) = match store {
+        Some(path) => match crate::server_store::read(&path) {
+            Ok(saved) => (saved, Some(path), Vec::new()),
+            Err(problem) => {
+                let settled = crate::server_store::settle(&path, &problem);
+                let store = settled.may_save.then_some(path);
+                (Vec::new(), store, vec![settled.message])
+            }
+        },
+        None => (Vec::new(), None, Vec::new()),
     };
     let saver = Saver::spawn(store, tx.clone()).context("cannot start the saving thread")?;
     super::remote_list::spawn_refresher(tx.clone());
     let mut server = Performer::new(tx, handle_tx, saver);
     let env = std::env::vars().collect();
-    server.event(ServerEvent::Restore { saved, env });
+    server.event(ServerEvent::Restore { saved, env, news });
     while !server.state.done() {
         // Handles first: one always arrives before what its owner sent after it.
         tokio::select! {

@@ -75,6 +75,9 @@ pub struct ServerState {
     served: bool,
     /// The other machines' sessions (`remote_list`), listed after this machine's.
     pub(super) remote: Vec<crate::session::SessionBrief>,
+    /// What happened without anyone asking (a saved list set aside, a session not brought back as
+    /// it was), for the next client that opens, lists or kills: told once.
+    pub(super) news: Vec<String>,
 }
 
 impl ServerState {
@@ -125,7 +128,12 @@ impl ServerState {
                     fx.push(ServerEffect::Tell { id, down });
                 }
             }
-            ServerEvent::Restore { saved, env } => self.restore(saved, env, now, &mut fx),
+            ServerEvent::Restore { saved, env, news } => {
+                for message in news {
+                    self.say(message, &mut fx);
+                }
+                self.restore(saved, env, now, &mut fx);
+            }
             ServerEvent::Notify {
                 number,
                 text,
@@ -313,6 +321,24 @@ impl ServerState {
     }
 
     /// Every session hears of every other (its side pane lists them, its switcher offers them).
+    /// Logs `message` and keeps it for the next client.
+    pub(super) fn say(&mut self, message: String, fx: &mut Vec<ServerEffect>) {
+        fx.push(ServerEffect::Log(message.clone()));
+        self.news.push(message);
+    }
+
+    /// Tells client `id` what it has not heard yet; returns it, for the session the client opens.
+    pub(super) fn tell_news(&mut self, id: u64, fx: &mut Vec<ServerEffect>) -> Vec<String> {
+        let news = std::mem::take(&mut self.news);
+        for message in &news {
+            let down = Down::Notice {
+                message: message.clone(),
+            };
+            fx.push(ServerEffect::Tell { id, down });
+        }
+        news
+    }
+
     pub(super) fn share_briefs(&self, fx: &mut Vec<ServerEffect>) {
         let mut briefs = self.table.briefs(|n| self.attached(n));
         briefs.extend(self.remote.iter().cloned());

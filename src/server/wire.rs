@@ -50,6 +50,7 @@ pub mod kind {
     pub const DONE: u8 = 0x88;
     pub const ERROR: u8 = 0x89;
     pub const HOP: u8 = 0x8a;
+    pub const NOTICE: u8 = 0x8b;
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
@@ -73,6 +74,7 @@ pub mod kind {
             DONE => "done",
             ERROR => "error",
             HOP => "hop",
+            NOTICE => "notice",
             _ => return None,
         })
     }
@@ -168,6 +170,11 @@ pub enum Down {
     Hop {
         dest: String,
         name: String,
+    },
+    /// Something the user should know that happened without them (a saved list set aside, a session
+    /// not brought back): told once, to the next client.
+    Notice {
+        message: String,
     },
 }
 

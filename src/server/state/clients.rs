@@ -11,6 +11,10 @@ use crate::supervisor::Now;
 
 impl ServerState {
     pub(super) fn on_up(&mut self, id: u64, up: Up, now: Now, fx: &mut Vec<ServerEffect>) {
+        let news = match up {
+            Up::Open { .. } | Up::List | Up::Kill { .. } => self.tell_news(id, fx),
+            _ => Vec::new(),
+        };
         match up {
             Up::Hello { .. } => fx.push(ServerEffect::Tell {
                 id,
@@ -35,7 +39,13 @@ impl ServerState {
                 }
                 match target {
                     Target::Attach { name } => match self.table.find(name.as_deref()) {
-                        Ok(n) => self.attach(id, n, fx),
+                        Ok(n) => {
+                            self.attach(id, n, fx);
+                            // A terminal shows them in the session it opened, too.
+                            for message in news {
+                                notice(n, message, fx);
+                            }
+                        }
                         Err(message) => self.refused(id, message, fx),
                     },
                     Target::New { name, dir, args } => {

@@ -59,6 +59,9 @@ pub enum ServerEvent {
     Restore {
         saved: Vec<SavedSession>,
         env: Vec<(String, String)>,
+        /// What the server found and did about the list itself (a list set aside, a newer
+        /// pokeshell's left alone): logged, and told to the next client.
+        news: Vec<String>,
     },
     /// SIGTERM or SIGINT: end every session, keep them saved, exit.
     Shutdown,

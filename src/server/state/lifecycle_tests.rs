@@ -140,6 +140,7 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
         ServerEvent::Restore {
             saved,
             env: vec![("HOME".into(), "/h".into())],
+            news: Vec::new(),
         },
         now(),
     );
@@ -240,4 +241,40 @@ fn a_relaunch_keeps_the_options_and_resumes_the_session_file() {
         argv,
         "without a file: as it was started"
     );
+}
+
+#[test]
+fn what_the_server_found_in_the_list_is_logged_and_told_once_to_the_next_client() {
+    let mut s = ServerState::default();
+    let fx = s.handle(
+        ServerEvent::Restore {
+            saved: Vec::new(),
+            env: Vec::new(),
+            news: vec!["the saved list was set aside".into()],
+        },
+        now(),
+    );
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, ServerEffect::Log(m) if m == "the saved list was set aside")),
+        "{fx:?}"
+    );
+    s.handle(ServerEvent::Connected { id: 1 }, now());
+    let notices = |fx: &[ServerEffect]| {
+        fx.iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    ServerEffect::Tell {
+                        id: 1,
+                        down: Down::Notice { .. }
+                    }
+                )
+            })
+            .count()
+    };
+    // A resize is no occasion to tell; a listing is, once.
+    assert_eq!(notices(&up(&mut s, 1, Up::Resize { cols: 80, rows: 24 })), 0);
+    assert_eq!(notices(&up(&mut s, 1, Up::List)), 1);
+    assert_eq!(notices(&up(&mut s, 1, Up::List)), 0);
 }

@@ -19,6 +19,7 @@ pub(super) fn server() -> ServerState {
         ServerEvent::Restore {
             saved: Vec::new(),
             env: vec![("HOME".into(), "/h".into())],
+            news: Vec::new(),
         },
         now(),
     );

@@ -62,7 +62,7 @@ struct Sessions {
     sessions: Vec<Listing>,
 }
 
-/// Done and Error.
+/// Done, Error and Notice.
 #[derive(Serialize, Deserialize)]
 struct Message {
     message: String,
@@ -175,6 +175,12 @@ pub(super) fn encode_down(message: &Down) -> Vec<u8> {
             };
             push_json_frame(&mut out, kind::ERROR, &body);
         }
+        Down::Notice { message } => {
+            let body = Message {
+                message: message.clone(),
+            };
+            push_json_frame(&mut out, kind::NOTICE, &body);
+        }
     }
     out
 }
@@ -277,6 +283,10 @@ pub(super) fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
         kind::HOP => {
             let Hop { dest, name } = json(kind, payload)?;
             Down::Hop { dest, name }
+        }
+        kind::NOTICE => {
+            let Message { message } = json(kind, payload)?;
+            Down::Notice { message }
         }
         _ => return Err(WireError::UnknownKind { kind }),
     })

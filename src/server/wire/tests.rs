@@ -91,6 +91,7 @@ fn down() -> impl Strategy<Value = Down> {
         any::<String>().prop_map(|message| Down::Done { message }),
         any::<String>().prop_map(|message| Down::Error { message }),
         (any::<String>(), any::<String>()).prop_map(|(dest, name)| Down::Hop { dest, name }),
+        any::<String>().prop_map(|message| Down::Notice { message }),
     ]
 }
 
