@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::ask::Answer;
 use super::cache::{Cache, Known};
 use super::schema::{SCHEMA, SessionJson, attention_rank};
+use crate::safe_text::escape;
 
 /// What `ls --all` calls this machine.
 pub const LOCAL: &str = "local";
@@ -149,20 +150,22 @@ pub fn format(merged: &Merged, now_ms: u64) -> String {
             } else {
                 s.state.clone()
             };
+            // Another machine's answer is not trusted to be plain text: every cell is written out
+            // safe, as `ls` does with this server's.
             [
-                s.machine.clone(),
-                s.label.clone(),
-                state,
-                s.tool.clone().unwrap_or_else(|| "-".into()),
-                s.last_intervention.clone().unwrap_or_else(|| "-".into()),
+                escape(&s.machine),
+                escape(&s.label),
+                escape(&state),
+                s.tool.as_deref().map_or_else(|| "-".into(), escape),
+                s.last_intervention.as_deref().map_or_else(|| "-".into(), escape),
                 ago(s.age_secs),
                 if s.attached > 0 {
                     s.attached.to_string()
                 } else {
                     "-".into()
                 },
-                branch_cell(s.branch.as_deref(), s.dirty),
-                s.dir.clone(),
+                escape(&branch_cell(s.branch.as_deref(), s.dirty)),
+                escape(&s.dir),
             ]
         })
         .collect();
@@ -180,7 +183,8 @@ pub fn format(merged: &Merged, now_ms: u64) -> String {
             ),
             None => "it never answered, so nothing is known of it".to_string(),
         };
-        out.push_str(&format!("{}: unreachable: {error}; {seen}\n", m.machine));
+        let (machine, error) = (escape(&m.machine), escape(error));
+        out.push_str(&format!("{machine}: unreachable: {error}; {seen}\n"));
     }
     out
 }
@@ -335,6 +339,24 @@ mod tests {
             text.contains("vm: unreachable: ssh failed: Connection refused; it never answered"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn another_machines_text_reaches_the_terminal_written_out() {
+        let mut cache = Cache::new();
+        let mut evil = session(1, "x\u{1b}]0;pwned\u{7}", "idle");
+        evil.dir = "/w/\u{1b}[2J".into();
+        let merged = merge(
+            Vec::new(),
+            vec![
+                answer("gpu", Ok(listing(vec![evil]))),
+                answer("vm", Err("refused \u{1b}[31mred".into())),
+            ],
+            &mut cache,
+            1_000_000,
+        );
+        let text = format(&merged, 1_000_000);
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
     }
 
     #[test]
