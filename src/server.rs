@@ -8,6 +8,7 @@ mod observer;
 mod perform;
 pub mod remote_list;
 mod remote_screen;
+mod restore_plan;
 mod saver;
 pub mod serve;
 mod session_thread;

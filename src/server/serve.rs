@@ -124,6 +124,14 @@ async fn serve() -> Result<()> {
     super::remote_list::spawn_refresher(tx.clone());
     let mut server = Performer::new(tx, handle_tx, saver);
     let env = std::env::vars().collect();
+    // What is left of each saved session on disk, looked at here: the core does no I/O.
+    let saved = saved
+        .into_iter()
+        .map(|s| {
+            let found = super::restore_plan::Found::look(&s);
+            (s, found)
+        })
+        .collect();
     server.event(ServerEvent::Restore { saved, env, news });
     while !server.state.done() {
         // Handles first: one always arrives before what its owner sent after it.

@@ -78,6 +78,8 @@ pub struct ServerState {
     /// What happened without anyone asking (a saved list set aside, a session not brought back as
     /// it was), for the next client that opens, lists or kills: told once.
     pub(super) news: Vec<String>,
+    /// A note for a restored session's footer, given once it runs.
+    pub(super) footer_notes: BTreeMap<u32, String>,
 }
 
 impl ServerState {
@@ -225,6 +227,10 @@ impl ServerState {
             Ok(()) => {
                 self.served = true;
                 self.runs.insert(number, Run::Running);
+                if let Some(note) = self.footer_notes.remove(&number) {
+                    let ev = WorldEvent::Notice(note);
+                    fx.push(ServerEffect::ToSession { number, ev });
+                }
                 self.save(fx);
                 // Ended while it started: by a signal to the server, or `pokeshell kill`.
                 if self.shutting_down || self.killing.contains(&number) {
@@ -239,6 +245,7 @@ impl ServerState {
             }
             Err(message) => {
                 let label = self.label(number);
+                self.footer_notes.remove(&number);
                 self.table.remove(number);
                 if waiting.is_empty() {
                     fx.push(ServerEffect::Log(format!(

@@ -2,6 +2,7 @@
 
 use super::AwayNote;
 use crate::event_loop::WorldEvent;
+use crate::server::restore_plan::Found;
 use crate::server::wire::{Down, Up};
 use crate::server_store::SavedSession;
 use crate::session::{SessionBrief, WorkspaceRequest};
@@ -57,7 +58,8 @@ pub enum ServerEvent {
     /// The server starts: the sessions a previous server left, and the server's own environment
     /// (for sessions started without a client's).
     Restore {
-        saved: Vec<SavedSession>,
+        /// Each with what was found on disk of its directory and session file.
+        saved: Vec<(SavedSession, Found)>,
         env: Vec<(String, String)>,
         /// What the server found and did about the list itself (a list set aside, a newer
         /// pokeshell's left alone): logged, and told to the next client.

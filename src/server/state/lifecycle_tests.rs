@@ -138,7 +138,7 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
     let mut next = ServerState::default();
     let fx = next.handle(
         ServerEvent::Restore {
-            saved,
+            saved: saved.into_iter().map(|s| (s, all_there())).collect(),
             env: vec![("HOME".into(), "/h".into())],
             news: Vec::new(),
         },
@@ -277,4 +277,50 @@ fn what_the_server_found_in_the_list_is_logged_and_told_once_to_the_next_client(
     assert_eq!(notices(&up(&mut s, 1, Up::Resize { cols: 80, rows: 24 })), 0);
     assert_eq!(notices(&up(&mut s, 1, Up::List)), 1);
     assert_eq!(notices(&up(&mut s, 1, Up::List)), 0);
+}
+
+/// A saved session whose directory and session file are both still there.
+fn all_there() -> crate::server::restore_plan::Found {
+    crate::server::restore_plan::Found {
+        dir: Ok(()),
+        session_file: Some(true),
+    }
+}
+
+#[test]
+fn a_saved_session_whose_directory_is_gone_is_said_and_not_started() {
+    let mut s = ServerState::default();
+    let saved = crate::server_store::SavedSession {
+        number: 1,
+        name: "api".into(),
+        dir: "/gone".into(),
+        args: v(&["--", "--model", "m"]),
+        command: None,
+        session_file: Some("/s/1.jsonl".into()),
+        mid_run: true,
+    };
+    let gone = crate::server::restore_plan::Found {
+        dir: Err("it is gone".into()),
+        session_file: Some(true),
+    };
+    let fx = s.handle(
+        ServerEvent::Restore {
+            saved: vec![(saved, gone)],
+            env: Vec::new(),
+            news: Vec::new(),
+        },
+        now(),
+    );
+    assert!(!fx.iter().any(|e| matches!(e, ServerEffect::Start(_))), "{fx:?}");
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, ServerEffect::Log(m) if m.contains("/gone"))),
+        "{fx:?}"
+    );
+    s.handle(ServerEvent::Connected { id: 1 }, now());
+    let fx = up(&mut s, 1, Up::List);
+    assert!(
+        fx.iter().any(|e| matches!(e, ServerEffect::Tell { id: 1, down: Down::Notice { message } } if message.contains("/gone"))),
+        "{fx:?}"
+    );
 }

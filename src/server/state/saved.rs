@@ -1,6 +1,8 @@
 //! The saved list as the server's state keeps it: what should be on disk, which save holds it,
 //! answers that wait for it, and the sessions a previous server left.
 
+use crate::server::restore_plan::{self, Found};
+
 use super::{DETACHED_SIZE, Down, Now, Run, SavedSession, ServerEffect, ServerState, SessionSpec};
 
 impl ServerState {
@@ -53,13 +55,22 @@ impl ServerState {
     /// Brings back the sessions a previous server left.
     pub(super) fn restore(
         &mut self,
-        saved: Vec<SavedSession>,
+        saved: Vec<(SavedSession, Found)>,
         env: Vec<(String, String)>,
         now: Now,
         fx: &mut Vec<ServerEffect>,
     ) {
         self.env = env;
-        for s in saved {
+        for (s, found) in saved {
+            // A session that cannot come back as it was is said, never moved elsewhere or resumed
+            // into an empty conversation.
+            let (resume, note) = match restore_plan::plan(&s, &found) {
+                restore_plan::Plan::Start { resume, note } => (resume, note),
+                restore_plan::Plan::Skip { note } => {
+                    self.say(note, fx);
+                    continue;
+                }
+            };
             let argv = relaunch_argv(&s.args, s.session_file.as_deref());
             let number = self
                 .table
@@ -69,7 +80,12 @@ impl ServerState {
                 // Until the relaunched pi says otherwise: a server that ends before then must not
                 // forget the run.
                 e.session_file = s.session_file.clone();
-                e.mid_run = s.mid_run;
+                e.mid_run = resume;
+            }
+            if let Some(note) = note {
+                self.say(note.clone(), fx);
+                // In the session's footer too, for whoever looks at it first.
+                self.footer_notes.insert(number, note);
             }
             self.runs.insert(number, Run::Starting { waiting: Vec::new() });
             fx.push(ServerEffect::Start(SessionSpec {
@@ -81,7 +97,7 @@ impl ServerState {
                 cols: DETACHED_SIZE.0,
                 rows: DETACHED_SIZE.1,
                 caps_now: Some(Vec::new()),
-                resume: s.mid_run && s.session_file.is_some(),
+                resume,
             }));
         }
         self.restored = true;
