@@ -4,6 +4,7 @@
 
 pub mod attach;
 pub mod connect;
+pub mod web;
 mod upward;
 
 use std::io::Write;
@@ -225,6 +226,7 @@ pub fn new_detached(target: Target) -> i32 {
         caps: Vec::new(),
         caps_follow: false,
         env: std::env::vars().collect(),
+        watch: false,
     };
     let mut stream = match connect::session(true) {
         Ok(s) => s,
@@ -272,6 +274,8 @@ mod tests {
                 last_intervention: None,
                 age_secs: 125,
                 attached: 1,
+                attention: None,
+                context_percent: None,
             },
             Listing {
                 name: "2:web".into(),
@@ -281,6 +285,8 @@ mod tests {
                 last_intervention: Some("poked".into()),
                 age_secs: 7_300,
                 attached: 0,
+                attention: None,
+                context_percent: None,
             },
         ];
         let text = format_listing(&list);

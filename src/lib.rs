@@ -24,4 +24,5 @@ pub mod server_store;
 pub mod session;
 pub mod supervisor;
 pub mod ui;
+pub mod web;
 pub mod workspace;

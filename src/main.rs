@@ -118,6 +118,7 @@ fn main() -> ExitCode {
             };
         }
         Some(Mode::Ls) => return code(client::ls()),
+        Some(Mode::Web { listen }) => return code(client::web::run(listen.clone())),
         Some(Mode::Kill { name }) => return code(client::kill(name)),
         Some(Mode::New(args)) => return new_session(args),
         Some(Mode::Attach { name }) => {

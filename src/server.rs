@@ -12,4 +12,5 @@ mod session_thread;
 mod sessions;
 pub mod socket;
 mod table;
+mod web_requests;
 pub mod wire;

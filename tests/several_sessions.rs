@@ -25,6 +25,7 @@ fn brief(number: u32, name: &str, dir: &str, attention: Attention, state: &str) 
         last_intervention: None,
         created_wall_ms: WALL,
         attached: 1,
+        context_percent: None,
     }
 }
 

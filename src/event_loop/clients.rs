@@ -26,6 +26,8 @@ pub enum ClientOut {
     Suspend,
     /// The user asked, from this client, for something beyond the session.
     Request(crate::session::WorkspaceRequest),
+    /// The pane's size now (at attach, and when it changed).
+    Size { cols: u16, rows: u16 },
 }
 
 /// One attached client, as the screen keeps it.
@@ -37,6 +39,8 @@ pub struct ClientLink {
     /// Bytes queued for the client and not written to its socket yet (a client that does not read
     /// is dropped rather than let the server's memory grow).
     pub queued: Arc<AtomicUsize>,
+    /// Only watching: its size counts for the pane only when every client attached watches.
+    pub watch: bool,
 }
 
 /// Something a client did.

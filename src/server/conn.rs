@@ -164,6 +164,7 @@ fn encode_out(
             Some(wire::encode_output(&b))
         }
         ClientOut::Suspend => Some(wire::encode_down(&Down::Suspend)),
+        ClientOut::Size { cols, rows } => Some(wire::encode_down(&Down::Size { cols, rows })),
         ClientOut::Request(req) => {
             let _ = server.send(ServerMsg::Request { id, req });
             None

@@ -93,17 +93,29 @@ impl RemoteScreen {
         }
         for id in gone {
             self.clients.remove(&id);
-            self.resize_to_clients();
+            self.resize_to_clients(None);
         }
     }
 
-    fn resize_to_clients(&mut self) {
-        let cols = self.clients.values().map(|c| c.cols).min();
-        let rows = self.clients.values().map(|c| c.rows).min();
+    /// The smallest size of the clients that count: those that do not only watch, or every client
+    /// when all of them only watch (a phone looking in does not shrink the desktop's pi). Every
+    /// client hears the size when it changed, a newcomer always.
+    fn resize_to_clients(&mut self, newcomer: Option<u64>) {
+        let before = self.size;
+        let all_watch = self.clients.values().all(|c| c.watch);
+        let counted = || self.clients.values().filter(|c| all_watch || !c.watch);
+        let cols = counted().map(|c| c.cols).min();
+        let rows = counted().map(|c| c.rows).min();
         if let (Some(cols), Some(rows)) = (cols, rows) {
             self.size = (cols.max(1), rows.max(1));
         }
         self.terminal.backend_mut().set_size(self.size.0, self.size.1);
+        let (cols, rows) = self.size;
+        for (id, c) in &self.clients {
+            if self.size != before || newcomer == Some(*id) {
+                let _ = c.tx.send(ClientOut::Size { cols, rows });
+            }
+        }
     }
 }
 
@@ -157,7 +169,7 @@ impl Screen for RemoteScreen {
 
     fn attach(&mut self, id: u64, link: ClientLink) {
         self.clients.insert(id, link);
-        self.resize_to_clients();
+        self.resize_to_clients(Some(id));
     }
 
     fn detach(&mut self, id: u64) {
@@ -165,7 +177,7 @@ impl Screen for RemoteScreen {
         if self.last_typist == Some(id) {
             self.last_typist = None;
         }
-        self.resize_to_clients();
+        self.resize_to_clients(None);
     }
 
     fn write_to(&mut self, id: u64, bytes: &[u8]) -> Result<()> {
@@ -187,7 +199,7 @@ impl Screen for RemoteScreen {
             c.cols = cols;
             c.rows = rows;
         }
-        self.resize_to_clients();
+        self.resize_to_clients(None);
     }
 
     fn note_input_from(&mut self, id: u64) {
@@ -234,6 +246,7 @@ mod tests {
             cols,
             rows,
             queued: Arc::new(AtomicUsize::new(0)),
+            watch: false,
         };
         (link, rx)
     }
@@ -268,6 +281,35 @@ mod tests {
             "nobody attached: the last size stays"
         );
         assert_eq!(s.attached(), 0);
+    }
+
+    fn sizes(rx: &mut UnboundedReceiver<ClientOut>) -> Vec<(u16, u16)> {
+        let mut out = Vec::new();
+        while let Ok(o) = rx.try_recv() {
+            if let ClientOut::Size { cols, rows } = o {
+                out.push((cols, rows));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_watching_client_does_not_shrink_the_pane_unless_it_is_alone() {
+        let mut s = RemoteScreen::new(80, 24).unwrap();
+        let (desk, mut rd) = client(160, 50);
+        let (mut phone, mut rp) = client(40, 30);
+        phone.watch = true;
+        s.attach(1, desk);
+        s.attach(2, phone);
+        assert_eq!(s.size().unwrap(), (160, 50), "the phone only watches");
+        assert_eq!(sizes(&mut rp), vec![(160, 50)], "the newcomer hears the pane's size");
+        assert_eq!(sizes(&mut rd), vec![(160, 50)], "the desk heard it once, at its attach");
+        s.client_resize(2, 30, 20);
+        assert_eq!(s.size().unwrap(), (160, 50));
+        assert!(sizes(&mut rd).is_empty(), "nothing changed");
+        s.detach(1);
+        assert_eq!(s.size().unwrap(), (30, 20), "alone, the watcher's size counts");
+        assert_eq!(sizes(&mut rp), vec![(30, 20)]);
     }
 
     #[test]

@@ -23,10 +23,12 @@ impl Server {
                 caps,
                 caps_follow,
                 env,
+                watch,
             } => {
                 if let Some(c) = self.clients.get_mut(&id) {
                     (c.cols, c.rows, c.env) = (cols, rows, env);
                     c.caps_pending = caps_follow;
+                    c.watch = watch;
                 }
                 if !caps.is_empty() {
                     self.keep_caps(id, &caps);
@@ -76,6 +78,8 @@ impl Server {
                 let listing = self.table.listing(wall_ms(), |n| self.attached(n));
                 self.tell(id, Down::Listing(listing));
             }
+            Up::Command(command) => self.on_command(id, command),
+            Up::Web { listen } => self.on_web(id, listen.as_deref()),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => {
                     self.killing.insert(n);

@@ -77,6 +77,8 @@ pub(super) struct Client {
     /// The terminal's answers are still coming ([`Up::Caps`]).
     pub(super) caps_pending: bool,
     pub(super) env: Vec<(String, String)>,
+    /// Only watching ([`Up::Open`]'s `watch`): its size does not shrink the pane.
+    pub(super) watch: bool,
 }
 
 pub(super) struct Running {
@@ -231,6 +233,7 @@ impl Server {
                         caps: Vec::new(),
                         caps_pending: false,
                         env: Vec::new(),
+                        watch: false,
                     },
                 );
             }

@@ -112,6 +112,7 @@ impl Server {
             cols: c.cols,
             rows: c.rows,
             queued,
+            watch: c.watch,
         };
         let caps = if c.caps_pending {
             None

@@ -205,6 +205,8 @@ impl Table {
                 last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
                 attached: attached(e.number),
+                attention: e.brief.as_ref().map(|b| b.attention.word().to_string()),
+                context_percent: e.brief.as_ref().and_then(|b| b.context_percent),
             })
             .collect()
     }
@@ -294,6 +296,7 @@ mod tests {
             last_intervention: None,
             created_wall_ms: 1_000,
             attached: 0,
+            context_percent: None,
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);

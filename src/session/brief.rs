@@ -26,6 +26,8 @@ pub struct SessionBrief {
     pub created_wall_ms: u64,
     /// How many clients show this session; filled by the server (the session leaves 0).
     pub attached: usize,
+    /// The share of pi's context window in use (0–100), when pi said.
+    pub context_percent: Option<f64>,
 }
 
 /// How much a session needs the user. Ordered: the ones needing the user first.
@@ -38,6 +40,21 @@ pub enum Attention {
     Working,
     Idle,
     Exited,
+}
+
+impl Attention {
+    /// One word for it, as `pokeshell ls` and the web view carry it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Attention::Question => "question",
+            Attention::GaveUp => "gave_up",
+            Attention::Limit => "limit",
+            Attention::Stalled => "stalled",
+            Attention::Working => "working",
+            Attention::Idle => "idle",
+            Attention::Exited => "exited",
+        }
+    }
 }
 
 /// Sorts briefs the way every list shows them: the ones needing the user first, then by number.
@@ -110,6 +127,7 @@ impl Session {
             last_intervention,
             created_wall_ms: self.created_wall_ms,
             attached: 0,
+            context_percent: self.pi.context.as_ref().and_then(|u| u.percent),
         }
     }
 

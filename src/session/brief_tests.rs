@@ -190,6 +190,7 @@ fn briefs_are_ordered_by_need_then_number() {
         last_intervention: None,
         created_wall_ms: 0,
         attached: 0,
+        context_percent: None,
     };
     let mut all = vec![
         brief(1, Attention::Idle),

@@ -27,6 +27,7 @@ fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionB
         last_intervention: None,
         created_wall_ms: 0,
         attached: 1,
+        context_percent: None,
     }
 }
 

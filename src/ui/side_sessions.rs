@@ -84,6 +84,7 @@ mod tests {
             last_intervention: None,
             created_wall_ms: 0,
             attached: 0,
+            context_percent: None,
         }
     }
 
