@@ -4,8 +4,8 @@
 
 pub mod attach;
 pub mod connect;
-pub mod web;
 mod upward;
+pub mod web;
 
 use std::io::Write;
 use std::time::Duration;

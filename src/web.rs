@@ -7,8 +7,8 @@ mod assets;
 pub mod auth;
 pub mod guard;
 mod listing;
-mod page_socket;
 pub mod page_msg;
+mod page_socket;
 pub mod qr;
 mod routes;
 mod upstream;
@@ -37,6 +37,11 @@ struct Running {
 
 /// One web view per server process.
 static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
+
+/// Whether the web view listens in this process (the server then stays for its pages).
+pub fn listening() -> bool {
+    RUNNING.lock().map(|r| r.is_some()).unwrap_or(false)
+}
 
 /// Starts the web view on `listen` (or [`DEFAULT_LISTEN`]) when it does not run yet, and gives a
 /// new one-time login token. Must run inside the server's tokio runtime.
@@ -90,8 +95,8 @@ fn url(addr: SocketAddr) -> String {
 }
 
 fn start(addr: SocketAddr) -> Result<Running, String> {
-    let std_listener =
-        std::net::TcpListener::bind(addr).map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
+    let std_listener = std::net::TcpListener::bind(addr)
+        .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
     std_listener
         .set_nonblocking(true)
         .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;

@@ -10,7 +10,15 @@ use crate::server::wire::{self, Down, Up};
 pub fn run(listen: Option<String>) -> i32 {
     match ask(listen) {
         Ok((url, login, exposed)) => {
-            print!("{}", announce(&url, &login, exposed, std::io::IsTerminal::is_terminal(&std::io::stdout())));
+            print!(
+                "{}",
+                announce(
+                    &url,
+                    &login,
+                    exposed,
+                    std::io::IsTerminal::is_terminal(&std::io::stdout())
+                )
+            );
             let _ = std::io::stdout().flush();
             0
         }

@@ -302,8 +302,16 @@ mod tests {
         s.attach(1, desk);
         s.attach(2, phone);
         assert_eq!(s.size().unwrap(), (160, 50), "the phone only watches");
-        assert_eq!(sizes(&mut rp), vec![(160, 50)], "the newcomer hears the pane's size");
-        assert_eq!(sizes(&mut rd), vec![(160, 50)], "the desk heard it once, at its attach");
+        assert_eq!(
+            sizes(&mut rp),
+            vec![(160, 50)],
+            "the newcomer hears the pane's size"
+        );
+        assert_eq!(
+            sizes(&mut rd),
+            vec![(160, 50)],
+            "the desk heard it once, at its attach"
+        );
         s.client_resize(2, 30, 20);
         assert_eq!(s.size().unwrap(), (160, 50));
         assert!(sizes(&mut rd).is_empty(), "nothing changed");

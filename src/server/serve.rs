@@ -215,9 +215,12 @@ async fn serve() -> Result<()> {
 }
 
 impl Server {
-    /// Nothing left to serve: no session, and nobody connected who may ask for one.
+    /// Nothing left to serve: no session, and nobody connected who may ask for one (the web view,
+    /// while it listens, may).
     fn done(&self) -> bool {
-        self.sessions.is_empty() && (self.shutting_down || (self.table.is_empty() && self.clients.is_empty()))
+        self.sessions.is_empty()
+            && (self.shutting_down
+                || (self.table.is_empty() && self.clients.is_empty() && !crate::web::listening()))
     }
 
     async fn handle(&mut self, msg: ServerMsg) {

@@ -130,7 +130,9 @@ pub enum Up {
     Command(SessionCommand),
     /// Serve the web view (starting it on `listen`, or the default address, when it does not run
     /// yet) and give a one-time login for it.
-    Web { listen: Option<String> },
+    Web {
+        listen: Option<String>,
+    },
 }
 
 /// A prefix key's action, asked for by name.

@@ -65,7 +65,8 @@ impl Auth {
             return Err(Refused::BadToken);
         };
         self.logins.remove(i);
-        self.sessions.retain(|(_, t)| now.duration_since(*t) < SESSION_TTL);
+        self.sessions
+            .retain(|(_, t)| now.duration_since(*t) < SESSION_TTL);
         if self.sessions.len() >= MAX_SESSIONS {
             self.sessions.remove(0);
         }

@@ -12,7 +12,10 @@ pub fn host_ok(host: &str, port: u16) -> bool {
     if p.parse::<u16>() != Ok(port) {
         return false;
     }
-    let bare = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
+    let bare = name
+        .strip_prefix('[')
+        .and_then(|n| n.strip_suffix(']'))
+        .unwrap_or(name);
     name.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok()
 }
 
@@ -34,7 +37,10 @@ mod tests {
         assert!(host_ok("[::1]:7878", 7878));
         assert!(host_ok("100.64.1.2:7878", 7878));
         assert!(!host_ok("127.0.0.1:7879", 7878), "another port");
-        assert!(!host_ok("evil.example:7878", 7878), "a name anyone can point here");
+        assert!(
+            !host_ok("evil.example:7878", 7878),
+            "a name anyone can point here"
+        );
         assert!(!host_ok("127.0.0.1", 7878));
         assert!(!host_ok("", 7878));
     }

@@ -1,6 +1,5 @@
 //! The session list every page shows: one connection of the web view asks the server for it every
 //! second and every page hears it when it changed, so twenty open pages cost one question a second.
-//! That connection also keeps the server running while the web view listens.
 
 use std::sync::Arc;
 use std::time::Duration;

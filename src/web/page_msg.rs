@@ -22,17 +22,30 @@ pub enum FromPage {
         watch: bool,
     },
     /// Text typed: keys as the terminal widget encodes them.
-    Input { data: String },
-    Resize { cols: u16, rows: u16 },
+    Input {
+        data: String,
+    },
+    Resize {
+        cols: u16,
+        rows: u16,
+    },
     Poke,
     Handoff {
         #[serde(default)]
         focus: Option<String>,
     },
-    Supervision { on: bool },
+    Supervision {
+        on: bool,
+    },
     /// A new session in `dir` with a fresh pi (and the server's options), shown at once.
-    New { dir: String, cols: u16, rows: u16 },
-    Kill { session: String },
+    New {
+        dir: String,
+        cols: u16,
+        rows: u16,
+    },
+    Kill {
+        session: String,
+    },
     /// Stop showing the session.
     Close,
 }
@@ -143,7 +156,12 @@ mod tests {
         else {
             panic!("not an open");
         };
-        assert_eq!(target, Target::Attach { name: Some("1".into()) });
+        assert_eq!(
+            target,
+            Target::Attach {
+                name: Some("1".into())
+            }
+        );
         assert!(watch);
         assert_eq!(cols, 80);
         assert_eq!(

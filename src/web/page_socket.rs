@@ -6,7 +6,7 @@
 use axum::extract::ws::{Message, WebSocket};
 
 use super::listing::Sessions;
-use super::page_msg::{self, ToPage};
+use super::page_msg::{self, MAX_PAGE_MESSAGE, ToPage};
 use super::upstream::Upstream;
 use crate::server::wire::{Down, Up};
 
@@ -23,8 +23,19 @@ pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
         };
         tokio::select! {
             msg = ws.recv() => {
-                let Some(Ok(msg)) = msg else { break };
+                let msg = match msg {
+                    Some(Ok(m)) => m,
+                    Some(Err(e)) => {
+                        refuse(&mut ws, &e.to_string()).await;
+                        break;
+                    }
+                    None => break,
+                };
                 let text = match msg {
+                    Message::Text(t) if t.len() > MAX_PAGE_MESSAGE => {
+                        refuse(&mut ws, "too big").await;
+                        break;
+                    }
                     Message::Text(t) => t,
                     Message::Close(_) => break,
                     Message::Binary(_) => {
@@ -101,7 +112,8 @@ async fn forward(ws: &mut WebSocket, downs: Vec<Down>) -> Result<(), axum::Error
             Down::Output(b) => bytes.extend_from_slice(&b),
             other => {
                 if !bytes.is_empty() {
-                    ws.send(Message::Binary(std::mem::take(&mut bytes).into())).await?;
+                    ws.send(Message::Binary(std::mem::take(&mut bytes).into()))
+                        .await?;
                 }
                 if let Some(msg) = page_msg::from_wire(other) {
                     tell(ws, msg).await?;
@@ -113,6 +125,21 @@ async fn forward(ws: &mut WebSocket, downs: Vec<Down>) -> Result<(), axum::Error
         ws.send(Message::Binary(bytes.into())).await?;
     }
     Ok(())
+}
+
+/// Closes the socket after a message the WebSocket layer refused: too big (1009), or broken (1002).
+async fn refuse(ws: &mut WebSocket, why: &str) {
+    let too_big = why.contains("limit") || why.contains("too long") || why.contains("too big");
+    let (code, reason) = if too_big {
+        (1009, "message too big: 64 KiB at most")
+    } else {
+        (1002, "not a WebSocket message")
+    };
+    let frame = axum::extract::ws::CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    let _ = ws.send(Message::Close(Some(frame))).await;
 }
 
 fn error(message: &str) -> ToPage {

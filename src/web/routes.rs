@@ -42,13 +42,23 @@ pub fn router(shared: Shared) -> Router {
         .route("/login", get(login))
         .route("/assets/{name}", get(asset))
         .route("/ws", get(socket))
-        .fallback(|| async { plain(StatusCode::NOT_FOUND, "pokeshell: there is nothing at this address.") })
+        .fallback(|| async {
+            plain(
+                StatusCode::NOT_FOUND,
+                "pokeshell: there is nothing at this address.",
+            )
+        })
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
         .with_state(shared)
 }
 
 fn plain(status: StatusCode, text: &str) -> Response {
-    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text.to_string()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        text.to_string(),
+    )
+        .into_response()
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> Option<&'a str> {
@@ -75,7 +85,10 @@ async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Respon
     let mut res = next.run(req).await;
     let h = res.headers_mut();
     h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -93,7 +106,8 @@ fn logged_in(shared: &Shared, headers: &HeaderMap) -> bool {
         .unwrap_or(false)
 }
 
-const LOG_IN_FIRST: &str = "pokeshell: log in first: run `pokeshell web` in a terminal and open the link it prints.";
+const LOG_IN_FIRST: &str =
+    "pokeshell: log in first: run `pokeshell web` in a terminal and open the link it prints.";
 
 async fn index(State(shared): State<Shared>, headers: HeaderMap) -> Response {
     if !logged_in(&shared, &headers) {
@@ -146,14 +160,19 @@ async fn asset(State(shared): State<Shared>, headers: HeaderMap, Path(name): Pat
 async fn socket(State(shared): State<Shared>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
     // The guard checked an Origin that was sent; an upgrade must send one.
     if header_str(&headers, header::ORIGIN).is_none() {
-        return plain(StatusCode::FORBIDDEN, "pokeshell: refused: a WebSocket without an Origin.");
+        return plain(
+            StatusCode::FORBIDDEN,
+            "pokeshell: refused: a WebSocket without an Origin.",
+        );
     }
     if !logged_in(&shared, &headers) {
         return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
     }
     let sessions = shared.sessions.clone();
     let home = shared.home.clone();
-    ws.max_message_size(MAX_PAGE_MESSAGE)
-        .max_frame_size(MAX_PAGE_MESSAGE)
+    // The WebSocket layer's own bound is twice the page's: a message between the two is refused by
+    // the page's socket with a clean close (1009) that says why; beyond, the connection just ends.
+    ws.max_message_size(2 * MAX_PAGE_MESSAGE)
+        .max_frame_size(2 * MAX_PAGE_MESSAGE)
         .on_upgrade(move |ws| page_socket::run(ws, sessions, home))
 }

@@ -72,7 +72,9 @@ impl Upstream {
     /// The next message; `None` when the server closed the connection.
     pub async fn next(&mut self) -> Result<Option<Down>, String> {
         if let Some((kind, payload)) = self.frames.next().map_err(|e| e.to_string())? {
-            return wire::decode_down(kind, &payload).map(Some).map_err(|e| e.to_string());
+            return wire::decode_down(kind, &payload)
+                .map(Some)
+                .map_err(|e| e.to_string());
         }
         loop {
             let n = self
@@ -85,7 +87,9 @@ impl Upstream {
             }
             self.frames.push(&self.buf[..n]);
             if let Some((kind, payload)) = self.frames.next().map_err(|e| e.to_string())? {
-                return wire::decode_down(kind, &payload).map(Some).map_err(|e| e.to_string());
+                return wire::decode_down(kind, &payload)
+                    .map(Some)
+                    .map_err(|e| e.to_string());
             }
         }
     }

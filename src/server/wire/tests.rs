@@ -66,7 +66,11 @@ fn listing() -> impl Strategy<Value = Listing> {
         (opt_string(), prop::option::of(0.0f64..100.0)),
     )
         .prop_map(
-            |((name, dir, state), (tool, last_intervention, age_secs, attached), (attention, context_percent))| Listing {
+            |(
+                (name, dir, state),
+                (tool, last_intervention, age_secs, attached),
+                (attention, context_percent),
+            )| Listing {
                 name,
                 dir,
                 state,
@@ -88,8 +92,11 @@ fn down() -> impl Strategy<Value = Down> {
         any::<String>().prop_map(|reason| Down::Detached { reason }),
         (any::<i32>(), bytes()).prop_map(|(code, farewell)| Down::Exited { code, farewell }),
         (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Down::Size { cols, rows }),
-        (any::<String>(), any::<String>(), any::<bool>())
-            .prop_map(|(url, login, exposed)| Down::WebLogin { url, login, exposed }),
+        (any::<String>(), any::<String>(), any::<bool>()).prop_map(|(url, login, exposed)| Down::WebLogin {
+            url,
+            login,
+            exposed
+        }),
         Just(Down::Suspend),
         prop::collection::vec(listing(), 0..3).prop_map(Down::Listing),
         any::<String>().prop_map(|message| Down::Done { message }),
