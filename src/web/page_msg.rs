@@ -93,8 +93,7 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Up, String> {
         FromPage::New { dir, cols, rows } => {
             let (cols, rows) = sized(cols, rows)?;
             let dir = match dir.trim() {
-                "" => home.to_string(),
-                d if d == "~" => home.to_string(),
+                "" | "~" => home.to_string(),
                 d => match d.strip_prefix("~/") {
                     Some(rest) => format!("{home}/{rest}"),
                     None => d.to_string(),
