@@ -118,7 +118,16 @@ fn main() -> ExitCode {
             };
         }
         Some(Mode::Ls) => return code(client::ls()),
-        Some(Mode::Web { listen }) => return code(client::web::run(listen.clone())),
+        Some(Mode::Web { listen }) => {
+            // --listen, else the setting when it names another address than the default.
+            let listen = listen.clone().or_else(|| {
+                let set = pokeshell::launch::settings_here(&cli).ok()?;
+                let value = set.get(pokeshell::config::KeyId::WebListen).edit_text();
+                (value.trim() != pokeshell::web::DEFAULT_LISTEN && !value.trim().is_empty())
+                    .then(|| value.trim().to_string())
+            });
+            return code(client::web::run(listen));
+        }
         Some(Mode::Kill { name }) => return code(client::kill(name)),
         Some(Mode::New(args)) => return new_session(args),
         Some(Mode::Attach { name }) => {

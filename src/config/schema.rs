@@ -81,6 +81,7 @@ pub enum KeyId {
     Notifications,
     Bell,
     NotifyCommand,
+    WebListen,
 }
 
 /// The type and the accepted range of a key.
@@ -185,9 +186,10 @@ impl KeySpec {
     }
 
     /// Taken only from the global files (and the session and command line), never from a project's:
-    /// a value that runs a command must not come with a repository someone else wrote.
+    /// a value that runs a command must not come with a repository someone else wrote (nor one that
+    /// opens the web view to a network).
     pub fn global_only(&self) -> bool {
-        self.id == KeyId::NotifyCommand
+        matches!(self.id, KeyId::NotifyCommand | KeyId::WebListen)
     }
 }
 
@@ -195,7 +197,7 @@ const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 26] = [
+pub static KEYS: [KeySpec; 27] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -520,6 +522,17 @@ pub static KEYS: [KeySpec; 26] = [
         description: "A shell command run when pokeshell would ring the bell or notify you but no \
                       terminal is attached to the session, e.g. notify-send; it gets the message as \
                       its last argument. Read only from the global settings; empty runs nothing.",
+    },
+    KeySpec {
+        id: KeyId::WebListen,
+        block: Block::Pokeshell,
+        name: "webListen",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Text(crate::web::DEFAULT_LISTEN),
+        label: "Web view address",
+        description: "Where `pokeshell web` listens, as address:port. An address beyond loopback lets                       whoever reaches it and logs in drive your agents. Read only from the global                       settings; --listen overrides it.",
     },
 ];
 
