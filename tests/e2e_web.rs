@@ -60,7 +60,7 @@ async fn list_names(b: &Browser) -> Value {
 async fn a_browser_logs_in_opens_a_session_types_pokes_and_fits_a_phone() {
     let home = ServerHome::new();
     let server = model_server();
-    let m = start(&home, server, json!({}));
+    let mut m = start(&home, server, json!({}));
     let (_addr, link) = web_login_in(&m);
     let b = Browser::start(1280, 900).await;
 
@@ -130,6 +130,20 @@ async fn a_browser_logs_in_opens_a_session_types_pokes_and_fits_a_phone() {
     );
     b.wait_screen(AFTER_POKE).await;
     b.screenshot("phone.png").await;
+
+    // Kill asks first; "No" keeps the session, "Yes" ends it and the page goes back to the list.
+    click(&b, "#kill").await;
+    click(&b, "#kill-no").await;
+    assert_eq!(m.pty.try_exit_code(), None, "not killed without the confirmation");
+    click(&b, "#kill").await;
+    click(&b, "#kill-yes").await;
+    b.wait_for(
+        "the list without the killed session",
+        "return !document.getElementById('list-view').classList.contains('hidden') && document.querySelectorAll('li.session').length",
+        |v| v == &json!(0),
+    )
+    .await;
+    m.pty.wait_exit(support::WAIT);
     b.close().await;
 }
 
