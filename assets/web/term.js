@@ -44,10 +44,31 @@ PS.Screen = class {
     const size = Math.max(5, Math.min(14, Math.floor((width - 4) / (cols * this.ratio))));
     if (size !== this.term.options.fontSize) this.term.options.fontSize = size;
     if (this.term.cols !== cols || this.term.rows !== rows) this.term.resize(cols, rows);
+    requestAnimationFrame(() => this.scaleToBox());
+  }
+
+  // Cells are whole pixels, so at small fonts the terminal can still be wider than the box: it is
+  // then scaled down to fit, as a picture.
+  scaleToBox() {
+    const el = this.box.querySelector(".xterm-screen");
+    const inner = this.box.firstElementChild;
+    if (!el || !inner) return;
+    inner.style.transform = "";
+    this.box.style.height = "";
+    const width = this.box.clientWidth;
+    const scale = el.offsetWidth > width ? width / el.offsetWidth : 1;
+    if (scale < 1) {
+      inner.style.transformOrigin = "0 0";
+      inner.style.transform = "scale(" + scale + ")";
+      this.box.style.height = Math.ceil(el.offsetHeight * scale) + "px";
+    }
   }
 
   // The size this page would give the pane at a readable font.
   ownSize() {
+    const inner = this.box.firstElementChild;
+    if (inner) inner.style.transform = "";
+    this.box.style.height = "";
     const width = this.box.clientWidth || window.innerWidth;
     const height = Math.max(200, window.innerHeight - this.box.getBoundingClientRect().top - 120);
     const cols = Math.max(20, Math.min(300, Math.floor((width - 4) / (14 * this.ratio))));
