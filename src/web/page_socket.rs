@@ -66,6 +66,14 @@ pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
                         continue;
                     }
                 };
+                // The server ends a connection after these: the next page message must not go down
+                // it (it would be lost), so it is dropped at once.
+                let ended = downs
+                    .iter()
+                    .any(|d| matches!(d, Down::Error { .. } | Down::Exited { .. } | Down::Detached { .. }));
+                if ended {
+                    up = None;
+                }
                 if forward(&mut ws, downs).await.is_err() {
                     break;
                 }
@@ -98,7 +106,8 @@ async fn deliver(up: &mut Option<Upstream>, wire: &Up) -> Result<(), String> {
         return Ok(());
     };
     let sent = u.send(wire).await;
-    if sent.is_err() {
+    // A detach ends the connection on the server's side too; the next open makes a new one.
+    if sent.is_err() || matches!(wire, Up::Detach) {
         *up = None;
     }
     sent
