@@ -103,6 +103,11 @@ fn start(addr: SocketAddr) -> Result<Running, String> {
     let addr = std_listener.local_addr().unwrap_or(addr);
     let listener = tokio::net::TcpListener::from_std(std_listener)
         .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
+    // Keys and frames are small writes: Nagle's algorithm would hold them for the peer's delayed
+    // acknowledgement (up to 40 ms).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+        let _ = stream.set_nodelay(true);
+    });
     let auth = Arc::new(Mutex::new(Auth::default()));
     let shared = routes::Shared {
         auth: auth.clone(),
