@@ -97,6 +97,7 @@ async fn attached(
         caps: Vec::new(),
         caps_follow: true,
         env: std::env::vars().collect(),
+        watch: false,
     };
     upward
         .send(&wire::encode_up(&open), Some(SEND_LIMIT))
@@ -275,7 +276,12 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
                 guard.suspend().map_err(|e| e.to_string())?;
                 step = Some(Step::Resumed);
             }
-            Down::Welcome { .. } | Down::Attached { .. } | Down::Listing(_) | Down::Done { .. } => {}
+            Down::Welcome { .. }
+            | Down::Attached { .. }
+            | Down::Listing(_)
+            | Down::Done { .. }
+            | Down::Size { .. }
+            | Down::WebLogin { .. } => {}
         }
     }
     out.flush()

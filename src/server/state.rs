@@ -38,6 +38,8 @@ pub(super) struct Client {
     /// The terminal's answers are still coming ([`Up::Caps`]).
     pub(super) caps_pending: bool,
     pub(super) env: Vec<(String, String)>,
+    /// Only watching ([`Up::Open`]'s `watch`): its size does not shrink the pane.
+    pub(super) watch: bool,
 }
 
 /// A session's thread, as far as the server knows.
@@ -75,6 +77,8 @@ pub struct ServerState {
     served: bool,
     /// The other machines' sessions (`remote_list`), listed after this machine's.
     pub(super) remote: Vec<crate::session::SessionBrief>,
+    /// The web view listens (it runs in this process, for as long as the server does).
+    web: bool,
 }
 
 impl ServerState {
@@ -92,6 +96,7 @@ impl ServerState {
                         caps: Vec::new(),
                         caps_pending: false,
                         env: Vec::new(),
+                        watch: false,
                     },
                 );
             }
@@ -158,6 +163,7 @@ impl ServerState {
                     fx.push(ServerEffect::Tell { id, down });
                 }
             }
+            ServerEvent::WebListening => self.web = true,
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
                     let ev = WorldEvent::Signal(Signal::Usr1);
@@ -184,12 +190,13 @@ impl ServerState {
         fx
     }
 
-    /// Nothing left to serve: no session, nobody connected who may ask for one, and the saved list
-    /// on disk.
+    /// Nothing left to serve: no session, nobody connected who may ask for one (the web view, while
+    /// it listens, may), and the saved list on disk.
     pub fn done(&self) -> bool {
         self.runs.is_empty()
             && self.saved_seq >= self.save_seq
-            && (self.shutting_down || (self.served && self.table.is_empty() && self.clients.is_empty()))
+            && (self.shutting_down
+                || (self.served && self.table.is_empty() && self.clients.is_empty() && !self.web))
     }
 
     /// How many clients follow session `n` (they are counted, never kept a second time).
