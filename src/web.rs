@@ -38,11 +38,6 @@ struct Running {
 /// One web view per server process.
 static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
 
-/// Whether the web view listens in this process (the server then stays for its pages).
-pub fn listening() -> bool {
-    RUNNING.lock().map(|r| r.is_some()).unwrap_or(false)
-}
-
 /// Starts the web view on `listen` (or [`DEFAULT_LISTEN`]) when it does not run yet, and gives a
 /// new one-time login token. Must run inside the server's tokio runtime.
 pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {

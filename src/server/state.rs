@@ -11,6 +11,8 @@ mod lifecycle_tests;
 mod saved;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod web_tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
