@@ -195,6 +195,18 @@ mod tests {
     }
 
     #[test]
+    fn a_hop_to_another_machine_is_a_detach_that_names_it() {
+        let down = Down::Hop {
+            dest: "gpu".into(),
+            name: "train".into(),
+        };
+        assert!(matches!(
+            from_wire(down),
+            Some(ToPage::Detached { reason }) if reason.contains("gpu") && reason.contains("train")
+        ));
+    }
+
+    #[test]
     fn garbage_and_silly_sizes_get_a_clear_error() {
         assert!(parse("{").unwrap_err().contains("did not understand"));
         assert!(parse(r#"{"type":"rm"}"#).is_err());
