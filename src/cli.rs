@@ -96,6 +96,13 @@ pub enum Mode {
     },
     /// Print pokeshell's manual page (roff), e.g. `pokeshell man | man -l -`.
     Man,
+    /// Serve the sessions to a browser (docs/web.md): prints a one-time login link and its QR code.
+    Web {
+        /// Where to listen (default 127.0.0.1:7878). An address beyond loopback lets anyone who
+        /// reaches it and logs in drive your agents.
+        #[arg(long, value_name = "ADDR:PORT")]
+        listen: Option<String>,
+    },
     /// The per-user server itself; started by pokeshell when needed.
     #[command(name = "__server", hide = true)]
     Server,
@@ -217,6 +224,7 @@ impl Mode {
             Mode::Kill { .. } => "kill",
             Mode::Completions { .. } => "completions",
             Mode::Man => "man",
+            Mode::Web { .. } => "web",
             Mode::Server => "__server",
         }
     }

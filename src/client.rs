@@ -5,6 +5,7 @@
 pub mod attach;
 pub mod connect;
 mod upward;
+pub mod web;
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
@@ -272,6 +273,7 @@ pub fn new_detached(target: Target) -> i32 {
         caps: Vec::new(),
         caps_follow: false,
         env: std::env::vars().collect(),
+        watch: false,
     };
     let mut stream = match connect::session(true) {
         Ok(s) => s,
@@ -326,6 +328,7 @@ mod tests {
                 cost_usd: Some(0.0421),
                 branch: Some("feat/x".into()),
                 dirty: Some(true),
+                context_percent: None,
                 ..Default::default()
             },
             Listing {
@@ -340,6 +343,7 @@ mod tests {
                 tokens_out: 0,
                 cache_read: 0,
                 cost_usd: None,
+                context_percent: None,
                 ..Default::default()
             },
         ];

@@ -85,6 +85,8 @@ pub enum WorldEvent {
     Client(ClientEvent),
     /// Every session of the server, as it last reported itself.
     Sessions(Vec<crate::session::SessionBrief>),
+    /// A client asked for what a prefix key does (the web view's buttons).
+    Request(crate::bridge::protocol::UserRequest),
 }
 
 pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
@@ -299,6 +301,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Pty(PtyEvent::Stopped) => self.input(Input::ChildStopped)?,
             WorldEvent::Pty(PtyEvent::Exited(_)) => {}
             WorldEvent::Bridge(ev) => self.input(Input::Bridge(ev))?,
+            WorldEvent::Request(request) => self.input(Input::Request(request))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
                 tone: crate::ui::theme::Tone::Warn,

@@ -30,5 +30,6 @@ pub mod server_store;
 pub mod session;
 pub mod supervisor;
 pub mod ui;
+pub mod web;
 pub mod workspace;
 pub mod worktree;

@@ -183,6 +183,16 @@ fn main() -> ExitCode {
             let (dest, name) = pokeshell::machines::ssh::split_target(target).unwrap_or_default();
             return code(pokeshell::machines::commands::attach(&cli, dest, name));
         }
+        Some(Mode::Web { listen }) => {
+            // --listen, else the setting when it names another address than the default.
+            let listen = listen.clone().or_else(|| {
+                let set = pokeshell::launch::settings_here(&cli).ok()?;
+                let value = set.get(pokeshell::config::KeyId::WebListen).edit_text();
+                (value.trim() != pokeshell::web::DEFAULT_LISTEN && !value.trim().is_empty())
+                    .then(|| value.trim().to_string())
+            });
+            return code(client::web::run(listen));
+        }
         Some(Mode::Attach { name }) => {
             let target = Target::Attach { name: name.clone() };
             return code(client::open(target, "pi", probe_timeout()));

@@ -89,6 +89,8 @@ pub enum Input {
     TypeIntoChild(Vec<u8>),
     /// Something the user should read in the footer.
     Notice { text: String, tone: Tone },
+    /// What a prefix key or a pi command does, asked for by a client without keys (the web view).
+    Request(crate::bridge::protocol::UserRequest),
     /// The intervention ledger's state changed: why records are not written (or were not), or
     /// `None` when all is well.
     LedgerStatus(Option<String>),
@@ -308,6 +310,7 @@ impl Session {
                 self.flash.show(text, tone, now);
                 fx.push(Effect::Redraw);
             }
+            Input::Request(request) => self.on_client_request(request, now, &mut fx),
             Input::Tick => self.on_tick(now, &mut fx),
             Input::Redraw => fx.push(Effect::Redraw),
             Input::Resize { cols, rows } => {

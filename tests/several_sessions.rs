@@ -29,6 +29,7 @@ fn brief(number: u32, name: &str, dir: &str, attention: Attention, state: &str) 
         branch: None,
         dirty: None,
         machine: None,
+        context_percent: None,
     }
 }
 

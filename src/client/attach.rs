@@ -97,6 +97,7 @@ async fn attached(
         caps: Vec::new(),
         caps_follow: true,
         env: std::env::vars().collect(),
+        watch: false,
     };
     upward
         .send(&wire::encode_up(&open), Some(SEND_LIMIT))
@@ -279,7 +280,9 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
             | Down::Attached { .. }
             | Down::Listing(_)
             | Down::Done { .. }
-            | Down::Notice { .. } => {}
+            | Down::Notice { .. }
+            | Down::Size { .. }
+            | Down::WebLogin { .. } => {}
         }
     }
     out.flush()

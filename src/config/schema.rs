@@ -88,6 +88,7 @@ pub enum KeyId {
     WindowTitle,
     Machines,
     MachineTimeoutSeconds,
+    WebListen,
 }
 
 /// The type and the accepted range of a key.
@@ -206,9 +207,10 @@ impl KeySpec {
     }
 
     /// Taken only from the global files (and the session and command line), never from a project's:
-    /// a value that runs a command must not come with a repository someone else wrote.
+    /// a value that runs a command must not come with a repository someone else wrote (nor one that
+    /// opens the web view to a network).
     pub fn global_only(&self) -> bool {
-        matches!(self.id, KeyId::NotifyCommand | KeyId::Machines)
+        matches!(self.id, KeyId::NotifyCommand | KeyId::Machines | KeyId::WebListen)
     }
 }
 
@@ -217,7 +219,7 @@ const WINDOW_TITLE_CHOICES: &[&str] = &["auto", "on", "off"];
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 33] = [
+pub static KEYS: [KeySpec; 34] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -632,6 +634,19 @@ pub static KEYS: [KeySpec; 33] = [
         label: "Machine timeout",
         description: "How long `pokeshell ls --all` waits for each other machine before it lists \
                       it as unreachable.",
+    },
+    KeySpec {
+        id: KeyId::WebListen,
+        block: Block::Pokeshell,
+        name: "webListen",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Text(crate::web::DEFAULT_LISTEN),
+        label: "Web view address",
+        description: "Where `pokeshell web` listens, as address:port. An address beyond loopback lets \
+                      whoever reaches it and logs in drive your agents. Read only from the global \
+                      settings; --listen overrides it.",
     },
 ];
 

@@ -23,6 +23,8 @@ pub enum ClientOut {
     Bytes(Vec<u8>),
     /// pi suspended itself (Ctrl+Z): the client gives its terminal back until `fg`.
     Suspend,
+    /// The pane's size now (at attach, and when it changed).
+    Size { cols: u16, rows: u16 },
 }
 
 /// One attached client, as the screen keeps it.
@@ -34,6 +36,8 @@ pub struct ClientLink {
     /// Bytes queued for the client and not written to its socket yet (a client that does not read
     /// is dropped rather than let the server's memory grow).
     pub queued: Arc<AtomicUsize>,
+    /// Only watching: its size counts for the pane only when every client attached watches.
+    pub watch: bool,
 }
 
 /// Something a client did.

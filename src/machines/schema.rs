@@ -217,6 +217,7 @@ mod tests {
             tokens_out: 300,
             cache_read: 5000,
             cost_usd: Some(0.35),
+            context_percent: None,
         }
     }
 

@@ -162,5 +162,6 @@ fn encode_out(out: ClientOut, queued: &AtomicUsize) -> Option<Vec<u8>> {
             Some(wire::encode_output(&b))
         }
         ClientOut::Suspend => Some(wire::encode_down(&Down::Suspend)),
+        ClientOut::Size { cols, rows } => Some(wire::encode_down(&Down::Size { cols, rows })),
     }
 }

@@ -11,6 +11,7 @@ use super::conn::ConnCmd;
 use super::saver::Saver;
 use super::session_thread;
 use super::state::{ServerEffect, ServerEvent, ServerState};
+use super::wire::Down;
 use crate::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
 
 /// A channel to something the state talks to, from where it was made to the performer. Handles
@@ -100,6 +101,7 @@ impl Performer {
                 cols,
                 rows,
                 caps,
+                watch,
             } => {
                 // A fresh channel per follow: nothing of the session left can arrive after the
                 // next one's first frame.
@@ -117,6 +119,7 @@ impl Performer {
                     cols,
                     rows,
                     queued,
+                    watch,
                 };
                 let ev = WorldEvent::Client(ClientEvent::Attach { id, link, caps });
                 self.to_session(number, ev);
@@ -141,6 +144,20 @@ impl Performer {
             }
             ServerEffect::Forget { id } => {
                 self.conns.remove(&id);
+            }
+            ServerEffect::StartWeb { id, listen } => {
+                let down = match crate::web::serve_here(listen.as_deref()) {
+                    Ok(login) => {
+                        let _ = self.me.send(ServerEvent::WebListening);
+                        Down::WebLogin {
+                            url: login.url,
+                            login: login.token,
+                            exposed: login.exposed,
+                        }
+                    }
+                    Err(message) => Down::Error { message },
+                };
+                self.to_conn(id, ConnCmd::Down(down));
             }
             ServerEffect::Log(line) => eprintln!("pokeshell server: {line}"),
         }

@@ -56,6 +56,7 @@ pub fn briefs(answers: &[Answer], now_wall_ms: u64) -> Vec<SessionBrief> {
             branch: s.branch.clone(),
             dirty: s.dirty,
             machine: Some(dest.clone()),
+            context_percent: None,
             spend: crate::session::usage::Spend {
                 input: s.tokens_in,
                 output: s.tokens_out,

@@ -72,7 +72,7 @@ impl RemoteScreen {
             }
             self.clients.remove(&id);
             self.dropped.push(id);
-            self.resize_to_clients();
+            self.resize_to_clients(None);
         }
     }
 
@@ -108,17 +108,26 @@ impl RemoteScreen {
         self.clients.keys().copied().collect()
     }
 
-    fn resize_to_clients(&mut self) {
-        let cols = self.clients.values().map(|c| c.link.cols).min();
-        let rows = self.clients.values().map(|c| c.link.rows).min();
+    /// The smallest size of the clients that count: those that do not only watch, or every client
+    /// when all of them only watch (a phone looking in does not shrink the desktop's pi). Every
+    /// client hears the size when it changed, a newcomer always.
+    fn resize_to_clients(&mut self, newcomer: Option<u64>) {
+        let before = self.size;
+        let all_watch = self.clients.values().all(|c| c.link.watch);
+        let counted = || self.clients.values().filter(|c| all_watch || !c.link.watch);
+        let cols = counted().map(|c| c.link.cols).min();
+        let rows = counted().map(|c| c.link.rows).min();
         if let (Some(cols), Some(rows)) = (cols, rows) {
             self.size = (cols.max(1), rows.max(1));
         }
         let (cols, rows) = self.size;
         self.shared.backend_mut().set_size(cols, rows);
-        for v in self.clients.values_mut() {
+        for (id, v) in &mut self.clients {
             if let Some(own) = &mut v.own {
                 own.backend_mut().set_size(cols, rows);
+            }
+            if self.size != before || newcomer == Some(*id) {
+                let _ = v.link.tx.send(ClientOut::Size { cols, rows });
             }
         }
     }
@@ -252,7 +261,7 @@ impl Screen for RemoteScreen {
             synced: false,
         };
         self.clients.insert(id, viewer);
-        self.resize_to_clients();
+        self.resize_to_clients(Some(id));
     }
 
     fn take_dropped(&mut self) -> Vec<u64> {
@@ -261,7 +270,7 @@ impl Screen for RemoteScreen {
 
     fn detach(&mut self, id: u64) {
         self.clients.remove(&id);
-        self.resize_to_clients();
+        self.resize_to_clients(None);
     }
 
     fn write_to(&mut self, id: u64, bytes: &[u8]) -> Result<()> {
@@ -278,7 +287,7 @@ impl Screen for RemoteScreen {
             c.link.cols = cols;
             c.link.rows = rows;
         }
-        self.resize_to_clients();
+        self.resize_to_clients(None);
     }
 
     fn request(&mut self, client: u64, req: crate::session::WorkspaceRequest) {

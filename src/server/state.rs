@@ -11,6 +11,8 @@ mod lifecycle_tests;
 mod saved;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod web_tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,6 +40,8 @@ pub(super) struct Client {
     /// The terminal's answers are still coming ([`Up::Caps`]).
     pub(super) caps_pending: bool,
     pub(super) env: Vec<(String, String)>,
+    /// Only watching ([`Up::Open`]'s `watch`): its size does not shrink the pane.
+    pub(super) watch: bool,
 }
 
 /// A session's thread, as far as the server knows.
@@ -80,6 +84,8 @@ pub struct ServerState {
     pub(super) news: Vec<String>,
     /// A note for a restored session's footer, given once it runs.
     pub(super) footer_notes: BTreeMap<u32, String>,
+    /// The web view listens (it runs in this process, for as long as the server does).
+    web: bool,
 }
 
 impl ServerState {
@@ -97,6 +103,7 @@ impl ServerState {
                         caps: Vec::new(),
                         caps_pending: false,
                         env: Vec::new(),
+                        watch: false,
                     },
                 );
             }
@@ -168,6 +175,7 @@ impl ServerState {
                     fx.push(ServerEffect::Tell { id, down });
                 }
             }
+            ServerEvent::WebListening => self.web = true,
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
                     let ev = WorldEvent::Signal(Signal::Usr1);
@@ -194,12 +202,13 @@ impl ServerState {
         fx
     }
 
-    /// Nothing left to serve: no session, nobody connected who may ask for one, and the saved list
-    /// on disk.
+    /// Nothing left to serve: no session, nobody connected who may ask for one (the web view, while
+    /// it listens, may), and the saved list on disk.
     pub fn done(&self) -> bool {
         self.runs.is_empty()
             && self.saved_seq >= self.save_seq
-            && (self.shutting_down || (self.served && self.table.is_empty() && self.clients.is_empty()))
+            && (self.shutting_down
+                || (self.served && self.table.is_empty() && self.clients.is_empty() && !self.web))
     }
 
     /// How many clients follow session `n` (they are counted, never kept a second time).

@@ -217,6 +217,7 @@ impl Table {
                 }),
                 branch: None,
                 dirty: None,
+                context_percent: e.brief.as_ref().and_then(|b| b.context_percent),
             })
             .collect()
     }
@@ -310,6 +311,7 @@ mod tests {
             branch: None,
             dirty: None,
             machine: None,
+            context_percent: None,
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);

@@ -39,6 +39,8 @@ pub mod kind {
     pub const LIST: u8 = 0x07;
     pub const KILL: u8 = 0x08;
     pub const CAPS: u8 = 0x09;
+    pub const COMMAND: u8 = 0x0a;
+    pub const WEB: u8 = 0x0b;
 
     pub const WELCOME: u8 = 0x81;
     pub const OUTPUT: u8 = 0x82;
@@ -50,7 +52,9 @@ pub mod kind {
     pub const DONE: u8 = 0x88;
     pub const ERROR: u8 = 0x89;
     pub const HOP: u8 = 0x8a;
-    pub const NOTICE: u8 = 0x8b;
+    pub const SIZE: u8 = 0x8b;
+    pub const WEB_LOGIN: u8 = 0x8c;
+    pub const NOTICE: u8 = 0x8d;
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
@@ -64,6 +68,8 @@ pub mod kind {
             LIST => "list",
             KILL => "kill",
             CAPS => "caps",
+            COMMAND => "command",
+            WEB => "web",
             WELCOME => "welcome",
             OUTPUT => "output",
             ATTACHED => "attached",
@@ -74,6 +80,8 @@ pub mod kind {
             DONE => "done",
             ERROR => "error",
             HOP => "hop",
+            SIZE => "size",
+            WEB_LOGIN => "web_login",
             NOTICE => "notice",
             _ => return None,
         })
@@ -99,6 +107,9 @@ pub enum Up {
         /// this so that pi starts while its terminal is still being probed).
         caps_follow: bool,
         env: Vec<(String, String)>,
+        /// Only watching: this client's size never shrinks the pane while a client that is not
+        /// watching is attached (a phone looking in on a desktop's session).
+        watch: bool,
     },
     /// Raw bytes typed in the terminal.
     Input(Vec<u8>),
@@ -119,6 +130,28 @@ pub enum Up {
     Kill {
         name: String,
     },
+    /// What a prefix key does, for the session this client follows (a browser has no prefix key).
+    Command(SessionCommand),
+    /// Serve the web view (starting it on `listen`, or the default address, when it does not run
+    /// yet) and give a one-time login for it.
+    Web {
+        listen: Option<String>,
+    },
+}
+
+/// A prefix key's action, asked for by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum SessionCommand {
+    /// prefix+p: a manual poke (during a limit wait: resume now).
+    Poke,
+    /// prefix+h with its focus line.
+    Handoff {
+        #[serde(default)]
+        focus: Option<String>,
+    },
+    /// The settings dialog's master switch, `poke.enabled`, for this session.
+    Supervision { on: bool },
 }
 
 /// Which session an [`Up::Open`] is about.
@@ -176,6 +209,19 @@ pub enum Down {
     Notice {
         message: String,
     },
+    /// The size of the session's pane: sent at attach and whenever it changes (a watching client
+    /// fits itself to it).
+    Size {
+        cols: u16,
+        rows: u16,
+    },
+    /// The web view listens at `url`; `login` is a one-time token for it.
+    WebLogin {
+        url: String,
+        login: String,
+        /// It listens beyond loopback.
+        exposed: bool,
+    },
 }
 
 /// One session in a [`Down::Listing`].
@@ -207,6 +253,9 @@ pub struct Listing {
     pub branch: Option<String>,
     #[serde(default, skip)]
     pub dirty: Option<bool>,
+    /// The share of pi's context window in use, 0–100.
+    #[serde(default)]
+    pub context_percent: Option<f64>,
 }
 
 /// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames

@@ -35,6 +35,8 @@ pub struct SessionBrief {
     /// The SSH destination of a session on another machine (the server lists them, see
     /// `crate::server::remote_list`); None for this machine's.
     pub machine: Option<String>,
+    /// The share of pi's context window in use (0–100), when pi said.
+    pub context_percent: Option<f64>,
 }
 
 /// How much a session needs the user. Ordered: the ones needing the user first.
@@ -123,6 +125,7 @@ impl Session {
             branch: None,
             dirty: None,
             machine: None,
+            context_percent: self.pi.context.as_ref().and_then(|u| u.percent),
         }
     }
 

@@ -204,6 +204,7 @@ fn briefs_are_ordered_by_need_then_number() {
         branch: None,
         dirty: None,
         machine: None,
+        context_percent: None,
     };
     let mut all = vec![
         brief(1, Attention::Idle),

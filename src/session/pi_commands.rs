@@ -11,7 +11,30 @@ use crate::supervisor::{self as sup, Action, NotifyLevel, Now};
 
 impl Session {
     pub(super) fn on_user_command(&mut self, command: UserCommand, now: Now, fx: &mut Vec<Effect>) {
-        let (text, level) = match command.request {
+        let (text, level) = self.carry_out(command.request, now, fx);
+        let answer = Command::CommandAnswer {
+            request_id: command.request_id,
+            text,
+            level,
+        };
+        self.send(answer, Purpose::Other("answering a pi command"), fx);
+    }
+
+    /// The same request from a client without prefix keys (the web view): what it did shows in
+    /// the footer, as for the key.
+    pub(super) fn on_client_request(&mut self, request: UserRequest, now: Now, fx: &mut Vec<Effect>) {
+        let (text, level) = self.carry_out(request, now, fx);
+        let tone = match level {
+            WireLevel::Info => crate::ui::theme::Tone::Ok,
+            WireLevel::Warning => crate::ui::theme::Tone::Warn,
+            WireLevel::Error => crate::ui::theme::Tone::Error,
+        };
+        self.flash.show(text, tone, now);
+        fx.push(Effect::Redraw);
+    }
+
+    fn carry_out(&mut self, request: UserRequest, now: Now, fx: &mut Vec<Effect>) -> (String, WireLevel) {
+        match request {
             UserRequest::Poke => self.supervise_told(sup::Event::ManualPoke, now, fx),
             UserRequest::Handoff { focus } => {
                 let focus = focus.filter(|f| !f.trim().is_empty());
@@ -26,13 +49,7 @@ impl Session {
                 "This pokeshell does not know that command; the bridge is newer than pokeshell.".into(),
                 WireLevel::Warning,
             ),
-        };
-        let answer = Command::CommandAnswer {
-            request_id: command.request_id,
-            text,
-            level,
-        };
-        self.send(answer, Purpose::Other("answering a pi command"), fx);
+        }
     }
 
     /// Feeds the supervisor as the key would, and returns what it told the user (its notices).

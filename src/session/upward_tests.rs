@@ -133,6 +133,7 @@ fn another_session_waiting_for_the_user_is_a_question_here() {
         branch: None,
         dirty: None,
         machine: None,
+        context_percent: None,
     };
     let fx = s.handle(
         Input::Sessions(vec![

@@ -31,6 +31,7 @@ fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionB
         branch: None,
         dirty: None,
         machine: None,
+        context_percent: None,
     }
 }
 

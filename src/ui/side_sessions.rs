@@ -107,6 +107,7 @@ mod tests {
             branch: None,
             dirty: None,
             machine: None,
+            context_percent: None,
         }
     }
 

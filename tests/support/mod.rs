@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod bridge;
+pub mod browser;
 pub mod fixtures;
 pub mod matrix;
 pub mod pi;

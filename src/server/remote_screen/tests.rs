@@ -14,6 +14,7 @@ fn client(cols: u16, rows: u16) -> (ClientLink, UnboundedReceiver<ClientOut>) {
         cols,
         rows,
         queued: Arc::new(AtomicUsize::new(0)),
+        watch: false,
     };
     (link, rx)
 }
@@ -105,8 +106,12 @@ fn a_request_goes_to_the_server_for_the_client_whose_keys_asked() {
             req: crate::session::WorkspaceRequest::Detach
         })
     ));
+    // Each heard the pane's size at its attach, and nothing since.
+    let only_sizes = |rx: &mut UnboundedReceiver<ClientOut>| {
+        std::iter::from_fn(|| rx.try_recv().ok()).all(|o| matches!(o, ClientOut::Size { .. }))
+    };
     assert!(
-        ra.try_recv().is_err() && rb.try_recv().is_err(),
+        only_sizes(&mut ra) && only_sizes(&mut rb),
         "nothing for the clients themselves"
     );
 }
@@ -210,4 +215,41 @@ fn a_client_dropped_for_not_reading_is_reported_to_the_server() {
     s.attach(7, slow);
     s.write_raw(b"more").unwrap();
     assert!(matches!(heard.try_recv(), Ok(ServerMsg::Lagged { id: 7 })));
+}
+
+fn sizes(rx: &mut UnboundedReceiver<ClientOut>) -> Vec<(u16, u16)> {
+    let mut out = Vec::new();
+    while let Ok(o) = rx.try_recv() {
+        if let ClientOut::Size { cols, rows } = o {
+            out.push((cols, rows));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_watching_client_does_not_shrink_the_pane_unless_it_is_alone() {
+    let mut s = RemoteScreen::new(80, 24).unwrap();
+    let (desk, mut rd) = client(160, 50);
+    let (mut phone, mut rp) = client(40, 30);
+    phone.watch = true;
+    s.attach(1, desk);
+    s.attach(2, phone);
+    assert_eq!(s.size().unwrap(), (160, 50), "the phone only watches");
+    assert_eq!(
+        sizes(&mut rp),
+        vec![(160, 50)],
+        "the newcomer hears the pane's size"
+    );
+    assert_eq!(
+        sizes(&mut rd),
+        vec![(160, 50)],
+        "the desk heard it once, at its attach"
+    );
+    s.client_resize(2, 30, 20);
+    assert_eq!(s.size().unwrap(), (160, 50));
+    assert!(sizes(&mut rd).is_empty(), "nothing changed");
+    s.detach(1);
+    assert_eq!(s.size().unwrap(), (30, 20), "alone, the watcher's size counts");
+    assert_eq!(sizes(&mut rp), vec![(30, 20)]);
 }

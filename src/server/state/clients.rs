@@ -3,9 +3,10 @@
 //! and who follows which session.
 
 use super::{DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, client_ev, options_only};
+use crate::bridge::protocol::UserRequest;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::server::remote_screen::MAX_QUEUED;
-use crate::server::wire::{Down, Target, Up};
+use crate::server::wire::{Down, SessionCommand, Target, Up};
 use crate::session::WorkspaceRequest;
 use crate::supervisor::Now;
 
@@ -29,10 +30,12 @@ impl ServerState {
                 caps,
                 caps_follow,
                 env,
+                watch,
             } => {
                 if let Some(c) = self.clients.get_mut(&id) {
                     (c.cols, c.rows, c.env) = (cols, rows, env);
                     c.caps_pending = caps_follow;
+                    c.watch = watch;
                 }
                 if !caps.is_empty() {
                     self.keep_caps(id, &caps);
@@ -94,6 +97,8 @@ impl ServerState {
                     down: Down::Listing(listing),
                 });
             }
+            Up::Command(command) => self.on_command(id, command, fx),
+            Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
                 Err(message) => fx.push(ServerEffect::Tell {
@@ -102,6 +107,28 @@ impl ServerState {
                 }),
             },
         }
+    }
+
+    /// What a prefix key does, asked by a client without prefix keys (the web view's buttons), for
+    /// the session it follows.
+    fn on_command(&mut self, id: u64, command: SessionCommand, fx: &mut Vec<ServerEffect>) {
+        let Some(number) = self.clients.get(&id).and_then(|c| c.session) else {
+            let message = "a command needs a session: open one first".to_string();
+            fx.push(ServerEffect::Tell {
+                id,
+                down: Down::Error { message },
+            });
+            return;
+        };
+        let request = match command {
+            SessionCommand::Poke => UserRequest::Poke,
+            SessionCommand::Handoff { focus } => UserRequest::Handoff { focus },
+            SessionCommand::Supervision { on: true } => UserRequest::PokeOn,
+            SessionCommand::Supervision { on: false } => UserRequest::PokeOff,
+        };
+        self.table.touch(number);
+        let ev = WorldEvent::Request(request);
+        fx.push(ServerEffect::ToSession { number, ev });
     }
 
     /// `pokeshell kill`: the session leaves the saved list at once, and the answer waits until that
@@ -250,6 +277,7 @@ impl ServerState {
             cols: c.cols,
             rows: c.rows,
             caps,
+            watch: c.watch,
         });
         self.table.touch(n);
         self.share_briefs(fx);

@@ -71,6 +71,8 @@ pub enum ServerEvent {
     Remote(Vec<crate::session::SessionBrief>),
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
+    /// The web view listens: a page may ask for a session at any time, so the server stays.
+    WebListening,
     /// A session wants the user (its attached terminals were told by the session itself).
     Notify {
         number: u32,
@@ -122,6 +124,8 @@ pub enum ServerEffect {
         rows: u16,
         /// `None`: the terminal's answers follow as [`ClientEvent::Caps`].
         caps: Option<Vec<u8>>,
+        /// The client only watches: its size does not shrink the pane.
+        watch: bool,
     },
     /// Client `id` no longer shows session `number`.
     Unfollow { id: u64, number: u32 },
@@ -136,6 +140,10 @@ pub enum ServerEffect {
     RunNotifyCommand(AwayNote),
     /// Close the client's connection once what was told is written.
     Forget { id: u64 },
+    /// Start the web view (src/web) at `listen` (the default address when `None`), or say where
+    /// it already listens; client `id` hears the login or the error, and the state hears
+    /// [`ServerEvent::WebListening`].
+    StartWeb { id: u64, listen: Option<String> },
     /// Something for the server's log.
     Log(String),
 }

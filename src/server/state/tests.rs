@@ -50,6 +50,7 @@ pub(super) fn open(target: Target) -> Up {
         caps: b"caps".to_vec(),
         caps_follow: false,
         env: vec![("TERM".into(), "xterm".into())],
+        watch: false,
     }
 }
 

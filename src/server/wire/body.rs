@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::frame::{push_frame, push_json_frame};
-use super::{Down, Listing, MAX_FRAME, Target, Up, WireError, kind};
+use super::{Down, Listing, MAX_FRAME, SessionCommand, Target, Up, WireError, kind};
 
 #[derive(Serialize, Deserialize)]
 struct Hello {
@@ -22,6 +22,20 @@ struct Open {
     #[serde(default)]
     caps_follow: bool,
     env: Vec<(String, String)>,
+    #[serde(default)]
+    watch: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Web {
+    listen: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WebLogin {
+    url: String,
+    login: String,
+    exposed: bool,
 }
 
 /// Resize and Resumed.
@@ -91,6 +105,7 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
             caps,
             caps_follow,
             env,
+            watch,
         } => {
             let body = Open {
                 target: target.clone(),
@@ -99,6 +114,7 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
                 caps: caps.clone(),
                 caps_follow: *caps_follow,
                 env: env.clone(),
+                watch: *watch,
             };
             push_json_frame(&mut out, kind::OPEN, &body);
         }
@@ -121,6 +137,14 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
         }
         Up::List => push_json_frame(&mut out, kind::LIST, &Nothing {}),
         Up::Kill { name } => push_json_frame(&mut out, kind::KILL, &Name { name: name.clone() }),
+        Up::Command(command) => push_json_frame(&mut out, kind::COMMAND, command),
+        Up::Web { listen } => push_json_frame(
+            &mut out,
+            kind::WEB,
+            &Web {
+                listen: listen.clone(),
+            },
+        ),
     }
     out
 }
@@ -181,6 +205,22 @@ pub(super) fn encode_down(message: &Down) -> Vec<u8> {
             };
             push_json_frame(&mut out, kind::NOTICE, &body);
         }
+        Down::Size { cols, rows } => push_json_frame(
+            &mut out,
+            kind::SIZE,
+            &Size {
+                cols: *cols,
+                rows: *rows,
+            },
+        ),
+        Down::WebLogin { url, login, exposed } => {
+            let body = WebLogin {
+                url: url.clone(),
+                login: login.clone(),
+                exposed: *exposed,
+            };
+            push_json_frame(&mut out, kind::WEB_LOGIN, &body);
+        }
     }
     out
 }
@@ -209,6 +249,7 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
                 caps,
                 caps_follow,
                 env,
+                watch,
             } = json(kind, payload)?;
             Up::Open {
                 target,
@@ -217,6 +258,7 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
                 caps,
                 caps_follow,
                 env,
+                watch,
             }
         }
         kind::INPUT => Up::Input(payload.to_vec()),
@@ -240,6 +282,11 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
         kind::KILL => {
             let Name { name } = json(kind, payload)?;
             Up::Kill { name }
+        }
+        kind::COMMAND => Up::Command(json::<SessionCommand>(kind, payload)?),
+        kind::WEB => {
+            let Web { listen } = json(kind, payload)?;
+            Up::Web { listen }
         }
         _ => return Err(WireError::UnknownKind { kind }),
     })
@@ -287,6 +334,14 @@ pub(super) fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
         kind::NOTICE => {
             let Message { message } = json(kind, payload)?;
             Down::Notice { message }
+        }
+        kind::SIZE => {
+            let Size { cols, rows } = json(kind, payload)?;
+            Down::Size { cols, rows }
+        }
+        kind::WEB_LOGIN => {
+            let WebLogin { url, login, exposed } = json(kind, payload)?;
+            Down::WebLogin { url, login, exposed }
         }
         _ => return Err(WireError::UnknownKind { kind }),
     })

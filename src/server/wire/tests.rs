@@ -34,14 +34,16 @@ fn up() -> impl Strategy<Value = Up> {
             bytes(),
             any::<bool>(),
             prop::collection::vec((any::<String>(), any::<String>()), 0..4),
+            any::<bool>(),
         )
-            .prop_map(|(target, cols, rows, caps, caps_follow, env)| Up::Open {
+            .prop_map(|(target, cols, rows, caps, caps_follow, env, watch)| Up::Open {
                 target,
                 cols,
                 rows,
                 caps,
                 caps_follow,
-                env
+                env,
+                watch,
             }),
         bytes().prop_map(Up::Input),
         bytes().prop_map(Up::Caps),
@@ -50,6 +52,10 @@ fn up() -> impl Strategy<Value = Up> {
         (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Up::Resumed { cols, rows }),
         Just(Up::List),
         any::<String>().prop_map(|name| Up::Kill { name }),
+        Just(Up::Command(SessionCommand::Poke)),
+        opt_string().prop_map(|focus| Up::Command(SessionCommand::Handoff { focus })),
+        any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
+        opt_string().prop_map(|listen| Up::Web { listen }),
     ]
 }
 
@@ -57,10 +63,18 @@ fn listing() -> impl Strategy<Value = Listing> {
     (
         (any::<String>(), any::<String>(), any::<String>()),
         (opt_string(), opt_string(), any::<u64>(), any::<usize>()),
-        (any::<[u64; 3]>(), proptest::option::of(0.0f64..1e6)),
+        (
+            any::<[u64; 3]>(),
+            proptest::option::of(0.0f64..1e6),
+            prop::option::of(0.0f64..100.0),
+        ),
     )
         .prop_map(
-            |((name, dir, state), (tool, last_intervention, age_secs, attached), (t, cost_usd))| Listing {
+            |(
+                (name, dir, state),
+                (tool, last_intervention, age_secs, attached),
+                (t, cost_usd, context_percent),
+            )| Listing {
                 name,
                 dir,
                 state,
@@ -75,6 +89,7 @@ fn listing() -> impl Strategy<Value = Listing> {
                 attention: "idle".into(),
                 branch: None,
                 dirty: None,
+                context_percent,
             },
         )
 }
@@ -86,6 +101,12 @@ fn down() -> impl Strategy<Value = Down> {
         any::<String>().prop_map(|name| Down::Attached { name }),
         any::<String>().prop_map(|reason| Down::Detached { reason }),
         (any::<i32>(), bytes()).prop_map(|(code, farewell)| Down::Exited { code, farewell }),
+        (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Down::Size { cols, rows }),
+        (any::<String>(), any::<String>(), any::<bool>()).prop_map(|(url, login, exposed)| Down::WebLogin {
+            url,
+            login,
+            exposed
+        }),
         Just(Down::Suspend),
         prop::collection::vec(listing(), 0..3).prop_map(Down::Listing),
         any::<String>().prop_map(|message| Down::Done { message }),
@@ -203,10 +224,11 @@ fn the_json_shapes_are_the_documented_ones() {
         caps: b"\x1b[?1c".to_vec(),
         caps_follow: false,
         env: vec![("TERM".into(), "xterm".into())],
+        watch: false,
     };
     assert_eq!(
         payload(encode_up(&open)),
-        r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]]}"#
+        r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"watch":false}"#
     );
     assert_eq!(payload(encode_up(&Up::Detach)), "{}");
     assert_eq!(

@@ -1,0 +1,78 @@
+//! `pokeshell web`: asks the server (started if none runs) to serve the web view and prints the
+//! one-time login link, also as a QR code for a phone.
+
+use std::io::Write;
+
+use super::connect;
+use crate::server::wire::{self, Down, Up};
+
+/// Runs the command; returns the exit code.
+pub fn run(listen: Option<String>) -> i32 {
+    match ask(listen) {
+        Ok((url, login, exposed)) => {
+            print!(
+                "{}",
+                announce(
+                    &url,
+                    &login,
+                    exposed,
+                    std::io::IsTerminal::is_terminal(&std::io::stdout())
+                )
+            );
+            let _ = std::io::stdout().flush();
+            0
+        }
+        Err(e) => {
+            eprintln!("pokeshell: {e}");
+            1
+        }
+    }
+}
+
+fn ask(listen: Option<String>) -> Result<(String, String, bool), String> {
+    let mut stream = connect::session(true)?;
+    stream
+        .write_all(&wire::encode_up(&Up::Web { listen }))
+        .map_err(|e| format!("cannot talk to the pokeshell server: {e}"))?;
+    match connect::read_down(&mut stream)? {
+        Down::WebLogin { url, login, exposed } => Ok((url, login, exposed)),
+        Down::Error { message } => Err(message),
+        other => Err(format!("unexpected answer {other:?}")),
+    }
+}
+
+/// What the user reads: the address, the login link, its QR code (on a terminal), a warning when
+/// the web view is reachable beyond this machine.
+pub fn announce(url: &str, login: &str, exposed: bool, qr: bool) -> String {
+    let link = format!("{url}login?token={login}");
+    let mut out = format!(
+        "pokeshell's web view runs at {url}\n\
+         Open this link to log in (it works once, within 15 minutes):\n\n  {link}\n\n"
+    );
+    if qr && let Some(code) = crate::web::qr::render(&link) {
+        out.push_str(&code);
+        out.push('\n');
+    }
+    if exposed {
+        out.push_str(
+            "WARNING: the web view listens beyond this machine. Whoever reaches it and logs in can make \
+             your agents run commands. Traffic is not encrypted: prefer an SSH tunnel or a private \
+             network (docs/web.md).\n",
+        );
+    }
+    out.push_str("`pokeshell web` again gives a new login link.\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_announcement_has_the_link_and_warns_when_exposed() {
+        let text = super::announce("http://127.0.0.1:7878/", "abc", false, false);
+        assert!(text.contains("http://127.0.0.1:7878/login?token=abc"));
+        assert!(!text.contains("WARNING"));
+        let text = super::announce("http://0.0.0.0:7878/", "abc", true, true);
+        assert!(text.contains("WARNING") && text.contains("run commands"));
+        assert!(text.lines().count() > 15, "with the QR code");
+    }
+}

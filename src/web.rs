@@ -1,0 +1,121 @@
+//! The web view: pokeshell's sessions in a browser (docs/web.md). It runs inside the server's
+//! process, started by `pokeshell web`, and serves HTTP and WebSocket with axum. Each page's
+//! WebSocket becomes a client of the server's own socket speaking the wire protocol, so a browser is
+//! a client like a terminal: the same frames, the same keyboard, counted in `pokeshell ls`.
+
+mod assets;
+pub mod auth;
+pub mod guard;
+mod listing;
+pub mod page_msg;
+mod page_socket;
+pub mod qr;
+mod routes;
+mod upstream;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use auth::Auth;
+
+/// Where the web view listens unless told otherwise: loopback only.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
+
+/// A one-time login for the web view.
+#[derive(Debug, Clone)]
+pub struct Login {
+    pub url: String,
+    pub token: String,
+    pub exposed: bool,
+}
+
+struct Running {
+    addr: SocketAddr,
+    auth: Arc<Mutex<Auth>>,
+}
+
+/// One web view per server process.
+static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
+
+/// Starts the web view on `listen` (or [`DEFAULT_LISTEN`]) when it does not run yet, and gives a
+/// new one-time login token. Must run inside the server's tokio runtime.
+pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {
+    let mut running = RUNNING
+        .lock()
+        .map_err(|_| "the web view's state is broken".to_string())?;
+    let wanted = listen
+        .map(|l| {
+            l.parse::<SocketAddr>()
+                .map_err(|e| format!("{l:?} is not an address and port such as 127.0.0.1:7878 ({e})"))
+        })
+        .transpose()?;
+    if let (Some(r), Some(w)) = (running.as_ref(), wanted)
+        && r.addr != w
+    {
+        return Err(format!(
+            "the web view already listens on {}; it listens on one address until the server ends",
+            r.addr
+        ));
+    }
+    if running.is_none() {
+        let addr = match wanted {
+            Some(a) => a,
+            None => DEFAULT_LISTEN
+                .parse()
+                .map_err(|e| format!("bad default address: {e}"))?,
+        };
+        *running = Some(start(addr)?);
+    }
+    let r = running.as_ref().ok_or("the web view did not start")?;
+    let token = auth::random_token().map_err(|e| format!("cannot make a login token: {e}"))?;
+    r.auth
+        .lock()
+        .map_err(|_| "the web view's state is broken".to_string())?
+        .add_login(token.clone(), Instant::now());
+    Ok(Login {
+        url: url(r.addr),
+        token,
+        exposed: !r.addr.ip().is_loopback(),
+    })
+}
+
+/// The address a browser uses: an unspecified one (all interfaces) is shown as loopback.
+fn url(addr: SocketAddr) -> String {
+    if addr.ip().is_unspecified() {
+        format!("http://127.0.0.1:{}/", addr.port())
+    } else {
+        format!("http://{addr}/")
+    }
+}
+
+fn start(addr: SocketAddr) -> Result<Running, String> {
+    let std_listener = std::net::TcpListener::bind(addr)
+        .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
+    std_listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
+    let addr = std_listener.local_addr().unwrap_or(addr);
+    let listener = tokio::net::TcpListener::from_std(std_listener)
+        .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
+    // Keys and frames are small writes: Nagle's algorithm would hold them for the peer's delayed
+    // acknowledgement (up to 40 ms).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+        let _ = stream.set_nodelay(true);
+    });
+    let auth = Arc::new(Mutex::new(Auth::default()));
+    let shared = routes::Shared {
+        auth: auth.clone(),
+        port: addr.port(),
+        sessions: listing::start(),
+        home: std::env::var("HOME").unwrap_or_else(|_| "/".to_string()),
+    };
+    let app = routes::router(shared);
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            eprintln!("pokeshell web: stopped serving: {e}");
+        }
+    });
+    eprintln!("pokeshell web: listening on {addr}");
+    Ok(Running { addr, auth })
+}

@@ -1,0 +1,28 @@
+//! The page's files, inside the binary: the page itself and the terminal widget (xterm.js, from its
+//! package `@xterm/xterm` at the version `scripts/fetch-xterm.sh` pins, with its licence beside it
+//! in assets/web/xterm/). Nothing is fetched from elsewhere when the page loads.
+
+/// A file the page loads: its bytes and content type.
+pub struct Asset {
+    pub bytes: &'static [u8],
+    pub content_type: &'static str,
+}
+
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+
+pub const INDEX: &str = include_str!("../../assets/web/index.html");
+
+/// The file at `/assets/<name>`, if there is one.
+pub fn get(name: &str) -> Option<Asset> {
+    let (bytes, content_type): (&'static [u8], &str) = match name {
+        "app.js" => (include_bytes!("../../assets/web/app.js"), JS),
+        "term.js" => (include_bytes!("../../assets/web/term.js"), JS),
+        "list.js" => (include_bytes!("../../assets/web/list.js"), JS),
+        "app.css" => (include_bytes!("../../assets/web/app.css"), CSS),
+        "xterm.js" => (include_bytes!("../../assets/web/xterm/xterm.js"), JS),
+        "xterm.css" => (include_bytes!("../../assets/web/xterm/xterm.css"), CSS),
+        _ => return None,
+    };
+    Some(Asset { bytes, content_type })
+}

@@ -1,0 +1,218 @@
+//! The page's messages over its WebSocket, and their translation to the server's wire messages.
+//! Page to server: JSON text messages. Server to page: the pane's bytes as binary messages (the hot
+//! path, untouched) and everything else as JSON text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::server::wire::{Down, Listing, SessionCommand, Target, Up};
+
+/// The largest message the page may send. Typing and pasting fit; anything bigger is refused.
+pub const MAX_PAGE_MESSAGE: usize = 64 << 10;
+
+/// A message from the page.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromPage {
+    /// Show a session (by name or number) at this size; `watch`: only look (see docs/web.md).
+    Open {
+        session: String,
+        cols: u16,
+        rows: u16,
+        #[serde(default)]
+        watch: bool,
+    },
+    /// Text typed: keys as the terminal widget encodes them.
+    Input {
+        data: String,
+    },
+    Resize {
+        cols: u16,
+        rows: u16,
+    },
+    Poke,
+    Handoff {
+        #[serde(default)]
+        focus: Option<String>,
+    },
+    Supervision {
+        on: bool,
+    },
+    /// A new session in `dir` with a fresh pi (and the server's options), shown at once.
+    New {
+        dir: String,
+        cols: u16,
+        rows: u16,
+    },
+    Kill {
+        session: String,
+    },
+    /// Stop showing the session.
+    Close,
+}
+
+/// A message to the page (besides the pane's bytes).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToPage {
+    Sessions { sessions: Vec<Listing> },
+    Attached { name: String },
+    Size { cols: u16, rows: u16 },
+    Exited { code: i32 },
+    Detached { reason: String },
+    Done { message: String },
+    Error { message: String },
+}
+
+/// A page message as the wire message for the server, or what to tell the page instead.
+pub fn to_wire(msg: FromPage, home: &str) -> Result<Up, String> {
+    let sized = |c: u16, r: u16| -> Result<(u16, u16), String> {
+        if (2..=1000).contains(&c) && (2..=1000).contains(&r) {
+            Ok((c, r))
+        } else {
+            Err(format!("a size of {c}x{r} is out of range (2 to 1000)"))
+        }
+    };
+    Ok(match msg {
+        FromPage::Open {
+            session,
+            cols,
+            rows,
+            watch,
+        } => {
+            let (cols, rows) = sized(cols, rows)?;
+            open(Target::Attach { name: Some(session) }, cols, rows, watch)
+        }
+        FromPage::Input { data } => Up::Input(data.into_bytes()),
+        FromPage::Resize { cols, rows } => {
+            let (cols, rows) = sized(cols, rows)?;
+            Up::Resize { cols, rows }
+        }
+        FromPage::Poke => Up::Command(SessionCommand::Poke),
+        FromPage::Handoff { focus } => Up::Command(SessionCommand::Handoff { focus }),
+        FromPage::Supervision { on } => Up::Command(SessionCommand::Supervision { on }),
+        FromPage::New { dir, cols, rows } => {
+            let (cols, rows) = sized(cols, rows)?;
+            let dir = match dir.trim() {
+                "" | "~" => home.to_string(),
+                d => match d.strip_prefix("~/") {
+                    Some(rest) => format!("{home}/{rest}"),
+                    None => d.to_string(),
+                },
+            };
+            let target = Target::New {
+                name: None,
+                dir,
+                args: Vec::new(),
+            };
+            open(target, cols, rows, false)
+        }
+        FromPage::Kill { session } => Up::Kill { name: session },
+        FromPage::Close => Up::Detach,
+    })
+}
+
+fn open(target: Target, cols: u16, rows: u16, watch: bool) -> Up {
+    Up::Open {
+        target,
+        cols,
+        rows,
+        caps: Vec::new(),
+        caps_follow: false,
+        env: Vec::new(),
+        watch,
+    }
+}
+
+/// A server message for the page; `None`: nothing the page needs.
+pub fn from_wire(down: Down) -> Option<ToPage> {
+    Some(match down {
+        Down::Listing(sessions) => ToPage::Sessions { sessions },
+        Down::Attached { name } => ToPage::Attached { name },
+        Down::Size { cols, rows } => ToPage::Size { cols, rows },
+        Down::Exited { code, .. } => ToPage::Exited { code },
+        Down::Detached { reason } => ToPage::Detached { reason },
+        // Said once to the next client: a page shows it as it shows an answer.
+        Down::Done { message } | Down::Notice { message } => ToPage::Done { message },
+        Down::Error { message } => ToPage::Error { message },
+        // The server already let go of this client: the page cannot follow it over SSH.
+        Down::Hop { dest, name } => ToPage::Detached {
+            reason: format!("session {name} runs on {dest}; the web view shows this machine's sessions"),
+        },
+        Down::Output(_) | Down::Welcome { .. } | Down::Suspend | Down::WebLogin { .. } => return None,
+    })
+}
+
+/// A page's text message, decoded: a clear error for anything else.
+pub fn parse(text: &str) -> Result<FromPage, String> {
+    serde_json::from_str(text).map_err(|e| format!("the server did not understand that message: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_messages_become_wire_messages() {
+        let open = parse(r#"{"type":"open","session":"1","cols":80,"rows":24,"watch":true}"#).unwrap();
+        let Up::Open {
+            target, watch, cols, ..
+        } = to_wire(open, "/h").unwrap()
+        else {
+            panic!("not an open");
+        };
+        assert_eq!(
+            target,
+            Target::Attach {
+                name: Some("1".into())
+            }
+        );
+        assert!(watch);
+        assert_eq!(cols, 80);
+        assert_eq!(
+            to_wire(parse(r#"{"type":"input","data":"hi\r"}"#).unwrap(), "/h"),
+            Ok(Up::Input(b"hi\r".to_vec()))
+        );
+        assert_eq!(
+            to_wire(parse(r#"{"type":"handoff","focus":"tests"}"#).unwrap(), "/h"),
+            Ok(Up::Command(SessionCommand::Handoff {
+                focus: Some("tests".into())
+            }))
+        );
+        let Up::Open { target, .. } = to_wire(
+            parse(r#"{"type":"new","dir":"~/src","cols":80,"rows":24}"#).unwrap(),
+            "/h",
+        )
+        .unwrap() else {
+            panic!("not an open")
+        };
+        assert_eq!(
+            target,
+            Target::New {
+                name: None,
+                dir: "/h/src".into(),
+                args: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn a_hop_to_another_machine_is_a_detach_that_names_it() {
+        let down = Down::Hop {
+            dest: "gpu".into(),
+            name: "train".into(),
+        };
+        assert!(matches!(
+            from_wire(down),
+            Some(ToPage::Detached { reason }) if reason.contains("gpu") && reason.contains("train")
+        ));
+    }
+
+    #[test]
+    fn garbage_and_silly_sizes_get_a_clear_error() {
+        assert!(parse("{").unwrap_err().contains("did not understand"));
+        assert!(parse(r#"{"type":"rm"}"#).is_err());
+        assert!(parse(r#"{"type":"open","session":"1"}"#).is_err(), "no size");
+        let huge = parse(r#"{"type":"resize","cols":0,"rows":24}"#).unwrap();
+        assert!(to_wire(huge, "/h").unwrap_err().contains("out of range"));
+    }
+}

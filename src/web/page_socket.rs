@@ -1,0 +1,163 @@
+//! One page's WebSocket: a client of the server like a terminal. The page's messages become wire
+//! messages on a connection of its own to the server; the pane's bytes come back as binary
+//! messages, the rest as JSON. The connection is made when the page first needs it and made again
+//! after the server ended it (it does after an error, an exit or a detach).
+
+use axum::extract::ws::{Message, WebSocket};
+
+use super::listing::Sessions;
+use super::page_msg::{self, MAX_PAGE_MESSAGE, ToPage};
+use super::upstream::Upstream;
+use crate::server::wire::{Down, Up};
+
+/// Serves the page until it goes away.
+pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
+    let mut up: Option<Upstream> = None;
+    sessions.mark_changed();
+    loop {
+        let from_server = async {
+            match up.as_mut() {
+                Some(u) => u.read().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            msg = ws.recv() => {
+                let msg = match msg {
+                    Some(Ok(m)) => m,
+                    Some(Err(e)) => {
+                        refuse(&mut ws, &e.to_string()).await;
+                        break;
+                    }
+                    None => break,
+                };
+                let text = match msg {
+                    Message::Text(t) if t.len() > MAX_PAGE_MESSAGE => {
+                        refuse(&mut ws, "too big").await;
+                        break;
+                    }
+                    Message::Text(t) => t,
+                    Message::Close(_) => break,
+                    Message::Binary(_) => {
+                        if tell(&mut ws, error("the page sends text messages only")).await.is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                    Message::Ping(_) | Message::Pong(_) => continue,
+                };
+                let wire = page_msg::parse(text.as_str()).and_then(|m| page_msg::to_wire(m, &home));
+                let sent = match wire {
+                    Ok(wire) => deliver(&mut up, &wire).await,
+                    Err(message) => Err(message),
+                };
+                if let Err(message) = sent
+                    && tell(&mut ws, error(&message)).await.is_err()
+                {
+                    break;
+                }
+            }
+            downs = from_server => {
+                let downs = match downs {
+                    Ok(d) if !d.is_empty() => d,
+                    // The server ended this connection; the next page message opens another.
+                    Ok(_) | Err(_) => {
+                        up = None;
+                        continue;
+                    }
+                };
+                // The server ends a connection after these: the next page message must not go down
+                // it (it would be lost), so it is dropped at once.
+                let ended = downs
+                    .iter()
+                    .any(|d| matches!(d, Down::Error { .. } | Down::Exited { .. } | Down::Detached { .. }));
+                if ended {
+                    up = None;
+                }
+                if forward(&mut ws, downs).await.is_err() {
+                    break;
+                }
+            }
+            changed = sessions.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                let list = sessions.borrow_and_update().as_ref().clone();
+                if tell(&mut ws, ToPage::Sessions { sessions: list }).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(mut u) = up {
+        let _ = u.send(&Up::Detach).await;
+    }
+}
+
+/// Sends a wire message, connecting first when there is no connection.
+async fn deliver(up: &mut Option<Upstream>, wire: &Up) -> Result<(), String> {
+    if up.is_none() {
+        if matches!(wire, Up::Detach) {
+            return Ok(());
+        }
+        *up = Some(Upstream::connect().await?);
+    }
+    let Some(u) = up.as_mut() else {
+        return Ok(());
+    };
+    let sent = u.send(wire).await;
+    // A detach ends the connection on the server's side too; the next open makes a new one.
+    if sent.is_err() || matches!(wire, Up::Detach) {
+        *up = None;
+    }
+    sent
+}
+
+/// The server's messages to the page: the pane's bytes of one read in one binary message.
+async fn forward(ws: &mut WebSocket, downs: Vec<Down>) -> Result<(), axum::Error> {
+    let mut bytes = Vec::new();
+    for down in downs {
+        match down {
+            Down::Output(b) => bytes.extend_from_slice(&b),
+            other => {
+                if !bytes.is_empty() {
+                    ws.send(Message::Binary(std::mem::take(&mut bytes).into()))
+                        .await?;
+                }
+                if let Some(msg) = page_msg::from_wire(other) {
+                    tell(ws, msg).await?;
+                }
+            }
+        }
+    }
+    if !bytes.is_empty() {
+        ws.send(Message::Binary(bytes.into())).await?;
+    }
+    Ok(())
+}
+
+/// Closes the socket after a message the WebSocket layer refused: too big (1009), or broken (1002).
+async fn refuse(ws: &mut WebSocket, why: &str) {
+    let too_big = why.contains("limit") || why.contains("too long") || why.contains("too big");
+    let (code, reason) = if too_big {
+        (1009, "message too big: 64 KiB at most")
+    } else {
+        (1002, "not a WebSocket message")
+    };
+    let frame = axum::extract::ws::CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    let _ = ws.send(Message::Close(Some(frame))).await;
+}
+
+fn error(message: &str) -> ToPage {
+    ToPage::Error {
+        message: message.to_string(),
+    }
+}
+
+async fn tell(ws: &mut WebSocket, msg: ToPage) -> Result<(), axum::Error> {
+    let text = serde_json::to_string(&msg).unwrap_or_else(|_| "{}".to_string());
+    ws.send(Message::Text(text.into())).await
+}
