@@ -169,3 +169,61 @@ fn version_names_pi_and_its_version() {
         );
     }
 }
+
+/// The files under `dir` (recursively) with a name ending in `.rs`.
+fn rust_sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            rust_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_package_holds_every_file_the_binary_embeds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = Command::new(env!("CARGO"))
+        .args(["package", "--list", "--allow-dirty", "--offline"])
+        .current_dir(root)
+        .output()
+        .expect("cargo package --list");
+    assert!(listed.status.success(), "{listed:?}");
+    let listed: BTreeSet<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let mut sources = Vec::new();
+    rust_sources(&root.join("src"), &mut sources);
+    let mut embedded = BTreeSet::new();
+    for file in sources {
+        let text = std::fs::read_to_string(&file).expect("read source");
+        for (at, _) in text.match_indices("include_") {
+            let rest = &text[at..];
+            if !(rest.starts_with("include_str!(") || rest.starts_with("include_bytes!(")) {
+                continue;
+            }
+            // The first string literal: the path, relative to the file (a `concat!` prefix too).
+            let Some(open) = rest.find('"') else { continue };
+            let Some(len) = rest[open + 1..].find('"') else {
+                continue;
+            };
+            let rel = &rest[open + 1..open + 1 + len];
+            if rel.ends_with('/') {
+                continue;
+            }
+            let path = file.parent().expect("a file's folder").join(rel);
+            let path = std::fs::canonicalize(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let rel = path.strip_prefix(root).expect("inside the repository");
+            embedded.insert(rel.to_string_lossy().into_owned());
+        }
+    }
+    assert!(embedded.len() > 5, "no embedded file found: {embedded:?}");
+    let missing: Vec<&String> = embedded
+        .iter()
+        .filter(|f| !listed.contains(*f))
+        .collect();
+    assert!(missing.is_empty(), "embedded but not packaged: {missing:?}");
+}
