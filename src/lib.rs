@@ -1,6 +1,7 @@
 //! pokeshell: hosts the pi coding agent in a pseudo-terminal, mirrors its screen beside a side pane and
 //! a footer, and supervises it through a bridge extension loaded into pi.
 
+pub mod bounded_run;
 pub mod bridge;
 pub mod cli;
 pub mod client;

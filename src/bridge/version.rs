@@ -3,9 +3,10 @@
 
 use std::ffi::OsStr;
 use std::fmt;
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::bounded_run;
 
 /// The oldest pi the bridge supports.
 pub const MIN_PI_VERSION: PiVersion = PiVersion {
@@ -102,53 +103,38 @@ pub fn probe_once(program: &std::path::Path, timeout: Duration) -> VersionCheck 
     check
 }
 
-/// Runs `<program> --version` (blocking, at most `timeout`) and judges the answer.
+/// Runs `<program> --version` (blocking, at most `timeout`, its output capped, its process group
+/// killed when it overstays: [`crate::bounded_run`]) and judges the answer.
 pub fn probe(program: impl AsRef<OsStr>, timeout: Duration) -> VersionCheck {
     let program = program.as_ref();
     let shown = program.to_string_lossy().into_owned();
-    let mut child = match Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    {
-        Ok(child) => child,
-        Err(e) => {
+    let mut cmd = Command::new(program);
+    cmd.arg("--version");
+    let out = match bounded_run::run(&mut cmd, bounded_run::Limits::question(timeout)) {
+        Ok(out) => out,
+        Err(e @ bounded_run::RunError::Start(_)) => {
             return VersionCheck::Unknown {
                 message: format!("cannot run `{shown} --version`: {e}"),
             };
         }
-    };
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return VersionCheck::Unknown {
-                    message: format!(
-                        "`{shown} --version` did not answer within {} s",
-                        timeout.as_secs_f32()
-                    ),
-                };
-            }
-            Err(e) => {
-                return VersionCheck::Unknown {
-                    message: format!("waiting for `{shown} --version`: {e}"),
-                };
-            }
+        Err(bounded_run::RunError::Deadline(_)) => {
+            return VersionCheck::Unknown {
+                message: format!(
+                    "`{shown} --version` did not answer within {} s",
+                    timeout.as_secs_f32()
+                ),
+            };
+        }
+        Err(e) => {
+            return VersionCheck::Unknown {
+                message: format!("`{shown} --version` gave no usable answer: {e}"),
+            };
         }
     };
-    let mut output = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut output);
-    }
-    if !status.success() {
+    let output = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
         return VersionCheck::Unknown {
-            message: format!("`{shown} --version` failed ({status})"),
+            message: format!("`{shown} --version` failed ({})", out.status),
         };
     }
     match parse_version(&output) {
@@ -161,6 +147,8 @@ pub fn probe(program: impl AsRef<OsStr>, timeout: Duration) -> VersionCheck {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
 
     fn v(major: u32, minor: u32, patch: u32) -> PiVersion {
@@ -219,6 +207,43 @@ mod tests {
         std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         let check = probe_retrying(&fake, Duration::from_secs(5));
         assert_eq!(check, judge(v(0, 73, 1)));
+    }
+
+    /// Issue 21, item 1: a pi wrapper whose `--version` leaves `yes` writing into the pipe. The
+    /// check ends at once with a clear message (the old read grew without bound and never ended).
+    #[test]
+    fn probe_stops_a_pi_that_leaves_a_child_writing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fake = tmp.path().join("pi");
+        std::fs::write(&fake, "#!/bin/sh\necho 1.6.0\nyes &\n").unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(probe_retrying(&fake, Duration::from_secs(10)));
+        });
+        let check = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the check returns within 5 s");
+        let message = check.message().expect("not a supported version").to_string();
+        assert!(message.contains("more than 64 KiB"), "{message}");
+    }
+
+    /// Issue 21, item 1: the same with a child that keeps the pipe open and writes nothing.
+    #[test]
+    fn probe_stops_a_pi_that_leaves_the_pipe_open() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fake = tmp.path().join("pi");
+        std::fs::write(&fake, "#!/bin/sh\necho 1.6.0\nsleep 60 &\n").unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(probe_retrying(&fake, Duration::from_secs(30)));
+        });
+        let check = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the check returns within 5 s");
+        let message = check.message().expect("not a supported version").to_string();
+        assert!(message.contains("held its output open"), "{message}");
     }
 
     #[test]

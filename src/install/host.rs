@@ -5,7 +5,9 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::bounded_run;
 
 use super::error::InstallError;
 use super::version::{Version, parse_node_version};
@@ -16,6 +18,13 @@ const TAIL_LINES: usize = 20;
 
 /// How long `node --version` or `pi --version` may take; pi's takes about a second on a slow machine.
 pub(crate) const VERSION_DEADLINE: Duration = Duration::from_secs(60);
+
+/// npm's install of pi: slow networks take minutes; its quiet flags keep its output short.
+const NPM_LIMITS: bounded_run::Limits = bounded_run::Limits {
+    deadline: Duration::from_secs(30 * 60),
+    cap: 4 * 1024 * 1024,
+    linger: bounded_run::LINGER,
+};
 
 pub(crate) struct Host {
     pub path: OsString,
@@ -68,10 +77,22 @@ impl Host {
             .args(["--no-audit", "--no-fund", "--loglevel=error"])
             .env("PATH", path)
             .stdin(Stdio::null());
-        let out = retry_busy(|| cmd.output()).map_err(|error| InstallError::NpmStart {
-            npm: npm.to_path_buf(),
-            error,
-        })?;
+        let out = match bounded_run::run(&mut cmd, NPM_LIMITS) {
+            Ok(out) => out,
+            Err(bounded_run::RunError::Start(error)) => {
+                return Err(InstallError::NpmStart {
+                    npm: npm.to_path_buf(),
+                    error,
+                });
+            }
+            Err(e) => {
+                return Err(InstallError::NpmFailed {
+                    what: what.to_string(),
+                    status: e.to_string(),
+                    output_tail: String::new(),
+                });
+            }
+        };
         if out.status.success() {
             return Ok(());
         }
@@ -88,61 +109,21 @@ impl Host {
     }
 }
 
-/// Runs `cmd` (stdin closed) and collects its output, killing it when it outlives `limit`: a version
-/// check must not hang the install.
+/// Runs `cmd` (stdin closed) and collects its output, within the bounds of
+/// [`crate::bounded_run`]: a version check must not hang the install or fill its memory.
 pub(crate) fn output_within(cmd: &mut Command, limit: Duration) -> std::io::Result<Output> {
-    use std::io::Read;
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = retry_busy(|| cmd.spawn())?;
-    let reader = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut p) = pipe {
-                // A read error only shortens the text the caller inspects.
-                let _ = p.read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let out = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            // Already exited or unkillable: either way wait() below reaps it.
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!("it did not finish within {} s", limit.as_secs()),
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Ok(Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    })
+    bounded(cmd, bounded_run::Limits::question(limit))
 }
 
-/// Retries a spawn that failed with "text file busy": a script written a moment ago can still be open
-/// for writing in a child another thread forked and has not yet exec'ed.
-fn retry_busy<T>(mut f: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
-    let mut tries = 0;
-    loop {
-        match f() {
-            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 50 => {
-                tries += 1;
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            other => return other,
-        }
+fn bounded(cmd: &mut Command, limits: bounded_run::Limits) -> std::io::Result<Output> {
+    match bounded_run::run(cmd, limits) {
+        Ok(out) => Ok(Output {
+            status: out.status,
+            stdout: out.stdout,
+            stderr: out.stderr,
+        }),
+        Err(bounded_run::RunError::Start(e)) => Err(e),
+        Err(e) => Err(std::io::Error::other(e.to_string())),
     }
 }
 
