@@ -86,6 +86,7 @@ fn ask(up: &Up, start: bool) -> Result<Down, String> {
     // The answer to an Open comes after an Attached; the others answer at once.
     loop {
         match connect::read_down(&mut stream)? {
+            Down::Notice { message } => eprintln!("pokeshell: {message}"),
             Down::Attached { .. } | Down::Output(_) | Down::Welcome { .. } => continue,
             other => return Ok(other),
         }
@@ -170,9 +171,19 @@ pub fn ls() -> i32 {
             1
         }
         Err(_) if connect::connect().is_err() => {
-            let saved = crate::server_store::default_path()
-                .and_then(|p| crate::server_store::load(&p).ok())
-                .map_or(0, |s| s.len());
+            // Read only: the list is the server's to set aside, with a word to the user.
+            let saved = match crate::server_store::default_path().map(|p| (crate::server_store::read(&p), p))
+            {
+                Some((Ok(list), _)) => list.len(),
+                Some((Err(problem), path)) => {
+                    eprintln!(
+                        "pokeshell: the saved sessions in {} cannot be brought back: {problem}",
+                        path.display()
+                    );
+                    0
+                }
+                None => 0,
+            };
             if saved > 0 {
                 println!(
                     "no pokeshell server runs; {saved} saved session(s) come back with `pokeshell attach`"
@@ -248,6 +259,7 @@ pub fn new_detached(target: Target) -> i32 {
                 eprintln!("pokeshell: {message}");
                 return 1;
             }
+            Ok(Down::Notice { message }) => eprintln!("pokeshell: {message}"),
             Ok(_) => {}
             Err(e) => {
                 eprintln!("pokeshell: {e}");

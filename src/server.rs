@@ -3,6 +3,7 @@
 
 mod backend;
 mod conn;
+mod news;
 mod observer;
 mod persist;
 mod remote_screen;

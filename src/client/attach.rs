@@ -201,7 +201,11 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
                 guard.suspend().map_err(|e| e.to_string())?;
                 step = Some(Step::Resumed);
             }
-            Down::Welcome { .. } | Down::Attached { .. } | Down::Listing(_) | Down::Done { .. } => {}
+            Down::Welcome { .. }
+            | Down::Attached { .. }
+            | Down::Listing(_)
+            | Down::Done { .. }
+            | Down::Notice { .. } => {}
         }
     }
     out.flush()

@@ -49,10 +49,14 @@ impl Server {
         let Some(path) = self.store.clone() else {
             return;
         };
-        let saved = match server_store::load(&path) {
+        let saved = match server_store::read(&path) {
             Ok(s) => s,
-            Err(e) => {
-                eprintln!("pokeshell server: {e}");
+            Err(problem) => {
+                let settled = server_store::settle(&path, &problem);
+                if !settled.may_save {
+                    self.store = None;
+                }
+                self.news.say(settled.message);
                 return;
             }
         };

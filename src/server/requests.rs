@@ -9,6 +9,10 @@ use crate::session::WorkspaceRequest;
 
 impl Server {
     pub(super) async fn on_up(&mut self, id: u64, up: Up) {
+        let news = match up {
+            Up::Open { .. } | Up::List | Up::Kill { .. } => self.tell_news(id),
+            _ => Vec::new(),
+        };
         match up {
             Up::Hello { .. } => self.tell(
                 id,
@@ -36,7 +40,13 @@ impl Server {
                     Target::New { name, dir, args } => self.create(id, name.as_deref(), &dir, args).await,
                 };
                 match number {
-                    Ok(n) => self.attach(id, n),
+                    Ok(n) => {
+                        self.attach(id, n);
+                        // A terminal shows them in the session it opened.
+                        for message in news {
+                            self.notice(n, message);
+                        }
+                    }
                     Err(message) => self.tell(id, Down::Error { message }),
                 }
             }

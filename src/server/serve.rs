@@ -95,6 +95,8 @@ pub struct Server {
     pub(super) last_caps: Vec<u8>,
     pub(super) shutting_down: bool,
     pub(super) store: Option<std::path::PathBuf>,
+    /// What happened without anyone asking, for the next client.
+    pub(super) news: super::news::News,
 }
 
 pub(super) fn wall_ms() -> u64 {
@@ -188,6 +190,7 @@ async fn serve() -> Result<()> {
         last_caps: Vec::new(),
         shutting_down: false,
         store: crate::server_store::default_path(),
+        news: Default::default(),
     };
     server.restore_saved().await;
     while let Some(msg) = rx.recv().await {

@@ -49,6 +49,7 @@ pub mod kind {
     pub const LISTING: u8 = 0x87;
     pub const DONE: u8 = 0x88;
     pub const ERROR: u8 = 0x89;
+    pub const NOTICE: u8 = 0x8a;
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
@@ -71,6 +72,7 @@ pub mod kind {
             LISTING => "listing",
             DONE => "done",
             ERROR => "error",
+            NOTICE => "notice",
             _ => return None,
         })
     }
@@ -159,6 +161,11 @@ pub enum Down {
         message: String,
     },
     Error {
+        message: String,
+    },
+    /// Something the user should know that happened without them (a saved list set aside, a session
+    /// not brought back): told once, to the next client.
+    Notice {
         message: String,
     },
 }

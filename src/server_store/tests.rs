@@ -30,17 +30,17 @@ fn a_saved_list_loads_back_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state/pokeshell/sessions.json");
     save(&path, &sample()).unwrap();
-    assert_eq!(load(&path), Ok(sample()));
+    assert_eq!(read(&path), Ok(sample()));
     let json: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
     assert_eq!(json["version"], 1);
     save(&path, &[]).unwrap();
-    assert_eq!(load(&path), Ok(Vec::new()));
+    assert_eq!(read(&path), Ok(Vec::new()));
 }
 
 #[test]
 fn a_missing_file_is_an_empty_list() {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(load(&dir.path().join("sessions.json")), Ok(Vec::new()));
+    assert_eq!(read(&dir.path().join("sessions.json")), Ok(Vec::new()));
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn unknown_fields_are_ignored() {
     let text = r#"{"version": 1, "later": true, "sessions": [
         {"number": 2, "name": "n", "dir": "/d", "args": [], "mid_run": false, "colour": "red"}]}"#;
     fs::write(&path, text).unwrap();
-    let list = load(&path).unwrap();
+    let list = read(&path).unwrap();
     assert_eq!(list.len(), 1);
     assert_eq!((list[0].number, list[0].command.clone()), (2, None));
 }
@@ -65,14 +65,22 @@ fn bad_files(dir: &Path) -> Vec<PathBuf> {
     bad
 }
 
+/// Issue 21, item 5: reading a bad list (as `pokeshell ls` does with no server) moves nothing; only
+/// the server's settle moves it aside, and says where.
 #[test]
-fn a_malformed_file_is_moved_aside_and_named_in_the_error() {
+fn a_malformed_file_is_left_by_a_read_and_moved_aside_by_settle() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sessions.json");
     fs::write(&path, "{\"version\": 1, \"sessions\": [").unwrap();
-    let err = load(&path).unwrap_err();
+    let problem = read(&path).unwrap_err();
+    assert!(matches!(problem, Problem::Invalid(_)), "{problem:?}");
+    assert!(path.exists(), "a read moved the user's file");
+    assert!(bad_files(dir.path()).is_empty());
+    let settled = settle(&path, &problem);
+    assert!(settled.may_save);
     let bad = bad_files(dir.path());
     assert_eq!(bad.len(), 1, "{bad:?}");
+    let err = settled.message;
     assert!(err.contains(&path.display().to_string()), "{err}");
     assert!(err.contains("not a valid session list"), "{err}");
     assert!(err.contains(&bad[0].display().to_string()), "{err}");
@@ -81,9 +89,33 @@ fn a_malformed_file_is_moved_aside_and_named_in_the_error() {
         "{\"version\": 1, \"sessions\": ["
     );
     assert!(!path.exists());
-    assert_eq!(load(&path), Ok(Vec::new()));
+    assert_eq!(read(&path), Ok(Vec::new()));
     save(&path, &sample()).unwrap();
-    assert_eq!(load(&path), Ok(sample()));
+    assert_eq!(read(&path), Ok(sample()));
+}
+
+/// Issue 21, item 5: an older pokeshell never discards a newer one's list: it says which version
+/// wrote it and leaves it where and as it is.
+#[test]
+fn a_newer_list_is_left_alone_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.json");
+    let text = r#"{"version": 9, "written_by": "7.1.0", "sessions": [{"later": "shape"}]}"#;
+    fs::write(&path, text).unwrap();
+    let problem = read(&path).unwrap_err();
+    assert_eq!(
+        problem,
+        Problem::Newer {
+            version: 9,
+            written_by: Some("7.1.0".into())
+        }
+    );
+    let settled = settle(&path, &problem);
+    assert!(!settled.may_save, "a newer list must not be saved over");
+    assert!(settled.message.contains("pokeshell 7.1.0"), "{}", settled.message);
+    assert!(settled.message.contains("version 9"), "{}", settled.message);
+    assert!(bad_files(dir.path()).is_empty());
+    assert_eq!(fs::read_to_string(&path).unwrap(), text);
 }
 
 #[test]
@@ -91,10 +123,11 @@ fn a_second_bad_file_does_not_replace_the_first() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sessions.json");
     fs::write(&path, "first").unwrap();
-    load(&path).unwrap_err();
-    fs::write(&path, r#"{"version": 9, "sessions": []}"#).unwrap();
-    let err = load(&path).unwrap_err();
-    assert!(err.contains("version 9"), "{err}");
+    settle(&path, &read(&path).unwrap_err());
+    fs::write(&path, r#"{"version": 0, "sessions": []}"#).unwrap();
+    let problem = read(&path).unwrap_err();
+    assert!(problem.to_string().contains("version 0"), "{problem}");
+    settle(&path, &problem);
     let contents: Vec<String> = bad_files(dir.path())
         .iter()
         .map(|p| fs::read_to_string(p).unwrap())
@@ -116,7 +149,7 @@ fn a_failed_save_leaves_the_old_file_whole_and_no_temporary() {
     assert!(err.contains("cannot save the session list"), "{err}");
     assert_eq!(fs::read(&path).unwrap(), before);
     assert!(dir.path().join("sessions.json.tmp").is_dir());
-    assert_eq!(load(&path), Ok(sample()));
+    assert_eq!(read(&path), Ok(sample()));
 }
 
 #[test]
@@ -134,7 +167,7 @@ fn a_read_only_directory_fails_cleanly() {
             assert!(err.contains("cannot save"), "{err}");
             assert_eq!(fs::read(&path).unwrap(), before);
         }
-        Ok(()) => assert_eq!(load(&path), Ok(Vec::new())),
+        Ok(()) => assert_eq!(read(&path), Ok(Vec::new())),
     }
     assert!(!dir.path().join("sessions.json.tmp").exists());
 }

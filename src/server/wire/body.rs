@@ -62,7 +62,7 @@ struct Sessions {
     sessions: Vec<Listing>,
 }
 
-/// Done and Error.
+/// Done, Error and Notice.
 #[derive(Serialize, Deserialize)]
 struct Message {
     message: String,
@@ -162,6 +162,12 @@ pub(super) fn encode_down(message: &Down) -> Vec<u8> {
             };
             push_json_frame(&mut out, kind::ERROR, &body);
         }
+        Down::Notice { message } => {
+            let body = Message {
+                message: message.clone(),
+            };
+            push_json_frame(&mut out, kind::NOTICE, &body);
+        }
     }
     out
 }
@@ -260,6 +266,10 @@ pub(super) fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
         kind::ERROR => {
             let Message { message } = json(kind, payload)?;
             Down::Error { message }
+        }
+        kind::NOTICE => {
+            let Message { message } = json(kind, payload)?;
+            Down::Notice { message }
         }
         _ => return Err(WireError::UnknownKind { kind }),
     })

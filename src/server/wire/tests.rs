@@ -82,6 +82,7 @@ fn down() -> impl Strategy<Value = Down> {
         prop::collection::vec(listing(), 0..3).prop_map(Down::Listing),
         any::<String>().prop_map(|message| Down::Done { message }),
         any::<String>().prop_map(|message| Down::Error { message }),
+        any::<String>().prop_map(|message| Down::Notice { message }),
     ]
 }
 

@@ -1,0 +1,108 @@
+//! A runtime and state directory of the test's own, a stand-in pi, and `pokeshell` run in them.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::WAIT;
+use crate::support::pty::ServerHome;
+
+pub struct Home {
+    pub server: ServerHome,
+    pub work: PathBuf,
+    pub pi: PathBuf,
+}
+
+/// A pi that answers `--version` and otherwise waits, reading nothing.
+const FAKE_PI: &str = "#!/bin/sh\ncase \"$1\" in --version) echo 1.6.0; exit 0;; esac\nexec sleep 600\n";
+
+impl Home {
+    pub fn new() -> Home {
+        let server = ServerHome::new();
+        let work = server.state_dir().parent().unwrap().join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        let pi = work.join("fake-pi");
+        std::fs::write(&pi, FAKE_PI).unwrap();
+        std::fs::set_permissions(&pi, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        Home { server, work, pi }
+    }
+
+    pub fn state(&self) -> PathBuf {
+        self.server.state_dir().join("pokeshell")
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pokeshell"));
+        cmd.args(args)
+            .env("XDG_RUNTIME_DIR", self.server.runtime_dir())
+            .env("XDG_STATE_HOME", self.server.state_dir())
+            .env_remove("POKESHELL_PI")
+            .current_dir(&self.work)
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    pub fn pokeshell(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run pokeshell")
+    }
+
+    /// `pokeshell new -d --name NAME --pi <fake>` in the work dir.
+    pub fn new_detached(&self, name: &str) -> Output {
+        let pi = self.pi.to_string_lossy().into_owned();
+        self.pokeshell(&["new", "-d", "--name", name, "--pi", &pi])
+    }
+
+    /// The server's log.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.server.runtime_dir().join("pokeshell/server/log")).unwrap_or_default()
+    }
+
+    /// The lists moved aside, by path.
+    pub fn bad_lists(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.state()) else {
+            return Vec::new();
+        };
+        let mut bad: Vec<String> = entries
+            .flatten()
+            .map(|e| e.path().display().to_string())
+            .filter(|p| p.contains("sessions.json.bad-"))
+            .collect();
+        bad.sort();
+        bad
+    }
+
+    /// Polls `pokeshell ls` until it lists `name`.
+    #[track_caller]
+    pub fn wait_listed(&self, name: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let out = self.pokeshell(&["ls"]);
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            if text.lines().any(|l| {
+                l.split_whitespace()
+                    .next()
+                    .is_some_and(|c| c.ends_with(&format!(":{name}")))
+            }) {
+                return text;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "`pokeshell ls` never listed {name}:\n{text}{out:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// The saved list's path, its directory created as the server would (private).
+pub fn saved_list(home: &Home) -> PathBuf {
+    let dir = home.state();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    dir.join("sessions.json")
+}
+
+pub fn exists(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
+}
