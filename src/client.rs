@@ -9,6 +9,7 @@ mod upward;
 use std::io::Write;
 use std::time::Duration;
 
+use crate::safe_text::escape;
 use crate::server::wire::{self, Down, Listing, Target, Up};
 
 /// What the user sees when an attachment ends, and the exit code.
@@ -26,7 +27,10 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
             code
         }
         attach::Ending::Detached(reason) => {
-            eprintln!("[pokeshell: {reason}; `pokeshell attach` to come back]");
+            eprintln!(
+                "[pokeshell: {}; `pokeshell attach` to come back]",
+                escape(&reason)
+            );
             0
         }
         attach::Ending::Signal(sig) => 128 + sig,
@@ -37,7 +41,7 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
                 .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
                 .map(|p| format!(" (the server's log: {})", p.display()))
                 .unwrap_or_default();
-            eprintln!("pokeshell: {message}{log}");
+            eprintln!("pokeshell: {}{log}", escape(&message));
             1
         }
     }
@@ -71,7 +75,7 @@ pub fn open(target: Target, label: &str, probe_timeout: Duration) -> i32 {
     match attach::run(|| connect::session(true), target, probe_timeout) {
         Ok(ending) => finish(ending, label),
         Err(e) => {
-            eprintln!("pokeshell: {e:#}");
+            eprintln!("pokeshell: {}", escape(&format!("{e:#}")));
             1
         }
     }
@@ -86,7 +90,7 @@ fn ask(up: &Up, start: bool) -> Result<Down, String> {
     // The answer to an Open comes after an Attached; the others answer at once.
     loop {
         match connect::read_down(&mut stream)? {
-            Down::Notice { message } => eprintln!("pokeshell: {message}"),
+            Down::Notice { message } => eprintln!("pokeshell: {}", escape(&message)),
             Down::Attached { .. } | Down::Output(_) | Down::Welcome { .. } => continue,
             other => return Ok(other),
         }
@@ -110,18 +114,19 @@ pub fn format_listing(list: &[Listing]) -> String {
     let rows: Vec<[String; 7]> = list
         .iter()
         .map(|l| {
+            // Every cell the server sent is written out safe: a directory may be named with escapes.
             [
-                l.name.clone(),
-                l.state.clone(),
-                l.tool.clone().unwrap_or_else(|| "-".into()),
-                l.last_intervention.clone().unwrap_or_else(|| "-".into()),
+                escape(&l.name),
+                escape(&l.state),
+                l.tool.as_deref().map_or_else(|| "-".into(), escape),
+                l.last_intervention.as_deref().map_or_else(|| "-".into(), escape),
                 age(l.age_secs),
                 if l.attached > 0 {
                     format!("{}", l.attached)
                 } else {
                     "-".into()
                 },
-                l.dir.clone(),
+                escape(&l.dir),
             ]
         })
         .collect();
@@ -167,7 +172,7 @@ pub fn ls() -> i32 {
             0
         }
         Ok(other) => {
-            eprintln!("pokeshell: unexpected answer {other:?}");
+            eprintln!("pokeshell: unexpected answer {}", escape(&format!("{other:?}")));
             1
         }
         Err(_) if connect::connect().is_err() => {
@@ -194,7 +199,7 @@ pub fn ls() -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("pokeshell: {e}");
+            eprintln!("pokeshell: {}", escape(&e));
             1
         }
     }
@@ -209,19 +214,19 @@ pub fn kill(name: &str) -> i32 {
         false,
     ) {
         Ok(Down::Done { message }) => {
-            println!("{message}");
+            println!("{}", escape(&message));
             0
         }
         Ok(Down::Error { message }) => {
-            eprintln!("pokeshell: {message}");
+            eprintln!("pokeshell: {}", escape(&message));
             1
         }
         Ok(other) => {
-            eprintln!("pokeshell: unexpected answer {other:?}");
+            eprintln!("pokeshell: unexpected answer {}", escape(&format!("{other:?}")));
             1
         }
         Err(e) => {
-            eprintln!("pokeshell: {e}");
+            eprintln!("pokeshell: {}", escape(&e));
             1
         }
     }
@@ -240,7 +245,7 @@ pub fn new_detached(target: Target) -> i32 {
     let mut stream = match connect::session(true) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("pokeshell: {e}");
+            eprintln!("pokeshell: {}", escape(&e));
             return 1;
         }
     };
@@ -252,17 +257,17 @@ pub fn new_detached(target: Target) -> i32 {
         match connect::read_down(&mut stream) {
             Ok(Down::Attached { name }) => {
                 let _ = stream.write_all(&wire::encode_up(&Up::Detach));
-                println!("started session {name}");
+                println!("started session {}", escape(&name));
                 return 0;
             }
             Ok(Down::Error { message }) => {
-                eprintln!("pokeshell: {message}");
+                eprintln!("pokeshell: {}", escape(&message));
                 return 1;
             }
-            Ok(Down::Notice { message }) => eprintln!("pokeshell: {message}"),
+            Ok(Down::Notice { message }) => eprintln!("pokeshell: {}", escape(&message)),
             Ok(_) => {}
             Err(e) => {
-                eprintln!("pokeshell: {e}");
+                eprintln!("pokeshell: {}", escape(&e));
                 return 1;
             }
         }

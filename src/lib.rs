@@ -19,6 +19,7 @@ pub mod notify_command;
 pub mod passthrough;
 pub mod pty;
 pub mod reaper;
+pub mod safe_text;
 pub mod screen;
 pub mod server;
 pub mod server_store;

@@ -86,3 +86,59 @@ fn a_newer_list_is_neither_moved_nor_saved_over() {
     );
     assert!(home.bad_lists().is_empty());
 }
+
+/// Item 7: a directory named with escape sequences (names default to it) reaches neither `new -d`'s
+/// output nor `ls`'s raw: they show it written out.
+#[test]
+fn names_and_directories_reach_the_terminal_escaped() {
+    let home = Home::new();
+    let evil = home.work.join("x\x1b]0;pwned\x07\x1b[2J\u{202e}y");
+    fs::create_dir(&evil).unwrap();
+    let pi = home.pi.to_string_lossy().into_owned();
+    let out = home
+        .command(&["new", "-d", "--pi", &pi])
+        .current_dir(&evil)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    for text in [&out.stdout, &out.stderr] {
+        assert!(
+            !text.contains(&0x1b) && !text.contains(&0x07),
+            "raw controls: {out:?}"
+        );
+    }
+    let started = String::from_utf8_lossy(&out.stdout);
+    assert!(started.contains("started session 1:x-]0;pwned-"), "{started}");
+    let listing = home.wait_listed("x-]0;pwned--[2J-y");
+    assert!(
+        !listing.contains('\x1b') && !listing.contains('\u{202e}'),
+        "{listing:?}"
+    );
+    assert!(
+        listing.contains("x\\x1b]0;pwned\\x07"),
+        "the directory, written out: {listing}"
+    );
+}
+
+/// Item 7: a name with a newline, or of 10,000 characters, is refused with a clear error.
+#[test]
+fn names_with_controls_or_too_long_are_refused() {
+    let home = Home::new();
+    let pi = home.pi.to_string_lossy().into_owned();
+    // A session that keeps the server up between the refusals.
+    assert!(home.new_detached("keeper").status.success());
+    let out = home.pokeshell(&["new", "-d", "--pi", &pi, "--name", "two\nlines"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("control characters") && stderr.contains("two\\nlines"),
+        "{stderr}"
+    );
+    let long = "n".repeat(10_000);
+    let out = home.pokeshell(&["new", "-d", "--pi", &pi, "--name", &long]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("at most 64 characters"), "{stderr}");
+    let ls = home.pokeshell(&["ls"]);
+    assert!(!String::from_utf8_lossy(&ls.stdout).contains("two"), "{ls:?}");
+}

@@ -110,8 +110,11 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// `text` cut to `width` columns, ending with `…` when something was cut.
+/// `text` cut to `width` columns, ending with `…` when something was cut. Control characters are
+/// written out first ([`crate::safe_text::escape`]): names and directories come from outside.
 pub fn ellipsize(text: &str, width: usize) -> String {
+    let escaped = crate::safe_text::escape(text);
+    let text = escaped.as_str();
     if text.width() <= width {
         return text.to_string();
     }
@@ -202,6 +205,14 @@ mod tests {
         assert_eq!(ellipsize("a longer name", 8), "a longe…");
         assert_eq!(ellipsize("日本語の名前", 5), "日本…");
         assert_eq!(ellipsize("abc", 0), "");
+    }
+
+    /// Issue 21, item 7: the side pane and the switcher show a session's name and directory through
+    /// ellipsize: a directory named with escapes is written out, not sent to the terminal.
+    #[test]
+    fn ellipsize_writes_controls_out() {
+        assert_eq!(ellipsize("/w/a\x1b[2J\x07", 40), r"/w/a\x1b[2J\x07");
+        assert_eq!(ellipsize("/w/a\x1b[2Jbcdef", 9), r"/w/a\x1b…");
     }
 
     #[test]
