@@ -8,6 +8,7 @@ mod observer;
 mod persist;
 mod remote_screen;
 mod requests;
+mod restore_plan;
 pub mod serve;
 mod session_thread;
 mod sessions;

@@ -142,3 +142,66 @@ fn names_with_controls_or_too_long_are_refused() {
     let ls = home.pokeshell(&["ls"]);
     assert!(!String::from_utf8_lossy(&ls.stdout).contains("two"), "{ls:?}");
 }
+
+/// A saved list of one session, as a server writes it.
+fn write_list(home: &Home, session: serde_json::Value) {
+    let list = serde_json::json!({"version": 1, "sessions": [session]});
+    fs::write(saved_list(home), serde_json::to_vec(&list).unwrap()).unwrap();
+}
+
+/// Item 4: a saved session whose directory is gone is not relaunched in `$HOME` (or anywhere):
+/// the next client is told, with the way to go on by hand, and `ls` does not list it.
+#[test]
+fn a_saved_session_whose_directory_is_gone_is_said_not_moved() {
+    let home = Home::new();
+    let conversation = home.work.join("conversation.jsonl");
+    fs::write(&conversation, "{}\n").unwrap();
+    let gone = home.work.join("gone-project");
+    write_list(
+        &home,
+        serde_json::json!({
+            "number": 1, "name": "gone", "dir": gone.to_string_lossy(),
+            "args": ["--pi", home.pi.to_string_lossy(), "--"],
+            "session_file": conversation.to_string_lossy(), "mid_run": true
+        }),
+    );
+    let out = home.new_detached("here");
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("session 1:gone was not brought back") && stderr.contains("gone-project"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("pi --session {}", conversation.display())),
+        "{stderr}"
+    );
+    let listing = home.wait_listed("here");
+    assert!(!listing.contains(":gone"), "started elsewhere: {listing}");
+    assert!(home.log().contains("was not brought back"), "{}", home.log());
+}
+
+/// Item 8: a saved session whose pi session file is gone is relaunched as a fresh conversation,
+/// and that is said (the resume it no longer gets is checked with the real pi in
+/// e2e_server_surprises).
+#[test]
+fn a_saved_session_whose_session_file_is_gone_is_said() {
+    let home = Home::new();
+    let missing = home.work.join("deleted.jsonl");
+    write_list(
+        &home,
+        serde_json::json!({
+            "number": 1, "name": "fresh", "dir": home.work.to_string_lossy(),
+            "args": ["--pi", home.pi.to_string_lossy(), "--"],
+            "session_file": missing.to_string_lossy(), "mid_run": true
+        }),
+    );
+    let out = home.pokeshell(&["new", "-d", "--name", "other", "--pi", &home.pi.to_string_lossy()]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("session 1:fresh") && stderr.contains("is gone") && stderr.contains("not resumed"),
+        "{stderr}"
+    );
+    home.wait_listed("fresh");
+}

@@ -2,6 +2,7 @@
 //! changes, so that a server started after this one ended (killed, crashed, the machine rebooted)
 //! relaunches each pi on its session file and resumes the runs that were under way.
 
+use super::restore_plan;
 use super::serve::Server;
 use super::session_thread::SessionStart;
 use crate::cli::Cli;
@@ -62,6 +63,13 @@ impl Server {
         };
         let env: Vec<(String, String)> = std::env::vars().collect();
         for s in saved {
+            let (resume, note) = match restore_plan::plan(&s, &restore_plan::Found::look(&s)) {
+                restore_plan::Plan::Start { resume, note } => (resume, note),
+                restore_plan::Plan::Skip { note } => {
+                    self.news.say(note);
+                    continue;
+                }
+            };
             let argv = relaunch_argv(&s.args, s.session_file.as_deref());
             let number = self
                 .table
@@ -71,7 +79,7 @@ impl Server {
                 // Until the relaunched pi says otherwise: a server that ends before then must not
                 // forget the run.
                 e.session_file = s.session_file.clone();
-                e.mid_run = s.mid_run;
+                e.mid_run = resume;
             }
             let start = SessionStart {
                 number,
@@ -82,11 +90,22 @@ impl Server {
                 cols: super::serve::DETACHED_SIZE.0,
                 rows: super::serve::DETACHED_SIZE.1,
                 caps_now: Some(Vec::new()),
-                resume: s.mid_run && s.session_file.is_some(),
+                resume,
             };
-            if let Err(e) = self.start(start).await {
-                eprintln!("pokeshell server: cannot bring back session {}: {e}", s.name);
-                self.table.remove(number);
+            match self.start(start).await {
+                Ok(()) => {
+                    if let Some(note) = note {
+                        // In the session's footer too, for whoever looks at it first.
+                        self.to_session(number, crate::event_loop::WorldEvent::Notice(note.clone()));
+                        self.news.say(note);
+                    }
+                }
+                Err(e) => {
+                    let label = self.label(number);
+                    self.news
+                        .say(format!("session {label} could not be brought back: {e}"));
+                    self.table.remove(number);
+                }
             }
         }
         self.save();

@@ -1,0 +1,169 @@
+//! What a server does with each saved session it finds, decided from the list and what the file
+//! system says now, without I/O: relaunch it, resume its run, or leave it and say why. Nothing is
+//! silently changed: a session whose directory is gone is not moved to another, and a run whose
+//! conversation is gone is not told to carry on.
+
+use crate::server_store::SavedSession;
+
+/// What the file system says of a saved session now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// `Err(why)`: its directory cannot be used (gone, not a directory, not readable).
+    pub dir: Result<(), String>,
+    /// Whether pi's session file is there; `None` when none was saved.
+    pub session_file: Option<bool>,
+}
+
+impl Found {
+    /// Looks at `saved`'s directory and session file.
+    pub fn look(saved: &SavedSession) -> Found {
+        let dir = match std::fs::metadata(&saved.dir) {
+            Ok(m) if m.is_dir() => Ok(()),
+            Ok(_) => Err("it is not a directory".to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("it is gone".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let session_file = saved
+            .session_file
+            .as_deref()
+            .map(|f| std::fs::metadata(f).is_ok_and(|m| m.is_file()));
+        Found { dir, session_file }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Relaunch it (resumed through the arbiter when `resume`); `note` is said when set.
+    Start { resume: bool, note: Option<String> },
+    /// Leave it: the note says why and how to go on by hand.
+    Skip { note: String },
+}
+
+/// The plan for one saved session.
+pub fn plan(saved: &SavedSession, found: &Found) -> Plan {
+    let label = format!("{}:{}", saved.number, saved.name);
+    if let Err(why) = &found.dir {
+        let by_hand = match (&saved.session_file, found.session_file) {
+            (Some(file), Some(true)) => format!(
+                "; its conversation is kept in {file} (`pi --session {file}` goes on with it where \
+                 you choose)"
+            ),
+            _ => String::new(),
+        };
+        return Plan::Skip {
+            note: format!(
+                "session {label} was not brought back: its directory {} cannot be used ({why}), and \
+                 it is not started anywhere else{by_hand}",
+                saved.dir
+            ),
+        };
+    }
+    match (&saved.session_file, found.session_file) {
+        (Some(file), Some(false)) => Plan::Start {
+            resume: false,
+            note: Some(format!(
+                "session {label}: pi's session file {file} is gone, so pi starts a fresh \
+                 conversation{}",
+                if saved.mid_run {
+                    "; the run that was under way cannot be carried on and was not resumed"
+                } else {
+                    ""
+                }
+            )),
+        },
+        (Some(_), _) => Plan::Start {
+            resume: saved.mid_run,
+            note: None,
+        },
+        (None, _) => Plan::Start {
+            resume: false,
+            note: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saved(mid_run: bool, file: Option<&str>) -> SavedSession {
+        SavedSession {
+            number: 2,
+            name: "api".into(),
+            dir: "/w/api".into(),
+            args: Vec::new(),
+            command: None,
+            session_file: file.map(str::to_string),
+            mid_run,
+        }
+    }
+
+    fn found(dir: bool, file: Option<bool>) -> Found {
+        Found {
+            dir: if dir { Ok(()) } else { Err("it is gone".into()) },
+            session_file: file,
+        }
+    }
+
+    #[test]
+    fn a_healthy_session_is_relaunched_and_a_run_resumed() {
+        let s = saved(true, Some("/s/a.jsonl"));
+        assert_eq!(
+            plan(&s, &found(true, Some(true))),
+            Plan::Start {
+                resume: true,
+                note: None
+            }
+        );
+        let idle = saved(false, Some("/s/a.jsonl"));
+        assert_eq!(
+            plan(&idle, &found(true, Some(true))),
+            Plan::Start {
+                resume: false,
+                note: None
+            }
+        );
+    }
+
+    /// Issue 21, item 4: not moved to another directory; said, with the way to go on by hand.
+    #[test]
+    fn a_session_whose_directory_is_gone_is_left_and_said() {
+        let s = saved(true, Some("/s/a.jsonl"));
+        let Plan::Skip { note } = plan(&s, &found(false, Some(true))) else {
+            panic!("started elsewhere");
+        };
+        assert!(
+            note.contains("2:api") && note.contains("/w/api") && note.contains("gone"),
+            "{note}"
+        );
+        assert!(note.contains("pi --session /s/a.jsonl"), "{note}");
+    }
+
+    /// Issue 21, item 8: a run whose conversation is gone is not told to carry on.
+    #[test]
+    fn a_missing_session_file_is_said_and_nothing_resumed() {
+        let s = saved(true, Some("/s/a.jsonl"));
+        let Plan::Start { resume, note } = plan(&s, &found(true, Some(false))) else {
+            panic!("not started");
+        };
+        assert!(!resume);
+        let note = note.expect("said");
+        assert!(
+            note.contains("/s/a.jsonl") && note.contains("fresh") && note.contains("not resumed"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn look_reads_the_file_system() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("s.jsonl");
+        std::fs::write(&file, "").unwrap();
+        let mut s = saved(true, Some(&file.to_string_lossy()));
+        s.dir = tmp.path().to_string_lossy().into_owned();
+        assert_eq!(Found::look(&s), found(true, Some(true)));
+        s.dir = tmp.path().join("gone").to_string_lossy().into_owned();
+        s.session_file = Some(tmp.path().join("none").to_string_lossy().into_owned());
+        assert_eq!(Found::look(&s), found(false, Some(false)));
+    }
+}
