@@ -9,6 +9,7 @@ mod persist;
 mod remote_screen;
 mod requests;
 mod restore_plan;
+pub mod restoring;
 pub mod serve;
 mod session_thread;
 mod sessions;

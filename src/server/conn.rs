@@ -51,6 +51,7 @@ pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: Unb
     let (ctl_tx, ctl_rx) = unbounded_channel::<ConnCmd>();
     let _ = ctl_tx.send(ConnCmd::Down(Down::Welcome {
         server_pid: std::process::id(),
+        restoring: super::restoring::pending(),
     }));
     if server.send(ServerMsg::Connected { id, ctl: ctl_tx }).is_err() {
         return;

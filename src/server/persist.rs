@@ -62,11 +62,13 @@ impl Server {
             }
         };
         let env: Vec<(String, String)> = std::env::vars().collect();
+        super::restoring::begin(saved.len());
         for s in saved {
             let (resume, note) = match restore_plan::plan(&s, &restore_plan::Found::look(&s)) {
                 restore_plan::Plan::Start { resume, note } => (resume, note),
                 restore_plan::Plan::Skip { note } => {
                     self.news.say(note);
+                    super::restoring::one_done();
                     continue;
                 }
             };
@@ -107,6 +109,7 @@ impl Server {
                     self.table.remove(number);
                 }
             }
+            super::restoring::one_done();
         }
         self.save();
     }
