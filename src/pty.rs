@@ -135,6 +135,7 @@ pub struct ChildPty {
     pid: i32,
     master: Box<dyn MasterPty + Send>,
     input: mpsc::Sender<Vec<u8>>,
+    input_queued: Arc<std::sync::atomic::AtomicUsize>,
     _child: Box<dyn Child + Send + Sync>,
     /// What a relaunch needs: the command, the pane's mirror, the output flag and the event sink.
     spec: CommandSpec,
@@ -154,7 +155,8 @@ impl ChildPty {
         pending: Arc<AtomicBool>,
         events: impl Fn(PtyEvent) + Send + Sync + 'static,
     ) -> Result<Self> {
-        Self::spawn_shared(spec, rows, cols, mirror, pending, Arc::new(events))
+        let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        Self::spawn_shared(spec, rows, cols, mirror, pending, Arc::new(events), queued)
     }
 
     fn spawn_shared(
@@ -164,6 +166,7 @@ impl ChildPty {
         mirror: Arc<Mutex<Mirror>>,
         pending: Arc<AtomicBool>,
         events: Events,
+        input_queued: Arc<std::sync::atomic::AtomicUsize>,
     ) -> Result<Self> {
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -219,7 +222,7 @@ impl ChildPty {
             .context("cannot write to the pseudo-terminal")?;
         let (input, input_rx) = mpsc::channel::<Vec<u8>>();
 
-        spawn_writer(writer, input_rx);
+        spawn_writer(writer, input_rx, input_queued.clone());
         let (reader_events, waiter_events) = (events.clone(), events.clone());
         spawn_reader(reader, mirror.clone(), input.clone(), pending.clone(), move |e| {
             reader_events(e)
@@ -229,6 +232,7 @@ impl ChildPty {
             pid,
             master: pair.master,
             input,
+            input_queued,
             _child: child,
             spec: spec.clone(),
             mirror,
@@ -253,6 +257,8 @@ impl ChildPty {
             self.mirror.clone(),
             self.pending.clone(),
             self.events.clone(),
+            // The same gauge: the server's connections watch this one.
+            self.input_queued.clone(),
         )?;
         *self = next;
         Ok(self.pid)
@@ -270,9 +276,17 @@ impl ChildPty {
         }
     }
 
+    /// Bytes queued for the child's input and not yet written: what a child that reads nothing
+    /// leaves waiting. The server stops reading its clients' input while it is high.
+    pub fn input_queued(&self) -> Arc<std::sync::atomic::AtomicUsize> {
+        self.input_queued.clone()
+    }
+
     /// Queues bytes for the child's input. Never blocks the caller.
     pub fn write(&self, bytes: Vec<u8>) {
         if !bytes.is_empty() {
+            self.input_queued
+                .fetch_add(bytes.len(), std::sync::atomic::Ordering::AcqRel);
             // A closed channel means the child is gone; there is nobody left to read the bytes.
             let _ = self.input.send(bytes);
         }
@@ -311,17 +325,33 @@ impl CapsHandoff {
     }
 }
 
-fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) {
+fn spawn_writer(
+    mut writer: Box<dyn Write + Send>,
+    rx: mpsc::Receiver<Vec<u8>>,
+    queued: Arc<std::sync::atomic::AtomicUsize>,
+) {
+    // Saturating: the mirror's answers travel the same channel without being counted in.
+    let done = move |n: usize| {
+        let _ = queued.fetch_update(
+            std::sync::atomic::Ordering::AcqRel,
+            std::sync::atomic::Ordering::Acquire,
+            |q| Some(q.saturating_sub(n)),
+        );
+    };
     // The writer lives in this thread until every sender is gone, which happens only after the
     // child has exited: dropping it earlier would type "\n^D" into pi.
     thread::spawn(move || {
         while let Ok(bytes) = rx.recv() {
-            if writer.write_all(&bytes).and_then(|()| writer.flush()).is_err() {
+            let written = writer.write_all(&bytes).and_then(|()| writer.flush());
+            done(bytes.len());
+            if written.is_err() {
                 break;
             }
         }
         // Keep draining so senders never block or error while the child still runs.
-        while rx.recv().is_ok() {}
+        while let Ok(bytes) = rx.recv() {
+            done(bytes.len());
+        }
     });
 }
 

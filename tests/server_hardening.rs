@@ -253,3 +253,106 @@ fn client_calls_to_a_stopped_server_end_in_time_and_say_why() {
     }
     home.wait_listed("one");
 }
+
+/// A raw client of the server in `home`: hello, then an attach to `name`; what the server sends is
+/// read and thrown away on a thread of its own (output has its own bound, not under test here).
+fn raw_attach(home: &Home, name: &str) -> std::os::unix::net::UnixStream {
+    use pokeshell::server::wire::{self, Target, Up};
+    use std::io::Write;
+    let dir = home.server.runtime_dir().join("pokeshell/server");
+    let mut stream = pokeshell::server::socket::connect_in(&dir).expect("connect");
+    let token = pokeshell::server::socket::read_token_in(&dir).expect("token");
+    stream
+        .write_all(&wire::encode_up(&Up::Hello {
+            token,
+            protocol: wire::PROTOCOL,
+        }))
+        .unwrap();
+    let open = Up::Open {
+        target: Target::Attach {
+            name: Some(name.into()),
+        },
+        cols: 80,
+        rows: 24,
+        caps: Vec::new(),
+        caps_follow: false,
+        env: Vec::new(),
+    };
+    stream.write_all(&wire::encode_up(&open)).unwrap();
+    let mut reader = stream.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 65536];
+        while std::io::Read::read(&mut reader, &mut buf).is_ok_and(|n| n > 0) {}
+    });
+    stream
+}
+
+/// Writes input frames of 64 KiB to `stream` until `total` bytes went out or the socket took
+/// nothing for `stall`; returns how many bytes the server took.
+fn flood(stream: &mut std::os::unix::net::UnixStream, total: usize, stall: std::time::Duration) -> usize {
+    use std::io::Write;
+    let frame = pokeshell::server::wire::encode_input(&vec![b'x'; 64 * 1024]);
+    stream.set_write_timeout(Some(stall)).unwrap();
+    let mut sent = 0;
+    while sent < total {
+        match stream.write(&frame) {
+            Ok(n) => {
+                // The rest of a partial frame, or the stream would be out of step.
+                if n < frame.len() && stream.write_all(&frame[n..]).is_err() {
+                    return sent + n;
+                }
+                sent += frame.len();
+            }
+            Err(_) => return sent,
+        }
+    }
+    sent
+}
+
+/// Item 2: a client that writes input for a program that reads nothing (here `sleep` on a raw
+/// terminal) is held
+/// back: the server stops reading it after about a megabyte (before, it took everything, growing
+/// by hundreds of MB).
+#[test]
+fn input_for_a_program_that_reads_nothing_is_held_back() {
+    let home = Home::new();
+    home.deaf_session("deaf");
+    let mut stream = raw_attach(&home, "deaf");
+    let took = flood(&mut stream, 256 << 20, std::time::Duration::from_secs(3));
+    assert!(
+        took < 32 << 20,
+        "the server took {} MiB of input pi never read",
+        took >> 20
+    );
+    // The server still answers, at once.
+    let started = std::time::Instant::now();
+    home.wait_listed("deaf");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+/// The figure for issue 21's closing note: a client tries to send 1 GB of input to a program
+/// that reads nothing; the server's peak memory is printed. Run by hand:
+/// `cargo test --test server_hardening measure_ -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_input_flood_memory() {
+    let home = Home::new();
+    home.deaf_session("deaf");
+    let pid = home.server.server_pid().expect("a server");
+    let status = |pid: i32| std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |s: &str, k: &str| s.lines().find(|l| l.starts_with(k)).unwrap_or("").to_string();
+    let before = status(pid);
+    let mut stream = raw_attach(&home, "deaf");
+    let started = std::time::Instant::now();
+    let took = flood(&mut stream, 1 << 30, std::time::Duration::from_secs(10));
+    let after = status(pid);
+    println!(
+        "server took {} KiB of 1 GiB in {:?}; before: {} {}; after: {} {}",
+        took >> 10,
+        started.elapsed(),
+        field(&before, "VmRSS"),
+        field(&before, "VmHWM"),
+        field(&after, "VmRSS"),
+        field(&after, "VmHWM")
+    );
+}

@@ -59,6 +59,8 @@ pub enum ClientEvent {
     Input {
         id: u64,
         bytes: Vec<u8>,
+        /// Counts the bytes against the client's input bound until the loop has taken them.
+        ticket: crate::server::input_meter::Ticket,
     },
     Resize {
         id: u64,
@@ -102,7 +104,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 self.resize_due.get_or_insert(now + RESIZE_COALESCE);
             }
-            ClientEvent::Input { id, bytes } => {
+            ClientEvent::Input { id, bytes, .. } => {
                 self.screen.note_input_from(id);
                 self.stdin(bytes)?;
             }

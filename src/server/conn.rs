@@ -12,9 +12,10 @@ use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use super::input_meter::{self, Ticket, Verdict};
 use super::serve::ServerMsg;
 use super::socket;
-use super::wire::{self, Down};
+use super::wire::{self, Down, Up};
 use crate::event_loop::ClientOut;
 
 /// What the server's state tells a connection's writer.
@@ -25,6 +26,8 @@ pub enum ConnCmd {
     Follow {
         out: UnboundedReceiver<ClientOut>,
         queued: Arc<AtomicUsize>,
+        /// The session's input queue: reading this client stops while it is high.
+        input_queued: Arc<AtomicUsize>,
     },
     /// Stop following any session.
     Unfollow,
@@ -56,10 +59,23 @@ pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: Unb
     if server.send(ServerMsg::Connected { id, ctl: ctl_tx }).is_err() {
         return;
     }
-    let writer = tokio::spawn(write_loop(id, wr, ctl_rx, server.clone()));
+    let following: Following = Arc::default();
+    let writer = tokio::spawn(write_loop(id, wr, ctl_rx, server.clone(), following.clone()));
+    // This client's input not yet taken by its session's loop.
+    let in_flight = Arc::new(AtomicUsize::new(0));
     loop {
+        if let Err(reason) = input_room(&in_flight, &following).await {
+            let _ = server.send(ServerMsg::Garbage { id, reason });
+            break;
+        }
         match wire::read_frame_async(&mut rd).await {
             Ok(Some((kind, payload))) => match wire::decode_up(kind, &payload) {
+                Ok(Up::Input(bytes)) => {
+                    let ticket = Ticket::new(&in_flight, bytes.len());
+                    if server.send(ServerMsg::Input { id, bytes, ticket }).is_err() {
+                        break;
+                    }
+                }
                 Ok(up) => {
                     if server.send(ServerMsg::Up { id, up }).is_err() {
                         break;
@@ -88,11 +104,33 @@ pub async fn serve(id: u64, mut stream: UnixStream, token: Arc<str>, server: Unb
     let _ = writer.await;
 }
 
+/// The input queue of the session the client follows, shared by the writer (which hears of
+/// switches) with the reader (which holds back while it is high).
+type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
+
+/// Waits until there is room for this client's input ([`input_meter::verdict`]); Err: the client
+/// is to be dropped, and why.
+async fn input_room(in_flight: &AtomicUsize, following: &Following) -> Result<(), String> {
+    let held = tokio::time::Instant::now();
+    loop {
+        let queued = following
+            .lock()
+            .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)));
+        match input_meter::verdict(in_flight.load(Ordering::Acquire), queued, held.elapsed()) {
+            Verdict::Read => return Ok(()),
+            Verdict::Drop(reason) => return Err(reason),
+            // The queue drains as the program reads: looked at again shortly, cheaply.
+            Verdict::Wait => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
+        }
+    }
+}
+
 async fn write_loop(
     id: u64,
     mut wr: OwnedWriteHalf,
     mut ctl: UnboundedReceiver<ConnCmd>,
     server: UnboundedSender<ServerMsg>,
+    following: Following,
 ) {
     let mut follow: Option<(UnboundedReceiver<ClientOut>, Arc<AtomicUsize>)> = None;
     loop {
@@ -124,12 +162,18 @@ async fn write_loop(
                     }
                     continue;
                 }
-                Some(ConnCmd::Follow { out, queued }) => {
+                Some(ConnCmd::Follow { out, queued, input_queued }) => {
                     follow = Some((out, queued));
+                    if let Ok(mut f) = following.lock() {
+                        *f = Some(input_queued);
+                    }
                     continue;
                 }
                 Some(ConnCmd::Unfollow) => {
                     follow = None;
+                    if let Ok(mut f) = following.lock() {
+                        *f = None;
+                    }
                     continue;
                 }
             },

@@ -60,11 +60,12 @@ impl Server {
                     self.to_session(n, WorldEvent::Client(ClientEvent::Caps { caps }));
                 }
             }
+            // The connection sends input with its ticket (`ServerMsg::Input`); this one is counted
+            // from here.
             Up::Input(bytes) => {
-                if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
-                    self.table.touch(n);
-                    self.to_session(n, WorldEvent::Client(ClientEvent::Input { id, bytes }));
-                }
+                let gauge = std::sync::Arc::default();
+                let ticket = super::input_meter::Ticket::new(&gauge, bytes.len());
+                self.on_input(id, bytes, ticket);
             }
             Up::Resize { cols, rows } | Up::Resumed { cols, rows } => {
                 let resumed = matches!(up, Up::Resumed { .. });
@@ -100,6 +101,13 @@ impl Server {
                 }
                 Err(message) => self.tell(id, Down::Error { message }),
             },
+        }
+    }
+
+    pub(super) fn on_input(&mut self, id: u64, bytes: Vec<u8>, ticket: super::input_meter::Ticket) {
+        if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
+            self.table.touch(n);
+            self.to_session(n, WorldEvent::Client(ClientEvent::Input { id, bytes, ticket }));
         }
     }
 

@@ -36,6 +36,12 @@ pub enum ServerMsg {
         id: u64,
         up: Up,
     },
+    /// Keys typed in a client, counted against its input bound until the session's loop takes them.
+    Input {
+        id: u64,
+        bytes: Vec<u8>,
+        ticket: super::input_meter::Ticket,
+    },
     /// The client sent something that is not a message: it is dropped.
     Garbage {
         id: u64,
@@ -81,6 +87,8 @@ pub(super) struct Client {
 
 pub(super) struct Running {
     pub(super) tx: UnboundedSender<WorldEvent>,
+    /// Input queued for the session's program and not yet written (see `input_meter`).
+    pub(super) input_queued: Arc<std::sync::atomic::AtomicUsize>,
     pub(super) clients: BTreeSet<u64>,
 }
 
@@ -238,6 +246,7 @@ impl Server {
                 );
             }
             ServerMsg::Up { id, up } => self.on_up(id, up).await,
+            ServerMsg::Input { id, bytes, ticket } => self.on_input(id, bytes, ticket),
             ServerMsg::Garbage { id, reason } => {
                 self.tell(
                     id,

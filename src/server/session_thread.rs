@@ -21,6 +21,12 @@ use crate::session::Input;
 /// Why a session's clients are detached when the server ends.
 pub const SHUTTING_DOWN: &str = "the pokeshell server is shutting down";
 
+/// A started session: where its world events go, and its program's input queue.
+pub type Ready = (
+    UnboundedSender<WorldEvent>,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+);
+
 /// How a session starts in the server.
 #[derive(Debug, Clone)]
 pub struct SessionStart {
@@ -73,10 +79,7 @@ fn config(start: &SessionStart) -> Result<SessionConfig, String> {
 }
 
 /// Starts the session's thread; returns where its world events go once pi runs.
-pub async fn spawn(
-    start: SessionStart,
-    server: UnboundedSender<ServerMsg>,
-) -> Result<UnboundedSender<WorldEvent>, String> {
+pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
     let cfg = config(&start)?;
     let (ready_tx, ready_rx) = oneshot::channel();
     let name = format!("session-{}", start.number);
@@ -115,7 +118,7 @@ async fn run(
     start: SessionStart,
     cfg: SessionConfig,
     server: UnboundedSender<ServerMsg>,
-    ready: oneshot::Sender<Result<UnboundedSender<WorldEvent>, String>>,
+    ready: oneshot::Sender<Result<Ready, String>>,
 ) -> Result<(i32, bool, Vec<u8>)> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
     let with_bridge = cfg.bridge;
@@ -137,6 +140,7 @@ async fn run(
             session: start.name.clone(),
         };
     }
+    let input_queued = built.child.input_queued();
     let layer = Observer::new(start.number, server, notify);
     let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     if with_bridge {
@@ -146,7 +150,7 @@ async fn run(
         lp.give_caps(caps);
     }
     lp.input(Input::ChildStarted { pid })?;
-    let _ = ready.send(Ok(tx));
+    let _ = ready.send(Ok((tx, input_queued)));
     // A test hook: proves a client's terminal is restored and the children stopped when the server
     // panics.
     if env_get(&start.env, "POKESHELL_TEST_PANIC").is_some() {

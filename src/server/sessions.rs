@@ -74,11 +74,12 @@ impl Server {
     /// Starts a session's thread and keeps it among the running ones.
     pub(super) async fn start(&mut self, start: SessionStart) -> Result<(), String> {
         let number = start.number;
-        let tx = session_thread::spawn(start, self.me.clone()).await?;
+        let (tx, input_queued) = session_thread::spawn(start, self.me.clone()).await?;
         self.sessions.insert(
             number,
             Running {
                 tx,
+                input_queued,
                 clients: BTreeSet::new(),
             },
         );
@@ -103,9 +104,15 @@ impl Server {
         c.session = Some(n);
         let (out_tx, out_rx) = unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
+        let input_queued = self
+            .sessions
+            .get(&n)
+            .map(|run| run.input_queued.clone())
+            .unwrap_or_default();
         let _ = c.ctl.send(ConnCmd::Follow {
             out: out_rx,
             queued: queued.clone(),
+            input_queued,
         });
         let link = ClientLink {
             tx: out_tx,
