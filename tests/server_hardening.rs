@@ -356,3 +356,76 @@ fn measure_input_flood_memory() {
         field(&after, "VmHWM")
     );
 }
+
+/// Item 3: a server runs at most 64 sessions. Saved sessions past the bound are not brought back,
+/// and said (by name); a new session past it is refused with a clear message. The others come
+/// back in the background while the server answers.
+#[test]
+fn sessions_past_the_bound_are_said_and_refused() {
+    let home = Home::new();
+    let sessions: Vec<serde_json::Value> = (1..=66)
+        .map(|n| {
+            serde_json::json!({
+                "number": n, "name": format!("s{n}"), "dir": home.work.to_string_lossy(),
+                "args": ["--pi", home.pi.to_string_lossy(), "--"], "mid_run": false
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"version": 1, "sessions": sessions});
+    fs::write(saved_list(&home), serde_json::to_vec(&list).unwrap()).unwrap();
+    let out = home.new_detached("one-more");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2 saved sessions were not brought back")
+            && stderr.contains("at most 64")
+            && stderr.contains("65:s65")
+            && stderr.contains("66:s66"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("already runs 64 sessions"), "{stderr}");
+    let listing = home.wait_listed("s64");
+    assert_eq!(
+        listing.lines().count(),
+        65,
+        "a header and 64 sessions:\n{listing}"
+    );
+}
+
+/// The figures for issue 21's closing note: what an idle session costs the server (threads, open
+/// files, resident memory), from the server with one and with eleven idle sessions. Run by hand:
+/// `cargo test --test server_hardening measure_ -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_idle_session_cost() {
+    let home = Home::new();
+    assert!(home.new_detached("s0").status.success());
+    home.wait_listed("s0");
+    let pid = home.server.server_pid().expect("a server");
+    let sample = || {
+        // Idle: let start-up threads (the version check's) time out first.
+        std::thread::sleep(std::time::Duration::from_secs(15));
+        let threads = fs::read_dir(format!("/proc/{pid}/task")).unwrap().count();
+        let fds = fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count();
+        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let rss: u64 = status
+            .lines()
+            .find(|l| l.starts_with("VmRSS"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        (threads, fds, rss)
+    };
+    let one = sample();
+    for n in 1..=10 {
+        assert!(home.new_detached(&format!("s{n}")).status.success());
+    }
+    home.wait_listed("s10");
+    let eleven = sample();
+    println!(
+        "one session: {one:?}; eleven: {eleven:?}; per idle session: {:.1} threads, {:.1} fds, {:.0} KiB",
+        (eleven.0 - one.0) as f64 / 10.0,
+        (eleven.1 - one.1) as f64 / 10.0,
+        (eleven.2 as f64 - one.2 as f64) / 10.0
+    );
+}

@@ -2,10 +2,13 @@
 //! changes, so that a server started after this one ended (killed, crashed, the machine rebooted)
 //! relaunches each pi on its session file and resumes the runs that were under way.
 
-use super::restore_plan;
-use super::serve::Server;
-use super::session_thread::SessionStart;
+use std::sync::Arc;
+
+use super::restore_plan::{self, MAX_SESSIONS, RESTORE_PARALLEL};
+use super::serve::{Running, Server, ServerMsg};
+use super::session_thread::{self, SessionStart};
 use crate::cli::Cli;
+use crate::event_loop::WorldEvent;
 use crate::server_store::{self, SavedSession};
 
 /// The command line that brings a saved session back: the same pokeshell options, pi's own options,
@@ -45,12 +48,15 @@ impl Server {
         }
     }
 
-    /// Brings back the sessions a previous server left.
-    pub(super) async fn restore_saved(&mut self) {
+    /// Brings back the sessions a previous server left, in the background: each is planned here,
+    /// its number and name kept in the table at once (`ls` shows it starting), and started on a
+    /// task of its own, a few at a time; the server answers its clients meanwhile. Each start comes
+    /// back as [`ServerMsg::Restored`].
+    pub(super) fn restore_saved(&mut self) {
         let Some(path) = self.store.clone() else {
             return;
         };
-        let saved = match server_store::read(&path) {
+        let mut saved = match server_store::read(&path) {
             Ok(s) => s,
             Err(problem) => {
                 let settled = server_store::settle(&path, &problem);
@@ -61,11 +67,31 @@ impl Server {
                 return;
             }
         };
+        if saved.len() > MAX_SESSIONS {
+            let left: Vec<String> = saved[MAX_SESSIONS..]
+                .iter()
+                .map(|s| format!("{}:{} in {}", s.number, s.name, s.dir))
+                .collect();
+            self.news.say(format!(
+                "{} saved sessions were not brought back: a server runs at most {MAX_SESSIONS} \
+                 sessions (they were: {})",
+                left.len(),
+                left.join(", ")
+            ));
+            saved.truncate(MAX_SESSIONS);
+        }
         let env: Vec<(String, String)> = std::env::vars().collect();
+        let permits = Arc::new(tokio::sync::Semaphore::new(RESTORE_PARALLEL));
         super::restoring::begin(saved.len());
         for s in saved {
             let (resume, note) = match restore_plan::plan(&s, &restore_plan::Found::look(&s)) {
-                restore_plan::Plan::Start { resume, note } => (resume, note),
+                restore_plan::Plan::Start { resume, note } => {
+                    // Said now, to the first client, rather than when the start comes back.
+                    if let Some(note) = &note {
+                        self.news.say(note.clone());
+                    }
+                    (resume, note)
+                }
                 restore_plan::Plan::Skip { note } => {
                     self.news.say(note);
                     super::restoring::one_done();
@@ -94,24 +120,52 @@ impl Server {
                 caps_now: Some(Vec::new()),
                 resume,
             };
-            match self.start(start).await {
-                Ok(()) => {
-                    if let Some(note) = note {
-                        // In the session's footer too, for whoever looks at it first.
-                        self.to_session(number, crate::event_loop::WorldEvent::Notice(note.clone()));
-                        self.news.say(note);
-                    }
+            let (me, permits) = (self.me.clone(), permits.clone());
+            tokio::spawn(async move {
+                let _permit = permits.acquire_owned().await;
+                let ready = session_thread::spawn(start, me.clone()).await;
+                let _ = me.send(ServerMsg::Restored { number, ready, note });
+            });
+        }
+    }
+
+    /// A saved session's start came back.
+    pub(super) fn on_restored(
+        &mut self,
+        number: u32,
+        ready: Result<session_thread::Ready, String>,
+        note: Option<String>,
+    ) {
+        super::restoring::one_done();
+        match ready {
+            Ok((tx, input_queued)) => {
+                if self.shutting_down {
+                    let _ = tx.send(WorldEvent::Signal(crate::event_loop::Signal::Term));
                 }
-                Err(e) => {
-                    let label = self.label(number);
-                    self.news
-                        .say(format!("session {label} could not be brought back: {e}"));
-                    self.table.remove(number);
+                self.sessions.insert(
+                    number,
+                    Running {
+                        tx,
+                        input_queued,
+                        clients: Default::default(),
+                    },
+                );
+                if let Some(note) = note {
+                    // In the session's footer too, for whoever looks at it first.
+                    self.to_session(number, WorldEvent::Notice(note));
                 }
             }
-            super::restoring::one_done();
+            Err(e) => {
+                let label = self.label(number);
+                self.news
+                    .say(format!("session {label} could not be brought back: {e}"));
+                self.table.remove(number);
+            }
         }
-        self.save();
+        self.share_briefs();
+        if !self.shutting_down {
+            self.save();
+        }
     }
 }
 

@@ -65,6 +65,12 @@ pub enum ServerMsg {
         shutdown: bool,
         farewell: Vec<u8>,
     },
+    /// A saved session's start, done in the background, came back.
+    Restored {
+        number: u32,
+        ready: Result<session_thread::Ready, String>,
+        note: Option<String>,
+    },
     /// SIGTERM or SIGINT: end every session, keep them saved, exit.
     Shutdown,
     /// SIGUSR1: drop every session's bridge connection.
@@ -200,7 +206,7 @@ async fn serve() -> Result<()> {
         store: crate::server_store::default_path(),
         news: Default::default(),
     };
-    server.restore_saved().await;
+    server.restore_saved();
     while let Some(msg) = rx.recv().await {
         server.handle(msg).await;
         if server.done() {
@@ -262,6 +268,7 @@ impl Server {
                 self.clients.remove(&id);
             }
             ServerMsg::Request { id, req } => self.on_request(id, req).await,
+            ServerMsg::Restored { number, ready, note } => self.on_restored(number, ready, note),
             ServerMsg::Report { number, report } => self.on_report(number, report),
             ServerMsg::Ended {
                 number,

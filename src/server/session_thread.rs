@@ -87,7 +87,14 @@ pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> R
         .name(name)
         .spawn(move || {
             let number = start.number;
-            let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            // Its blocking pool (settings files, pi's version check) stays small and lets its threads
+            // go soon: many sessions brought back at once must not each keep a handful.
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .max_blocking_threads(2)
+                .thread_keep_alive(std::time::Duration::from_secs(1))
+                .build()
+            {
                 Ok(rt) => rt,
                 Err(e) => {
                     let _ = ready_tx.send(Err(format!("cannot start the session's runtime: {e}")));

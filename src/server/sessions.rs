@@ -22,6 +22,12 @@ impl Server {
         dir: &str,
         argv: Vec<String>,
     ) -> Result<u32, String> {
+        if self.table.entries().count() >= super::restore_plan::MAX_SESSIONS {
+            return Err(format!(
+                "this server already runs {} sessions, the most it runs; end one (`pokeshell kill`) first",
+                super::restore_plan::MAX_SESSIONS
+            ));
+        }
         let meta = std::fs::metadata(dir).map_err(|e| format!("{dir}: {e}"))?;
         if !meta.is_dir() {
             return Err(format!("{dir} is not a directory"));
@@ -89,10 +95,15 @@ impl Server {
     /// Client `id` follows session `n` from now on (and leaves the one it followed).
     pub(super) fn attach(&mut self, id: u64, n: u32) {
         if !self.sessions.contains_key(&n) {
+            let why = if super::restoring::pending() > 0 {
+                "is still being brought back; try again in a moment"
+            } else {
+                "is not running"
+            };
             self.tell(
                 id,
                 Down::Error {
-                    message: format!("session {} is not running", self.label(n)),
+                    message: format!("session {} {why}", self.label(n)),
                 },
             );
             return;
