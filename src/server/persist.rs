@@ -162,6 +162,14 @@ impl Server {
                 self.table.remove(number);
             }
         }
+        // Whoever waited for this session: attached now, or told it did not come back.
+        let (now, later): (Vec<_>, Vec<_>) = self.awaiting.drain(..).partition(|(_, n)| *n == number);
+        self.awaiting = later;
+        for (id, _) in now {
+            if self.clients.contains_key(&id) {
+                self.attach(id, number);
+            }
+        }
         self.share_briefs();
         if !self.shutting_down {
             self.save();

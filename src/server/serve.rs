@@ -111,6 +111,8 @@ pub struct Server {
     pub(super) store: Option<std::path::PathBuf>,
     /// What happened without anyone asking, for the next client.
     pub(super) news: super::news::News,
+    /// Clients waiting to attach to a saved session still being brought back: (client, session).
+    pub(super) awaiting: Vec<(u64, u32)>,
 }
 
 pub(super) fn wall_ms() -> u64 {
@@ -205,6 +207,7 @@ async fn serve() -> Result<()> {
         shutting_down: false,
         store: crate::server_store::default_path(),
         news: Default::default(),
+        awaiting: Vec::new(),
     };
     server.restore_saved();
     while let Some(msg) = rx.recv().await {

@@ -95,15 +95,15 @@ impl Server {
     /// Client `id` follows session `n` from now on (and leaves the one it followed).
     pub(super) fn attach(&mut self, id: u64, n: u32) {
         if !self.sessions.contains_key(&n) {
-            let why = if super::restoring::pending() > 0 {
-                "is still being brought back; try again in a moment"
-            } else {
-                "is not running"
-            };
+            if super::restoring::pending() > 0 && self.table.get(n).is_some() {
+                // Still being brought back: attached as soon as it is up (the client has a deadline).
+                self.awaiting.push((id, n));
+                return;
+            }
             self.tell(
                 id,
                 Down::Error {
-                    message: format!("session {} {why}", self.label(n)),
+                    message: format!("session {} is not running", self.label(n)),
                 },
             );
             return;
