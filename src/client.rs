@@ -4,12 +4,15 @@
 
 pub mod attach;
 pub mod connect;
+pub mod deadline;
 mod upward;
 pub mod web;
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
+
+use deadline::OPEN_LIMIT;
 
 use crate::safe_text::escape;
 use crate::server::wire::{self, Down, Listing, Target, Up};
@@ -85,16 +88,27 @@ pub fn open(target: Target, label: &str, probe_timeout: Duration) -> i32 {
     }
 }
 
-/// One request and its answer, for the commands that do not attach.
-fn ask(up: &Up, start: bool) -> Result<Down, String> {
-    let mut stream = connect::session(start)?;
-    stream
-        .write_all(&wire::encode_up(up))
-        .map_err(|e| format!("cannot talk to the pokeshell server: {e}"))?;
+/// One request and its answer within `limit`, for the commands that do not attach; past it, the
+/// error names the server's state (`what` names the request).
+pub(crate) fn ask(up: &Up, start: bool, what: &str, limit: Duration) -> Result<Down, String> {
+    let (mut stream, restoring) = connect::session_with(start)?;
+    let restoring = Some(restoring);
+    let until = std::time::Instant::now() + limit;
+    connect::send_within(&mut stream, &wire::encode_up(up), what, limit, restoring)?;
     // The answer to an Open comes after an Attached; the others answer at once.
     loop {
-        match connect::read_down(&mut stream)? {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        let down = connect::read_down_within(&mut stream, what, left, restoring).map_err(|e| {
+            if left.is_zero() {
+                connect::no_answer_in(what, limit, restoring)
+            } else {
+                e
+            }
+        })?;
+        match down {
             Down::Notice { message } => eprintln!("pokeshell: {}", escape(&message)),
+            // `new -d` only waits for its session to be there; closing the connection detaches.
+            Down::Attached { name } if matches!(up, Up::Open { .. }) => return Ok(Down::Attached { name }),
             Down::Attached { .. } | Down::Output(_) | Down::Welcome { .. } => continue,
             other => return Ok(other),
         }
@@ -158,7 +172,7 @@ pub fn format_listing(list: &[Listing]) -> String {
 
 /// The server's sessions, each with its checkout's branch and state; None when no server runs.
 pub fn listing() -> Result<Option<Vec<Listing>>, String> {
-    match ask(&Up::List, false) {
+    match ask(&Up::List, false, "`ls`", deadline::ANSWER_LIMIT) {
         Ok(Down::Listing(mut list)) => {
             crate::worktree::fill_trees(&mut list);
             Ok(Some(list))
@@ -244,6 +258,8 @@ pub fn kill(name: &str) -> i32 {
             name: name.to_string(),
         },
         false,
+        "`kill`",
+        deadline::ANSWER_LIMIT,
     ) {
         Ok(Down::Done { message }) => {
             println!("{}", escape(&message));
@@ -275,34 +291,37 @@ pub fn new_detached(target: Target) -> i32 {
         env: std::env::vars().collect(),
         watch: false,
     };
-    let mut stream = match connect::session(true) {
-        Ok(s) => s,
+    let mut answer = ask(&open, true, "the new session", OPEN_LIMIT);
+    if answer.as_ref().err().map(String::as_str) == Some(connect::CLOSED)
+        && connect::wait_gone(crate::server::socket::server_pid())
+    {
+        // The server was ending with its last session as this asked: the next one takes it.
+        answer = ask(&open, true, "the new session", OPEN_LIMIT);
+    }
+    match answer {
+        Ok(Down::Attached { name }) => {
+            println!("started session {}", escape(&name));
+            0
+        }
+        Ok(Down::Error { message }) => {
+            eprintln!("pokeshell: {}", escape(&message));
+            1
+        }
+        Ok(Down::Detached { reason }) => {
+            eprintln!("pokeshell: {}", escape(&reason));
+            1
+        }
+        Ok(Down::Exited { code, .. }) => {
+            eprintln!("pokeshell: the new session ended at once (code {code})");
+            1
+        }
+        Ok(other) => {
+            eprintln!("pokeshell: unexpected answer {}", escape(&format!("{other:?}")));
+            1
+        }
         Err(e) => {
             eprintln!("pokeshell: {}", escape(&e));
-            return 1;
-        }
-    };
-    if let Err(e) = stream.write_all(&wire::encode_up(&open)) {
-        eprintln!("pokeshell: cannot talk to the pokeshell server: {e}");
-        return 1;
-    }
-    loop {
-        match connect::read_down(&mut stream) {
-            Ok(Down::Attached { name }) => {
-                let _ = stream.write_all(&wire::encode_up(&Up::Detach));
-                println!("started session {}", escape(&name));
-                return 0;
-            }
-            Ok(Down::Error { message }) => {
-                eprintln!("pokeshell: {}", escape(&message));
-                return 1;
-            }
-            Ok(Down::Notice { message }) => eprintln!("pokeshell: {}", escape(&message)),
-            Ok(_) => {}
-            Err(e) => {
-                eprintln!("pokeshell: {}", escape(&e));
-                return 1;
-            }
+            1
         }
     }
 }

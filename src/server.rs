@@ -9,6 +9,7 @@ mod perform;
 pub mod remote_list;
 mod remote_screen;
 mod restore_plan;
+pub mod restoring;
 mod saver;
 pub mod serve;
 mod session_thread;

@@ -221,9 +221,6 @@ fn the_package_holds_every_file_the_binary_embeds() {
         }
     }
     assert!(embedded.len() > 5, "no embedded file found: {embedded:?}");
-    let missing: Vec<&String> = embedded
-        .iter()
-        .filter(|f| !listed.contains(*f))
-        .collect();
+    let missing: Vec<&String> = embedded.iter().filter(|f| !listed.contains(*f)).collect();
     assert!(missing.is_empty(), "embedded but not packaged: {missing:?}");
 }

@@ -8,6 +8,7 @@ mod common;
 mod support;
 
 use std::fs;
+use std::process::Stdio;
 
 use common::{Home, saved_list};
 
@@ -204,4 +205,51 @@ fn a_saved_session_whose_session_file_is_gone_is_said() {
         "{stderr}"
     );
     home.wait_listed("fresh");
+}
+
+/// Item 9: against a stopped server (SIGSTOP), `ls`, `kill` and `new -d` each end within their
+/// deadline with a message that says the server is stopped and how to let it go on (before, each
+/// hung for ever).
+#[test]
+fn client_calls_to_a_stopped_server_end_in_time_and_say_why() {
+    let home = Home::new();
+    assert!(home.new_detached("one").status.success());
+    let pid = home.server.server_pid().expect("a server runs");
+    // SAFETY: signals to the server of this test's own runtime dir; continued below.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let pi = home.pi.to_string_lossy().into_owned();
+    let calls: [&[&str]; 3] = [&["ls"], &["kill", "one"], &["new", "-d", "--pi", &pi]];
+    let mut outs = Vec::new();
+    for args in calls {
+        let started = std::time::Instant::now();
+        let mut child = home
+            .command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = started + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() >= deadline {
+                let _ = child.kill();
+                // SAFETY: as above.
+                unsafe { libc::kill(pid, libc::SIGCONT) };
+                panic!("`pokeshell {}` still waits after 30 s", args.join(" "));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        outs.push((args.join(" "), child.wait_with_output().unwrap()));
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    for (args, out) in outs {
+        assert_eq!(out.status.code(), Some(1), "`{args}`: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("(pid {pid}) is stopped"))
+                && stderr.contains(&format!("kill -CONT {pid}")),
+            "`{args}`: {stderr}"
+        );
+    }
+    home.wait_listed("one");
 }

@@ -132,6 +132,9 @@ async fn attached(
     let mut usr1 = signal(SignalKind::user_defined1()).context("cannot watch SIGUSR1")?;
     let mut frames = FrameBuf::new();
     let mut buf = vec![0u8; 64 * 1024];
+    // The open is answered (attached, or refused) within a deadline; then frames come when they do.
+    let open_deadline = tokio::time::Instant::now() + super::deadline::OPEN_LIMIT;
+    let mut answered = false;
     let ending = loop {
         tokio::select! {
             n = tokio::io::AsyncReadExt::read(&mut rd, &mut buf) => {
@@ -139,6 +142,7 @@ async fn attached(
                     Ok(0) | Err(_) => break Ending::Failed(GONE.to_string()),
                     Ok(n) => n,
                 };
+                answered = true;
                 frames.push(&buf[..n]);
                 match on_frames(&mut frames, &guard) {
                     Ok(None) => {}
@@ -162,6 +166,9 @@ async fn attached(
                 }
             }
             _ = int.recv() => break Ending::Signal(libc::SIGINT),
+            _ = tokio::time::sleep_until(open_deadline), if !answered => {
+                break Ending::Failed(super::connect::no_answer_in("the attach", super::deadline::OPEN_LIMIT, None));
+            }
             _ = usr1.recv() => {}
         }
     };

@@ -6,6 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::deadline;
 use crate::server::socket;
 use crate::server::wire::{self, Down, Up};
 
@@ -84,39 +85,129 @@ fn start_server() -> Result<(), String> {
     Ok(())
 }
 
-/// Says hello; the server answers with a welcome, or refuses.
-pub fn hello(stream: &mut UnixStream) -> Result<(), String> {
+/// Says hello; the server answers with a welcome (returned: how many saved sessions it is still
+/// bringing back), or refuses. Within [`deadline::HELLO_LIMIT`].
+pub fn hello(stream: &mut UnixStream) -> Result<u32, String> {
     let token = socket::read_token().map_err(|e| format!("cannot read the server's token: {e}"))?;
     let frame = wire::encode_up(&Up::Hello {
         token,
         protocol: wire::PROTOCOL,
     });
-    stream
-        .write_all(&frame)
-        .map_err(|e| format!("cannot talk to the pokeshell server: {e}"))?;
-    match read_down(stream)? {
-        Down::Welcome { .. } => Ok(()),
+    send_within(stream, &frame, "the hello", deadline::HELLO_LIMIT, None)?;
+    match read_down_within(stream, "the hello", deadline::HELLO_LIMIT, None)? {
+        Down::Welcome { restoring, .. } => Ok(restoring),
         Down::Error { message } => Err(message),
         other => Err(format!("the server answered the hello with {other:?}")),
     }
 }
 
+/// Writes `bytes` within `limit`; past it, says what state the server is in.
+pub fn send_within(
+    stream: &mut UnixStream,
+    bytes: &[u8],
+    what: &str,
+    limit: Duration,
+    restoring: Option<u32>,
+) -> Result<(), String> {
+    let _ = stream.set_write_timeout(Some(limit));
+    stream.write_all(bytes).map_err(|e| {
+        if deadline::timed_out(&e) {
+            deadline::no_answer(
+                what,
+                limit,
+                deadline::ServerState::of(socket::server_pid()),
+                restoring,
+            )
+        } else {
+            format!("cannot talk to the pokeshell server: {e}")
+        }
+    })
+}
+
+/// One message from the server within `limit`; past it, says what state the server is in.
+pub fn read_down_within(
+    stream: &mut UnixStream,
+    what: &str,
+    limit: Duration,
+    restoring: Option<u32>,
+) -> Result<Down, String> {
+    let _ = stream.set_read_timeout(Some(limit.max(Duration::from_millis(1))));
+    match wire::read_frame(stream) {
+        Ok(Some((kind, payload))) => wire::decode_down(kind, &payload).map_err(|e| e.to_string()),
+        Ok(None) => Err(CLOSED.to_string()),
+        Err(e) => {
+            let e = std::io::Error::from(e);
+            if deadline::timed_out(&e) {
+                Err(deadline::no_answer(
+                    what,
+                    limit,
+                    deadline::ServerState::of(socket::server_pid()),
+                    restoring,
+                ))
+            } else {
+                Err(e.to_string())
+            }
+        }
+    }
+}
+
+/// What to say when `what` got no answer within `limit`, from the server's state now.
+pub fn no_answer_in(what: &str, limit: Duration, restoring: Option<u32>) -> String {
+    deadline::no_answer(
+        what,
+        limit,
+        deadline::ServerState::of(socket::server_pid()),
+        restoring,
+    )
+}
+
+/// The server ended the connection before it answered.
+pub const CLOSED: &str = "the pokeshell server closed the connection";
+
 /// One message from the server (blocking).
 pub fn read_down(stream: &mut impl Read) -> Result<Down, String> {
     match wire::read_frame(stream) {
         Ok(Some((kind, payload))) => wire::decode_down(kind, &payload).map_err(|e| e.to_string()),
-        Ok(None) => Err("the pokeshell server closed the connection".to_string()),
+        Ok(None) => Err(CLOSED.to_string()),
         Err(e) => Err(e.to_string()),
     }
 }
 
 /// Connects (starting the server if asked) and says hello.
 pub fn session(start: bool) -> Result<UnixStream, String> {
+    session_with(start).map(|(stream, _)| stream)
+}
+
+/// [`session`], and how many saved sessions the server is still bringing back.
+pub fn session_with(start: bool) -> Result<(UnixStream, u32), String> {
     let mut stream = if start {
         connect_or_start()?
     } else {
         connect().map_err(|e| e.to_string())?
     };
-    hello(&mut stream)?;
-    Ok(stream)
+    match hello(&mut stream) {
+        Ok(restoring) => Ok((stream, restoring)),
+        // A server ending with its last session may still take a connection it no longer serves:
+        // once it is gone, a new one is started.
+        Err(e) if start && e == CLOSED && wait_gone(socket::server_pid()) => {
+            let mut stream = connect_or_start()?;
+            let restoring = hello(&mut stream)?;
+            Ok((stream, restoring))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Waits (a few seconds at most) until the server `pid` is gone; true when it is.
+pub fn wait_gone(pid: Option<i32>) -> bool {
+    let until = Instant::now() + Duration::from_secs(3);
+    loop {
+        if deadline::ServerState::of(pid) == deadline::ServerState::Gone {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

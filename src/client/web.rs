@@ -3,8 +3,7 @@
 
 use std::io::Write;
 
-use super::connect;
-use crate::server::wire::{self, Down, Up};
+use crate::server::wire::{Down, Up};
 
 /// Runs the command; returns the exit code.
 pub fn run(listen: Option<String>) -> i32 {
@@ -30,11 +29,9 @@ pub fn run(listen: Option<String>) -> i32 {
 }
 
 fn ask(listen: Option<String>) -> Result<(String, String, bool), String> {
-    let mut stream = connect::session(true)?;
-    stream
-        .write_all(&wire::encode_up(&Up::Web { listen }))
-        .map_err(|e| format!("cannot talk to the pokeshell server: {e}"))?;
-    match connect::read_down(&mut stream)? {
+    // Starting the listener may wait on the server's start: the deadline of a new session.
+    let limit = crate::client::deadline::OPEN_LIMIT;
+    match crate::client::ask(&Up::Web { listen }, true, "the web view", limit)? {
         Down::WebLogin { url, login, exposed } => Ok((url, login, exposed)),
         Down::Error { message } => Err(message),
         other => Err(format!("unexpected answer {other:?}")),

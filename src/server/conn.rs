@@ -59,6 +59,7 @@ pub async fn serve(
     let (ctl_tx, ctl_rx) = unbounded_channel::<ConnCmd>();
     let _ = ctl_tx.send(ConnCmd::Down(Down::Welcome {
         server_pid: std::process::id(),
+        restoring: super::restoring::pending(),
     }));
     if handles.send(Handle::Conn { id, ctl: ctl_tx }).is_err() {
         return;

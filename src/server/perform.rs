@@ -160,6 +160,7 @@ impl Performer {
                 self.to_conn(id, ConnCmd::Down(down));
             }
             ServerEffect::Log(line) => eprintln!("pokeshell server: {line}"),
+            ServerEffect::Restoring(n) => super::restoring::set(n),
         }
     }
 }

@@ -84,6 +84,8 @@ pub struct ServerState {
     pub(super) news: Vec<String>,
     /// A note for a restored session's footer, given once it runs.
     pub(super) footer_notes: BTreeMap<u32, String>,
+    /// Saved sessions still being brought back.
+    pub(super) restoring: BTreeSet<u32>,
     /// The web view listens (it runs in this process, for as long as the server does).
     web: bool,
 }
@@ -232,6 +234,9 @@ impl ServerState {
         let Some(Run::Starting { waiting }) = self.runs.remove(&number) else {
             return;
         };
+        if self.restoring.remove(&number) {
+            fx.push(ServerEffect::Restoring(self.restoring.len() as u32));
+        }
         match result {
             Ok(()) => {
                 self.served = true;

@@ -174,6 +174,9 @@ pub enum Target {
 pub enum Down {
     Welcome {
         server_pid: u32,
+        /// Saved sessions the server is still bringing back: a client waiting for an answer can
+        /// say why it is slow.
+        restoring: u32,
     },
     /// Raw bytes for the terminal.
     Output(Vec<u8>),

@@ -26,6 +26,7 @@ async fn handshake(mut stream: UnixStream, token: &str) -> Result<(), String> {
     let answer = match &verdict {
         Ok(()) => Down::Welcome {
             server_pid: std::process::id(),
+            restoring: 0,
         },
         Err(message) => Down::Error {
             message: message.clone(),
@@ -109,7 +110,13 @@ impl Server {
             )
             .await;
         let pid = std::process::id();
-        assert_eq!(answer, Down::Welcome { server_pid: pid });
+        assert_eq!(
+            answer,
+            Down::Welcome {
+                server_pid: pid,
+                restoring: 0
+            }
+        );
         assert_eq!(self.verdict().await, Ok(()));
     }
 }

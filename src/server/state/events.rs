@@ -146,4 +146,6 @@ pub enum ServerEffect {
     StartWeb { id: u64, listen: Option<String> },
     /// Something for the server's log.
     Log(String),
+    /// This many saved sessions are still being brought back (a client's welcome says so).
+    Restoring(u32),
 }

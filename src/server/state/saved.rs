@@ -88,6 +88,7 @@ impl ServerState {
                 self.footer_notes.insert(number, note);
             }
             self.runs.insert(number, Run::Starting { waiting: Vec::new() });
+            self.restoring.insert(number);
             fx.push(ServerEffect::Start(SessionSpec {
                 number,
                 name,
@@ -101,6 +102,7 @@ impl ServerState {
             }));
         }
         self.restored = true;
+        fx.push(ServerEffect::Restoring(self.restoring.len() as u32));
         self.save(fx);
     }
 }

@@ -58,6 +58,8 @@ struct Nothing {}
 #[derive(Serialize, Deserialize)]
 struct Welcome {
     server_pid: u32,
+    #[serde(default)]
+    restoring: u32,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -152,9 +154,13 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
 pub(super) fn encode_down(message: &Down) -> Vec<u8> {
     let mut out = Vec::new();
     match message {
-        Down::Welcome { server_pid } => {
+        Down::Welcome {
+            server_pid,
+            restoring,
+        } => {
             let body = Welcome {
                 server_pid: *server_pid,
+                restoring: *restoring,
             };
             push_json_frame(&mut out, kind::WELCOME, &body);
         }
@@ -295,8 +301,14 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
 pub(super) fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
     Ok(match kind {
         kind::WELCOME => {
-            let Welcome { server_pid } = json(kind, payload)?;
-            Down::Welcome { server_pid }
+            let Welcome {
+                server_pid,
+                restoring,
+            } = json(kind, payload)?;
+            Down::Welcome {
+                server_pid,
+                restoring,
+            }
         }
         kind::OUTPUT => Down::Output(payload.to_vec()),
         kind::ATTACHED => {

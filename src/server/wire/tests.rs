@@ -96,7 +96,10 @@ fn listing() -> impl Strategy<Value = Listing> {
 
 fn down() -> impl Strategy<Value = Down> {
     prop_oneof![
-        any::<u32>().prop_map(|server_pid| Down::Welcome { server_pid }),
+        (any::<u32>(), any::<u32>()).prop_map(|(server_pid, restoring)| Down::Welcome {
+            server_pid,
+            restoring
+        }),
         bytes().prop_map(Down::Output),
         any::<String>().prop_map(|name| Down::Attached { name }),
         any::<String>().prop_map(|reason| Down::Detached { reason }),
