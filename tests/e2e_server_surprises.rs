@@ -41,10 +41,19 @@ fn a_run_whose_session_file_is_gone_is_said_and_not_resumed() {
     let list: Value = serde_json::from_str(&text).expect("JSON");
     let file = PathBuf::from(list["sessions"][0]["session_file"].as_str().expect("a file"));
     let pid = home.server_pid().expect("a server runs");
+    let pis = support::procs::children_of(pid as u32);
+    assert!(!pis.is_empty(), "the server runs pi");
     // SAFETY: SIGKILL to the server of this test's own runtime dir.
     unsafe { libc::kill(pid, libc::SIGKILL) };
     let code = m.pty.wait_exit(WAIT);
     assert_eq!(code, 1, "the client lost its server");
+    // The old pi ends once its terminal is gone, and may write its session file on the way out: the
+    // file is deleted only after, or a half file would be what the next server finds.
+    let deadline = Instant::now() + WAIT;
+    while pis.iter().any(|p| running(*p)) {
+        assert!(Instant::now() < deadline, "the old pi did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::fs::remove_file(&file).expect("delete pi's session file");
     let requests_before = m.server.requests().len();
 
@@ -82,4 +91,12 @@ fn a_run_whose_session_file_is_gone_is_said_and_not_resumed() {
     );
     let restarts: Vec<Value> = m.ledger().into_iter().filter(|r| r["rule"] == "RST-S1").collect();
     assert!(restarts.is_empty(), "no resume recorded: {restarts:?}");
+}
+
+/// The process runs (a zombie does not: it only waits to be reaped).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rfind(')').map(|i| stat[i + 2..].starts_with('Z')))
+        .is_some_and(|zombie| !zombie)
 }
