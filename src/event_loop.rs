@@ -217,6 +217,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     pub async fn run(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
         loop {
             let now = Instant::now();
+            // A frame due now is drawn now: a timer would round its deadline up to the runtime's
+            // next millisecond tick, a wait a typed key's echo would pay each time.
+            if self.draw_due(now).is_some_and(|d| d <= now) {
+                self.draw(now)?;
+            }
             // Woken at least every PULSE, the loop can tell how long it did not run; a wake for
             // that alone does nothing else.
             let due = self.next_deadline(now);

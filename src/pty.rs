@@ -1,9 +1,8 @@
 //! The child process in a pseudo-terminal: spawn, output pump, input writer, exit status, resize.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use anyhow::{Context, Result, anyhow};
@@ -11,6 +10,7 @@ use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system}
 
 use crate::screen::Mirror;
 
+mod io;
 mod reader;
 use reader::spawn_reader;
 
@@ -134,7 +134,7 @@ type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;
 pub struct ChildPty {
     pid: i32,
     master: Box<dyn MasterPty + Send>,
-    input: mpsc::Sender<Vec<u8>>,
+    input: io::Input,
     _child: Box<dyn Child + Send + Sync>,
     /// Set when the child is given up on: its waiter reaps it but reports nothing.
     abandoned: Arc<AtomicBool>,
@@ -211,21 +211,20 @@ impl ChildPty {
             .ok_or_else(|| anyhow!("the child has no process id"))?;
         live().push(pid);
 
-        let reader = pair
+        let fd = pair
             .master
-            .try_clone_reader()
-            .context("cannot read from the pseudo-terminal")?;
-        let writer = pair
-            .master
-            .take_writer()
-            .context("cannot write to the pseudo-terminal")?;
-        let (input, input_rx) = mpsc::channel::<Vec<u8>>();
-
-        spawn_writer(writer, input_rx);
+            .as_raw_fd()
+            .ok_or_else(|| anyhow!("the pseudo-terminal has no descriptor"))?;
+        let master = io::master(fd).context("cannot use the pseudo-terminal")?;
+        let input = io::Input::spawn(master.clone());
         let (reader_events, waiter_events) = (events.clone(), events.clone());
-        spawn_reader(reader, mirror.clone(), input.clone(), pending.clone(), move |e| {
-            reader_events(e)
-        });
+        spawn_reader(
+            master,
+            mirror.clone(),
+            input.clone(),
+            pending.clone(),
+            reader_events,
+        );
         let abandoned = Arc::new(AtomicBool::new(false));
         spawn_waiter(pid, abandoned.clone(), move |e| waiter_events(e));
         Ok(Self {
@@ -281,12 +280,10 @@ impl ChildPty {
         }
     }
 
-    /// Queues bytes for the child's input. Never blocks the caller.
+    /// Writes bytes to the child's input, straight from the caller's thread when the PTY takes
+    /// them at once. Never blocks the caller.
     pub fn write(&self, bytes: Vec<u8>) {
-        if !bytes.is_empty() {
-            // A closed channel means the child is gone; there is nobody left to read the bytes.
-            let _ = self.input.send(bytes);
-        }
+        self.input.write(bytes);
     }
 
     pub fn resize(&self, rows: u16, cols: u16) -> Result<()> {
@@ -304,7 +301,7 @@ impl ChildPty {
 /// Gives the mirror the host's capabilities and sends the answers it held to the child.
 pub struct CapsHandoff {
     mirror: Arc<Mutex<Mirror>>,
-    input: mpsc::Sender<Vec<u8>>,
+    input: io::Input,
 }
 
 impl CapsHandoff {
@@ -316,24 +313,8 @@ impl CapsHandoff {
         m.set_host_caps(caps);
         let answers = m.take_replies();
         // Sent under the lock, like the parser's answers, so no later answer can overtake these.
-        if !answers.is_empty() {
-            let _ = self.input.send(answers);
-        }
+        self.input.write(answers);
     }
-}
-
-fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) {
-    // The writer lives in this thread until every sender is gone, which happens only after the
-    // child has exited: dropping it earlier would type "\n^D" into pi.
-    thread::spawn(move || {
-        while let Ok(bytes) = rx.recv() {
-            if writer.write_all(&bytes).and_then(|()| writer.flush()).is_err() {
-                break;
-            }
-        }
-        // Keep draining so senders never block or error while the child still runs.
-        while rx.recv().is_ok() {}
-    });
 }
 
 fn spawn_waiter(pid: i32, abandoned: Arc<AtomicBool>, events: impl Fn(PtyEvent) + Send + 'static) {

@@ -1,12 +1,14 @@
-//! The PTY's output side: one thread reads, another parses into the mirror and answers queries.
+//! The PTY's output side: one thread reads, another parses into the mirror and answers queries. A
+//! small read with nothing queued before it (a typed key's echo, a quiet program's line) is parsed
+//! by the reader itself: one thread hop less on the way to the screen.
 
-use std::io::Read;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::Duration;
 
-use super::PtyEvent;
+use super::io::{self, Master};
+use super::{Events, PtyEvent};
 use crate::screen::Mirror;
 
 /// Chunks read from the PTY but not parsed yet; beyond this the reader waits.
@@ -18,22 +20,66 @@ const FULL_READ: usize = 4000;
 /// How long the parser waits for the rest of a flood before parsing it: well under a frame.
 const FLOOD_LINGER: Duration = Duration::from_millis(1);
 
-pub(super) fn spawn_reader(
-    mut reader: Box<dyn Read + Send>,
+/// What parsing needs, shared by the reader (small reads) and the parser (everything else).
+struct Parse {
     mirror: Arc<Mutex<Mirror>>,
-    replies: mpsc::Sender<Vec<u8>>,
+    replies: io::Input,
     pending: Arc<AtomicBool>,
-    events: impl Fn(PtyEvent) + Send + 'static,
+    events: Events,
+}
+
+impl Parse {
+    /// Parses `bytes` into the mirror, answers the queries in them, and tells the loop (once until
+    /// it takes the output). `false`: the mirror's lock is poisoned, the process is ending.
+    fn run(&self, bytes: &[u8]) -> bool {
+        {
+            let Ok(mut m) = self.mirror.lock() else {
+                return false;
+            };
+            m.process(bytes);
+            let answer = m.take_replies();
+            // Sent under the lock: answers the start-up probe released keep their place.
+            self.replies.write(answer);
+        }
+        if !self.pending.swap(true, Ordering::AcqRel) {
+            (self.events)(PtyEvent::Output);
+        }
+        true
+    }
+}
+
+pub(super) fn spawn_reader(
+    master: Master,
+    mirror: Arc<Mutex<Mirror>>,
+    replies: io::Input,
+    pending: Arc<AtomicBool>,
+    events: Events,
 ) {
+    let parse = Arc::new(Parse {
+        mirror,
+        replies,
+        pending,
+        events,
+    });
+    // Chunks handed to the parser and not parsed yet. Only the reader adds to it, so when it reads
+    // zero nothing is before the reader's next chunk, and parsing it here keeps the order.
+    let queued = Arc::new(AtomicUsize::new(0));
     // Reading and parsing run in two threads so the child can keep writing while a chunk is parsed:
     // throughput is then bounded by the slower of the two, not by their sum.
     let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(READ_QUEUE);
+    let (inline, reader_queued) = (parse.clone(), queued.clone());
     thread::spawn(move || {
         let mut buf = vec![0u8; 64 * 1024];
         loop {
-            match reader.read(&mut buf) {
+            match io::read(&master, &mut buf) {
                 Ok(0) | Err(_) => break,
+                Ok(n) if n < FULL_READ && reader_queued.load(Ordering::Acquire) == 0 => {
+                    if !inline.run(&buf[..n]) {
+                        break;
+                    }
+                }
                 Ok(n) => {
+                    reader_queued.fetch_add(1, Ordering::AcqRel);
                     if tx.send(buf[..n].to_vec()).is_err() {
                         break;
                     }
@@ -50,25 +96,22 @@ pub(super) fn spawn_reader(
             }
             // Whatever is queued is parsed as one batch; the cap bounds how long the lock keeps a
             // frame waiting.
+            let mut chunks = 1;
             while batch.len() < MAX_BATCH {
                 match rx.try_recv() {
-                    Ok(more) => batch.extend_from_slice(&more),
+                    Ok(more) => {
+                        batch.extend_from_slice(&more);
+                        chunks += 1;
+                    }
                     Err(_) => break,
                 }
             }
-            {
-                let Ok(mut m) = mirror.lock() else { break };
-                m.process(&batch);
-                let answer = m.take_replies();
-                // Sent under the lock: answers the start-up probe released keep their place.
-                if !answer.is_empty() {
-                    let _ = replies.send(answer);
-                }
-            }
-            if !pending.swap(true, Ordering::AcqRel) {
-                events(PtyEvent::Output);
+            let ok = parse.run(&batch);
+            queued.fetch_sub(chunks, Ordering::AcqRel);
+            if !ok {
+                break;
             }
         }
-        events(PtyEvent::Closed);
+        (parse.events)(PtyEvent::Closed);
     });
 }

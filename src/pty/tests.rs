@@ -1,6 +1,7 @@
 //! The PTY with real children: exit codes, signals, stops, output into the mirror.
 
 use super::*;
+use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::screen::HostCaps;

@@ -5,8 +5,9 @@
 //! session at a time: switching hands the writer a new channel, so nothing of the old session can
 //! arrive after the new one's first frame.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
@@ -16,8 +17,59 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::perform::Handle;
 use super::serve::ServerMsg;
 use super::socket;
-use super::wire::{self, Down};
-use crate::event_loop::ClientOut;
+use super::wire::{self, Down, Up};
+use crate::event_loop::{ClientEvent, ClientOut, WorldEvent};
+
+/// How often a client typing the short way tells the core, which keeps the session used last.
+const TYPED_EVERY: Duration = Duration::from_secs(1);
+
+/// Where a client's keys go the short way, straight from its connection to the session's loop: the
+/// session the core made it follow ([`super::state::ServerEffect::Follow`]), set and cleared by the
+/// performer as the core decides. Everything else the client sends goes through the core.
+#[derive(Default)]
+pub struct Route {
+    session: Mutex<Option<UnboundedSender<WorldEvent>>>,
+    /// What the client sent the long way and the core has not had yet. A key goes the short way
+    /// only when this is zero, so it never overtakes a resize, the terminal's answers or a key the
+    /// client sent before it.
+    long_way: AtomicUsize,
+}
+
+impl Route {
+    /// From now on keys go to `session` (`None`: through the core).
+    pub fn set(&self, session: Option<UnboundedSender<WorldEvent>>) {
+        *self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = session;
+    }
+
+    /// The core has had one more of what was sent the long way.
+    pub fn arrived(&self) {
+        let _ = self
+            .long_way
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    }
+
+    /// Hands the session client `id`'s key; gives it back when the key must go through the core.
+    fn key(&self, id: u64, bytes: Vec<u8>) -> Result<(), Vec<u8>> {
+        if self.long_way.load(Ordering::Acquire) != 0 {
+            return Err(bytes);
+        }
+        let session = self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(tx) = session.as_ref() else {
+            return Err(bytes);
+        };
+        let ev = WorldEvent::Client(ClientEvent::Input { id, bytes });
+        tx.send(ev).map_err(|e| match e.0 {
+            WorldEvent::Client(ClientEvent::Input { bytes, .. }) => bytes,
+            _ => Vec::new(),
+        })
+    }
+}
 
 /// What the server's state tells a connection's writer.
 #[derive(Debug)]
@@ -61,14 +113,36 @@ pub async fn serve(
         server_pid: std::process::id(),
         restoring: super::restoring::pending(),
     }));
-    if handles.send(Handle::Conn { id, ctl: ctl_tx }).is_err() {
+    let route = Arc::new(Route::default());
+    let handle = Handle::Conn {
+        id,
+        ctl: ctl_tx,
+        route: route.clone(),
+    };
+    if handles.send(handle).is_err() {
         return;
     }
     let writer = tokio::spawn(write_loop(wr, ctl_rx));
+    let mut told_typed: Option<Instant> = None;
     loop {
         match wire::read_frame_async(&mut rd).await {
             Ok(Some((kind, payload))) => match wire::decode_up(kind, &payload) {
                 Ok(up) => {
+                    let up = match up {
+                        Up::Input(bytes) => match route.key(id, bytes) {
+                            Ok(()) => {
+                                // Off the key's path: the key is with the session already.
+                                if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
+                                    told_typed = Some(Instant::now());
+                                    let _ = server.send(ServerMsg::Typed { id });
+                                }
+                                continue;
+                            }
+                            Err(bytes) => Up::Input(bytes),
+                        },
+                        up => up,
+                    };
+                    route.long_way.fetch_add(1, Ordering::AcqRel);
                     if server.send(ServerMsg::Up { id, up }).is_err() {
                         break;
                     }

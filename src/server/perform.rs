@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicUsize;
 
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::conn::ConnCmd;
+use super::conn::{ConnCmd, Route};
 use super::saver::Saver;
 use super::session_thread;
 use super::state::{ServerEffect, ServerEvent, ServerState};
@@ -18,8 +18,12 @@ use crate::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
 /// travel apart from the events and are taken first, so a handle always arrives before anything
 /// its owner sent after it.
 pub enum Handle {
-    /// A client passed the socket's checks: its connection's writer.
-    Conn { id: u64, ctl: UnboundedSender<ConnCmd> },
+    /// A client passed the socket's checks: its connection's writer, and where its keys go.
+    Conn {
+        id: u64,
+        ctl: UnboundedSender<ConnCmd>,
+        route: Arc<Route>,
+    },
     /// A session's thread runs (its loop's events) or could not start.
     Session {
         number: u32,
@@ -27,12 +31,18 @@ pub enum Handle {
     },
 }
 
+/// A client's connection, as the performer reaches it.
+struct Conn {
+    ctl: UnboundedSender<ConnCmd>,
+    route: Arc<Route>,
+}
+
 pub struct Performer {
     pub state: ServerState,
     clock: Clock,
     me: UnboundedSender<ServerEvent>,
     handles: UnboundedSender<Handle>,
-    conns: HashMap<u64, UnboundedSender<ConnCmd>>,
+    conns: HashMap<u64, Conn>,
     sessions: HashMap<u32, UnboundedSender<WorldEvent>>,
     saver: Saver,
 }
@@ -56,8 +66,8 @@ impl Performer {
     /// A channel arrived: kept, and the state hears what it means.
     pub fn on_handle(&mut self, handle: Handle) {
         match handle {
-            Handle::Conn { id, ctl } => {
-                self.conns.insert(id, ctl);
+            Handle::Conn { id, ctl, route } => {
+                self.conns.insert(id, Conn { ctl, route });
                 self.event(ServerEvent::Connected { id });
             }
             Handle::Session { number, result } => {
@@ -74,9 +84,18 @@ impl Performer {
         if let ServerEvent::Ended { number, .. } = &ev {
             self.sessions.remove(number);
         }
+        let from = match &ev {
+            ServerEvent::Up { id, .. } => Some(*id),
+            _ => None,
+        };
         let now = self.clock.now(tokio::time::Instant::now());
         for effect in self.state.handle(ev, now) {
             self.perform(effect);
+        }
+        // After its effects: whatever the core passed on to a session is in that session's channel
+        // before the client's next key may go there the short way.
+        if let Some(conn) = from.and_then(|id| self.conns.get(&id)) {
+            conn.route.arrived();
         }
     }
 
@@ -87,8 +106,8 @@ impl Performer {
     }
 
     fn to_conn(&self, id: u64, cmd: ConnCmd) {
-        if let Some(ctl) = self.conns.get(&id) {
-            let _ = ctl.send(cmd);
+        if let Some(conn) = self.conns.get(&id) {
+            let _ = conn.ctl.send(cmd);
         }
     }
 
@@ -123,8 +142,15 @@ impl Performer {
                 };
                 let ev = WorldEvent::Client(ClientEvent::Attach { id, link, caps });
                 self.to_session(number, ev);
+                // The route the core chose, kept by the connection until the core changes it.
+                if let Some(conn) = self.conns.get(&id) {
+                    conn.route.set(self.sessions.get(&number).cloned());
+                }
             }
             ServerEffect::Unfollow { id, number } => {
+                if let Some(conn) = self.conns.get(&id) {
+                    conn.route.set(None);
+                }
                 self.to_conn(id, ConnCmd::Unfollow);
                 self.to_session(number, WorldEvent::Client(ClientEvent::Detach { id }));
             }

@@ -28,6 +28,9 @@ pub struct RemoteScreen {
     size: (u16, u16),
     /// The server's state: requests from a client's keys, and clients dropped for not reading.
     pub server: Option<UnboundedSender<ServerMsg>>,
+    /// A client with more than this many bytes waiting for it is dropped ([`MAX_QUEUED`]; tests
+    /// lower it through `POKESHELL_TEST_CLIENT_BOUND` so that a flood need not last minutes).
+    pub bound: usize,
 }
 
 /// One attached client.
@@ -47,6 +50,7 @@ impl RemoteScreen {
             dropped: Vec::new(),
             size: (cols, rows),
             server: None,
+            bound: MAX_QUEUED,
         })
     }
 
@@ -60,7 +64,7 @@ impl RemoteScreen {
             let Some(c) = self.clients.get(id) else { continue };
             let link = &c.link;
             let queued = link.queued.fetch_add(bytes.len(), Ordering::AcqRel) + bytes.len();
-            let lagged = queued > MAX_QUEUED;
+            let lagged = queued > self.bound;
             if lagged || link.tx.send(ClientOut::Bytes(bytes.to_vec())).is_err() {
                 gone.push((*id, lagged));
             }
@@ -68,7 +72,8 @@ impl RemoteScreen {
         for (id, lagged) in gone {
             // The server's state decides what becomes of the client (it alone knows who follows).
             if let Some(server) = self.server.as_ref().filter(|_| lagged) {
-                let _ = server.send(ServerMsg::Lagged { id });
+                let bound = self.bound;
+                let _ = server.send(ServerMsg::Lagged { id, bound });
             }
             self.clients.remove(&id);
             self.dropped.push(id);

@@ -112,6 +112,9 @@ async fn run(
     };
     let mut screen = RemoteScreen::new(start.cols, start.rows)?;
     screen.server = Some(server.clone());
+    if let Some(bound) = env_get(&start.env, "POKESHELL_TEST_CLIENT_BOUND").and_then(|v| v.parse().ok()) {
+        screen.bound = bound;
+    }
     let layer = Observer::new(start.number, server, built.session.notify_command());
     let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     if with_bridge {

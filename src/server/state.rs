@@ -110,6 +110,11 @@ impl ServerState {
                 );
             }
             ServerEvent::Up { id, up } => self.on_up(id, up, now, &mut fx),
+            ServerEvent::Typed { id } => {
+                if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
+                    self.table.touch(n);
+                }
+            }
             ServerEvent::Garbage { id, reason } => {
                 let message = format!("the server dropped this client: {reason}");
                 fx.push(ServerEffect::Tell {
@@ -120,7 +125,7 @@ impl ServerState {
             }
             ServerEvent::Gone { id } => self.forget(id, &mut fx),
             ServerEvent::Request { id, req } => self.on_request(id, req, now, &mut fx),
-            ServerEvent::Lagged { id } => self.lagged(id, &mut fx),
+            ServerEvent::Lagged { id, bound } => self.lagged(id, bound, &mut fx),
             ServerEvent::Started { number, result } => self.started(number, result, &mut fx),
             ServerEvent::Report { number, report } => self.on_report(number, report, &mut fx),
             ServerEvent::Ended {

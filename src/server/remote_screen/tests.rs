@@ -214,7 +214,13 @@ fn a_client_dropped_for_not_reading_is_reported_to_the_server() {
     slow.queued.store(MAX_QUEUED, Ordering::Release);
     s.attach(7, slow);
     s.write_raw(b"more").unwrap();
-    assert!(matches!(heard.try_recv(), Ok(ServerMsg::Lagged { id: 7 })));
+    assert!(matches!(
+        heard.try_recv(),
+        Ok(ServerMsg::Lagged {
+            id: 7,
+            bound: MAX_QUEUED
+        })
+    ));
 }
 
 fn sizes(rx: &mut UnboundedReceiver<ClientOut>) -> Vec<(u16, u16)> {

@@ -5,7 +5,6 @@
 use super::{DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, client_ev, options_only};
 use crate::bridge::protocol::UserRequest;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
-use crate::server::remote_screen::MAX_QUEUED;
 use crate::server::wire::{Down, SessionCommand, Target, Up};
 use crate::session::WorkspaceRequest;
 use crate::supervisor::Now;
@@ -313,20 +312,22 @@ impl ServerState {
         });
     }
 
-    /// A session's screen gave up on client `id`, which did not read: it no longer follows the
-    /// session (so `ls` does not count it), its backlog is dropped, and once it reads again it
-    /// learns why and ends.
-    pub(super) fn lagged(&mut self, id: u64, fx: &mut Vec<ServerEffect>) {
+    /// A session's screen gave up on client `id`, which did not read while `bound` bytes waited
+    /// for it: it no longer follows the session (so `ls` does not count it), its backlog is
+    /// dropped, and once it reads again it learns why and ends (saying how to come back).
+    pub(super) fn lagged(&mut self, id: u64, bound: usize, fx: &mut Vec<ServerEffect>) {
         let Some(n) = self.clients.get(&id).and_then(|c| c.session) else {
             return;
         };
         let name = self.label(n);
         self.leave(id, fx);
-        let reason = format!(
-            "this terminal was detached from {name}: it stopped reading and fell {} MiB behind; \
-             `pokeshell attach` shows the session again",
-            MAX_QUEUED >> 20
-        );
+        let behind = if bound >= 1 << 20 {
+            format!("{} MiB", bound >> 20)
+        } else {
+            format!("{} KiB", bound >> 10)
+        };
+        let reason =
+            format!("this terminal was detached from {name}: it stopped reading and fell {behind} behind");
         fx.push(ServerEffect::Tell {
             id,
             down: Down::Detached { reason },

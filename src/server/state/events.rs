@@ -18,6 +18,11 @@ pub enum ServerEvent {
         id: u64,
         up: Up,
     },
+    /// Client `id` typed into the session it follows (its keys went the short way, straight to
+    /// the session; said at most about once a second).
+    Typed {
+        id: u64,
+    },
     /// The client sent something that is not a message: it is dropped.
     Garbage {
         id: u64,
@@ -34,6 +39,8 @@ pub enum ServerEvent {
     /// A session's screen let go of client `id`: it did not read what it was sent.
     Lagged {
         id: u64,
+        /// How many bytes waited for it (the screen's bound), for the word it gets.
+        bound: usize,
     },
     /// A session's thread is up (or could not start).
     Started {

@@ -246,13 +246,19 @@ fn a_new_session_from_the_keys_that_cannot_start_is_a_notice_and_the_terminal_st
 fn a_client_that_stops_reading_is_detached_told_why_and_not_counted() {
     let mut s = server();
     let n = client_with_session(&mut s, 1, "api");
-    let fx = s.handle(ServerEvent::Lagged { id: 1 }, now());
+    let fx = s.handle(
+        ServerEvent::Lagged {
+            id: 1,
+            bound: 32 << 20,
+        },
+        now(),
+    );
     let unfollow = fx
         .iter()
         .position(|e| matches!(e, ServerEffect::Unfollow { id: 1, number } if *number == n));
     let tell = fx
         .iter()
-        .position(|e| matches!(e, ServerEffect::Tell { id: 1, down: Down::Detached { reason } } if reason.contains("stopped reading")));
+        .position(|e| matches!(e, ServerEffect::Tell { id: 1, down: Down::Detached { reason } } if reason.contains("stopped reading and fell 32 MiB behind") && !reason.contains("attach")));
     assert!(
         unfollow.is_some() && tell > unfollow,
         "its backlog goes before the word: {fx:?}"
