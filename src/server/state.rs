@@ -29,6 +29,9 @@ use crate::supervisor::Now;
 
 /// The size of a session started with nobody attached, until a client comes.
 pub const DETACHED_SIZE: (u16, u16) = (120, 40);
+/// At most this much typed ahead while a session starts is kept for it (a paste, say); the rest is
+/// dropped and the log says so.
+pub const TYPE_AHEAD_MAX: usize = 64 << 10;
 /// Why a session's clients are detached when the server ends.
 pub const SHUTTING_DOWN: &str = "the pokeshell server is shutting down";
 
@@ -42,6 +45,8 @@ pub(super) struct Client {
     pub(super) env: Vec<(String, String)>,
     /// Only watching ([`Up::Open`]'s `watch`): its size does not shrink the pane.
     pub(super) watch: bool,
+    /// Keys typed while the session it opened is still starting: they go to it once it runs.
+    pub(super) typed_ahead: Vec<u8>,
 }
 
 /// A session's thread, as far as the server knows.
@@ -106,6 +111,7 @@ impl ServerState {
                         caps_pending: false,
                         env: Vec::new(),
                         watch: false,
+                        typed_ahead: Vec::new(),
                     },
                 );
             }

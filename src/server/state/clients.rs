@@ -2,7 +2,9 @@
 //! list or kill sessions), what the user asks from a session's keys (detach, switch, a new session),
 //! and who follows which session.
 
-use super::{DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, client_ev, options_only};
+use super::{
+    DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, TYPE_AHEAD_MAX, client_ev, options_only,
+};
 use crate::bridge::protocol::UserRequest;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::server::wire::{Down, SessionCommand, Target, Up};
@@ -71,6 +73,8 @@ impl ServerState {
                 if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
                     self.table.touch(n);
                     fx.push(client_ev(n, ClientEvent::Input { id, bytes }));
+                } else if self.starting_for(id) {
+                    self.type_ahead(id, bytes, fx);
                 }
             }
             Up::Resize { cols, rows } | Up::Resumed { cols, rows } => {
@@ -106,6 +110,29 @@ impl ServerState {
                 }),
             },
         }
+    }
+
+    /// Client `id` waits for a session that is starting.
+    fn starting_for(&self, id: u64) -> bool {
+        self.runs
+            .values()
+            .any(|r| matches!(r, Run::Starting { waiting } if waiting.contains(&id)))
+    }
+
+    /// Keeps keys typed before the client's session runs (a terminal types ahead of a slow start as
+    /// it would in a shell), up to a bound.
+    fn type_ahead(&mut self, id: u64, bytes: Vec<u8>, fx: &mut Vec<ServerEffect>) {
+        let Some(c) = self.clients.get_mut(&id) else {
+            return;
+        };
+        let room = TYPE_AHEAD_MAX.saturating_sub(c.typed_ahead.len());
+        if bytes.len() > room {
+            fx.push(ServerEffect::Log(format!(
+                "client {id} typed more than {} KiB before its session ran: the rest is dropped",
+                TYPE_AHEAD_MAX >> 10
+            )));
+        }
+        c.typed_ahead.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     /// What a prefix key does, asked by a client without prefix keys (the web view's buttons), for
@@ -278,6 +305,10 @@ impl ServerState {
             caps,
             watch: c.watch,
         });
+        let typed = std::mem::take(&mut c.typed_ahead);
+        if !typed.is_empty() {
+            fx.push(client_ev(n, ClientEvent::Input { id, bytes: typed }));
+        }
         self.table.touch(n);
         self.share_briefs(fx);
         let name = self.label(n);

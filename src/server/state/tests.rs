@@ -267,3 +267,72 @@ fn a_client_that_stops_reading_is_detached_told_why_and_not_counted() {
     let fx = up(&mut s, 1, Up::Input(b"x".to_vec()));
     assert!(fx.is_empty(), "its keys no longer reach pi");
 }
+
+#[test]
+fn keys_typed_while_the_session_starts_reach_it_once_it_runs_after_the_attach() {
+    let mut s = server();
+    s.handle(ServerEvent::Connected { id: 1 }, now());
+    let fx = up(&mut s, 1, new_session("api"));
+    let number = fx
+        .iter()
+        .find_map(|e| match e {
+            ServerEffect::Start(spec) => Some(spec.number),
+            _ => None,
+        })
+        .expect("a session is started");
+    for key in [b"ab".as_slice(), b"c"] {
+        let fx = up(&mut s, 1, Up::Input(key.to_vec()));
+        assert!(fx.is_empty(), "nothing runs yet to take them: {fx:?}");
+    }
+    let fx = s.handle(
+        ServerEvent::Started {
+            number,
+            result: Ok(()),
+        },
+        now(),
+    );
+    let follow = fx
+        .iter()
+        .position(|e| matches!(e, ServerEffect::Follow { id: 1, .. }));
+    let typed = fx.iter().position(|e| {
+        matches!(e, ServerEffect::ToSession { number: n, ev: WorldEvent::Client(ClientEvent::Input { id: 1, bytes }) }
+            if *n == number && bytes == b"abc")
+    });
+    assert!(
+        follow.is_some() && typed > follow,
+        "the keys follow the attach, in order: {fx:?}"
+    );
+    // Once attached, keys go on as usual, and nothing typed ahead is sent twice.
+    let fx = up(&mut s, 1, Up::Input(b"d".to_vec()));
+    assert!(
+        matches!(fx.as_slice(), [ServerEffect::ToSession { ev: WorldEvent::Client(ClientEvent::Input { bytes, .. }), .. }] if bytes == b"d"),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn keys_typed_without_a_session_on_the_way_are_dropped() {
+    let mut s = server();
+    s.handle(ServerEvent::Connected { id: 1 }, now());
+    let fx = up(&mut s, 1, Up::Input(b"x".to_vec()));
+    assert!(fx.is_empty(), "{fx:?}");
+    let n = client_with_session(&mut s, 2, "api");
+    let fx = up(
+        &mut s,
+        1,
+        open(Target::Attach {
+            name: Some("api".into()),
+        }),
+    );
+    assert!(
+        !fx.iter().any(|e| matches!(
+            e,
+            ServerEffect::ToSession {
+                ev: WorldEvent::Client(ClientEvent::Input { .. }),
+                ..
+            }
+        )),
+        "a key typed before asking for any session is not kept: {fx:?}"
+    );
+    assert_eq!(s.following(1), Some(n));
+}
