@@ -1,11 +1,13 @@
 //! The PTY's output side: one thread reads, another parses into the mirror and answers queries. A
-//! small read with nothing queued before it (a typed key's echo, a quiet program's line) is parsed
-//! by the reader itself: one thread hop less on the way to the screen.
+//! small read after a quiet spell, with nothing queued before it (a typed key's echo, a quiet
+//! program's line), is parsed by the reader itself: one thread hop less on the way to the screen.
+//! Output that keeps coming goes to the parser, whose bigger batches cost fewer wake-ups and let
+//! the mirror skip more of a flood.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::io::{self, Master};
 use super::{Events, PtyEvent};
@@ -19,6 +21,8 @@ const MAX_BATCH: usize = 256 * 1024;
 const FULL_READ: usize = 4000;
 /// How long the parser waits for the rest of a flood before parsing it: well under a frame.
 const FLOOD_LINGER: Duration = Duration::from_millis(1);
+/// A read this long after the one before comes after a quiet spell (not in the middle of a flood).
+const QUIET: Duration = Duration::from_millis(2);
 
 /// What parsing needs, shared by the reader (small reads) and the parser (everything else).
 struct Parse {
@@ -70,10 +74,15 @@ pub(super) fn spawn_reader(
     let (inline, reader_queued) = (parse.clone(), queued.clone());
     thread::spawn(move || {
         let mut buf = vec![0u8; 64 * 1024];
+        let mut last_read: Option<Instant> = None;
         loop {
-            match io::read(&master, &mut buf) {
+            let read = io::read(&master, &mut buf);
+            let now = Instant::now();
+            let quiet = last_read.is_none_or(|t| now.duration_since(t) >= QUIET);
+            last_read = Some(now);
+            match read {
                 Ok(0) | Err(_) => break,
-                Ok(n) if n < FULL_READ && reader_queued.load(Ordering::Acquire) == 0 => {
+                Ok(n) if n < FULL_READ && quiet && reader_queued.load(Ordering::Acquire) == 0 => {
                     if !inline.run(&buf[..n]) {
                         break;
                     }
