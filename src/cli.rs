@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use crate::config::ConfigArgs;
+use crate::core::config::ConfigArgs;
+use crate::core::input::prefix::PrefixKey;
 use crate::demo::tour::ChapterRange;
-use crate::input::prefix::PrefixKey;
 
 #[derive(Debug, Parser)]
 #[command(

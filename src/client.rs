@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use deadline::OPEN_LIMIT;
 
-use crate::safe_text::escape;
+use crate::core::session::usage::{dollars, tokens};
 use crate::server::wire::{self, Down, Listing, Target, Up};
-use crate::session::usage::{dollars, tokens};
+use crate::term::safe_text::escape;
 
 /// What the user sees when an attachment ends, and the exit code.
 pub fn finish(ending: attach::Ending, label: &str) -> i32 {

@@ -28,14 +28,14 @@ pub use self::clock::{Clock, Zone};
 pub use self::layer::{Layer, NoLayer};
 pub(crate) use self::sinks::cursor_style;
 pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
-use crate::bridge::server::BridgeEvent;
-use crate::config::{LoadedFile, SaveError};
-use crate::host::HostModes;
-use crate::ledger::LedgerFile;
-use crate::pty::{ChildExit, PtyEvent};
-use crate::screen::Mirror;
-use crate::session::{Effect, Input, LOCAL_CLIENT};
-use crate::workspace::Workspace;
+use crate::core::config::{LoadedFile, SaveError};
+use crate::core::session::{Effect, Input, LOCAL_CLIENT};
+use crate::core::workspace::Workspace;
+use crate::pi::bridge::server::BridgeEvent;
+use crate::pi::ledger::LedgerFile;
+use crate::term::host::HostModes;
+use crate::term::pty::{ChildExit, PtyEvent};
+use crate::term::screen::Mirror;
 
 /// At most about 60 frames a second.
 const FRAME: Duration = Duration::from_millis(16);
@@ -84,9 +84,9 @@ pub enum WorldEvent {
     /// A client of the server attached, typed, resized or left.
     Client(ClientEvent),
     /// Every session of the server, as it last reported itself.
-    Sessions(Vec<crate::session::SessionBrief>),
+    Sessions(Vec<crate::core::session::SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
-    Request(crate::bridge::protocol::UserRequest),
+    Request(crate::pi::bridge::protocol::UserRequest),
 }
 
 pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
@@ -304,7 +304,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
-                tone: crate::ui::theme::Tone::Warn,
+                tone: crate::core::ui::theme::Tone::Warn,
             })?,
             WorldEvent::SettingsLoaded(files) => self.input(Input::SettingsLoaded(files))?,
             WorldEvent::SettingsSaved { result, files } => {
@@ -384,7 +384,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     if self.screen.attached() == 0 {
                         self.screen.notify_away(&text, bell, desktop);
                     } else {
-                        let bytes = crate::notify::desktop(&text, bell, desktop);
+                        let bytes = crate::pi::notify::desktop(&text, bell, desktop);
                         self.screen.write_raw(&bytes)?;
                     }
                 }
@@ -399,15 +399,17 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 Effect::LoadSettings(paths) => {
                     let tx = self.events.clone();
                     tokio::task::spawn_blocking(move || {
-                        let _ = tx.send(WorldEvent::SettingsLoaded(crate::config::read_files(&paths)));
+                        let _ = tx.send(WorldEvent::SettingsLoaded(crate::core::config::read_files(
+                            &paths,
+                        )));
                     });
                 }
                 Effect::SaveSettings { paths, path, values } => {
                     // Writing waits on a lock file: off the loop's thread.
                     let tx = self.events.clone();
                     tokio::task::spawn_blocking(move || {
-                        let result = crate::config::write::write_values(&path, &values);
-                        let files = crate::config::read_files(&paths);
+                        let result = crate::core::config::write::write_values(&path, &values);
+                        let files = crate::core::config::read_files(&paths);
                         let _ = tx.send(WorldEvent::SettingsSaved { result, files });
                     });
                 }

@@ -5,15 +5,18 @@ use std::time::Duration;
 
 use pokeshell::cli::{Cli, Mode, NewArgs};
 use pokeshell::client;
-use pokeshell::passthrough;
-use pokeshell::pty::CommandSpec;
+use pokeshell::pi::passthrough;
 use pokeshell::server::wire::Target;
+use pokeshell::term::pty::CommandSpec;
 
 fn probe_timeout() -> Duration {
     std::env::var("POKESHELL_PROBE_TIMEOUT_MS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .map_or(pokeshell::host::probe::DEFAULT_TIMEOUT, Duration::from_millis)
+        .map_or(
+            pokeshell::term::host::probe::DEFAULT_TIMEOUT,
+            Duration::from_millis,
+        )
 }
 
 fn code(c: i32) -> ExitCode {
@@ -142,7 +145,7 @@ fn print_or_fail(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<
 
 fn main() -> ExitCode {
     // First: the terminal is not in raw mode yet (see `quit_shield`).
-    pokeshell::host::quit_shield(true);
+    pokeshell::term::host::quit_shield(true);
     // A shell asking for completions (`COMPLETE` set) is answered before anything else runs.
     pokeshell::completions::answer_if_asked();
     let cli = Cli::parse_args();
@@ -187,7 +190,7 @@ fn main() -> ExitCode {
             // --listen, else the setting when it names another address than the default.
             let listen = listen.clone().or_else(|| {
                 let set = pokeshell::launch::settings_here(&cli).ok()?;
-                let value = set.get(pokeshell::config::KeyId::WebListen).edit_text();
+                let value = set.get(pokeshell::core::config::KeyId::WebListen).edit_text();
                 (value.trim() != pokeshell::web::DEFAULT_LISTEN && !value.trim().is_empty())
                     .then(|| value.trim().to_string())
             });

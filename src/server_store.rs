@@ -63,7 +63,7 @@ struct StoredListRef<'a> {
 
 /// Where the server keeps its list, beside the interventions ledger.
 pub fn default_path() -> Option<PathBuf> {
-    crate::ledger::default_dir().map(|dir| dir.join(FILE_NAME))
+    crate::pi::ledger::default_dir().map(|dir| dir.join(FILE_NAME))
 }
 
 /// Why the saved list could not be used. Reading never changes anything on disk: only the server

@@ -1,7 +1,7 @@
 //! A git worktree per agent: `pokeshell new --worktree BRANCH` creates or reuses a worktree for the
 //! branch beside the repository, `ls` shows each session's branch and whether its tree has changes,
 //! `pokeshell kill --remove-worktree` removes a clean one. Everything goes through `git` itself
-//! (bounded in time and output, see [`crate::bounded_command`]); pokeshell never writes into a
+//! (bounded in time and output, see [`crate::term::bounded_command`]); pokeshell never writes into a
 //! repository otherwise.
 //!
 //! The path scheme: the worktree of BRANCH for the repository whose main checkout is `/src/app` is

@@ -3,10 +3,10 @@
 
 mod support;
 
-use pokeshell::screen::{HostCaps, Mirror};
-use pokeshell::session::{Attention, Input, OverlayKind, Session, SessionBrief, SessionOptions};
-use pokeshell::supervisor::Now;
-use pokeshell::ui::switcher::Switcher;
+use pokeshell::core::session::{Attention, Input, OverlayKind, Session, SessionBrief, SessionOptions};
+use pokeshell::core::supervisor::Now;
+use pokeshell::core::ui::switcher::Switcher;
+use pokeshell::term::screen::{HostCaps, Mirror};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use support::snapshot;

@@ -11,12 +11,12 @@ use super::env::DemoEnv;
 use super::model::ModelServer;
 use super::tour::Tour;
 use crate::cli::DemoArgs;
-use crate::config::{KeyId, Layer, SettingValue, Settings};
+use crate::core::config::{KeyId, Layer, SettingValue, Settings};
 use crate::demo::layer::DemoLayer;
 use crate::event_loop::start::{RunConfig, run};
-use crate::install;
-use crate::locate::{self, NotFound};
-use crate::pty::CommandSpec;
+use crate::pi::install;
+use crate::pi::locate::{self, NotFound};
+use crate::term::pty::CommandSpec;
 
 /// The exit code when pi is missing, as for the main command.
 pub const EXIT_NO_PI: i32 = 127;

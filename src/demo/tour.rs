@@ -11,10 +11,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::model::{Scenario, Step};
-use crate::config::Change;
-use crate::config::schema::{self, Block};
-use crate::supervisor::LedgerKind;
-use crate::supervisor::ledger::rule;
+use crate::core::config::Change;
+use crate::core::config::schema::{self, Block};
+use crate::core::supervisor::LedgerKind;
+use crate::core::supervisor::ledger::rule;
 
 /// The tour `pokeshell demo` plays when no `--script` is given.
 pub const BUILT_IN: &str = include_str!("../../assets/demo/tour.json");

@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 use anyhow::{Context, Result};
 
 use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::host::HostModes;
-use crate::session::Input;
+use crate::core::session::Input;
+use crate::term::host::HostModes;
 
 impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// pi stopped itself (Ctrl+Z): stop with it, as pi alone would have; back from `fg`, every mode

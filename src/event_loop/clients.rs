@@ -12,9 +12,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, RESIZE_COALESCE, Screen, lock};
-use crate::host::HostModes;
-use crate::screen::HostCaps;
-use crate::session::{ClientId, Input};
+use crate::core::session::{ClientId, Input};
+use crate::term::host::HostModes;
+use crate::term::screen::HostCaps;
 
 /// What the loop sends one attached client.
 #[derive(Debug)]
@@ -172,7 +172,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         self.child.write(replies);
     }
 
-    /// A client's keys: held while pi's screen is not up (see [`crate::host::start_gate`]), then
+    /// A client's keys: held while pi's screen is not up (see [`crate::term::host::start_gate`]), then
     /// into the session as that client's.
     pub(super) fn stdin(&mut self, client: ClientId, bytes: Vec<u8>) -> Result<()> {
         let ready = lock(&self.mirror).modes().bracketed_paste;

@@ -1,9 +1,9 @@
 //! A layer above the workspace that watches what goes in and comes out, and may add inputs of its
 //! own: `pokeshell demo`'s director is one. The session does not know a layer exists.
 
-use crate::session::{Effect, Input, Session};
-use crate::supervisor::Now;
-use crate::ui::side::Section;
+use crate::core::session::{Effect, Input, Session};
+use crate::core::supervisor::Now;
+use crate::core::ui::side::Section;
 
 pub trait Layer {
     /// Sees an input before the workspace takes it.

@@ -8,13 +8,13 @@ use crossterm::cursor::SetCursorStyle;
 use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
 use ratatui::{Frame, Terminal};
 
-use crate::bridge::protocol::Command;
-use crate::bridge::server::BridgeHandle;
-use crate::host::TerminalGuard;
-use crate::pty::ChildPty;
+use crate::pi::bridge::protocol::Command;
+use crate::pi::bridge::server::BridgeHandle;
+use crate::term::host::TerminalGuard;
+use crate::term::pty::ChildPty;
 
 use super::clients::ClientLink;
-use crate::session::ClientId;
+use crate::core::session::ClientId;
 
 /// The host terminal.
 pub trait Screen {
@@ -59,7 +59,7 @@ pub trait Screen {
     fn client_resize(&mut self, _id: u64, _cols: u16, _rows: u16) {}
     /// The user asked, from this client's keys, for something beyond the session: the server
     /// switches or detaches that client, or starts a session for it.
-    fn request(&mut self, _client: ClientId, _req: crate::session::WorkspaceRequest) {}
+    fn request(&mut self, _client: ClientId, _req: crate::core::session::WorkspaceRequest) {}
     /// Nobody is attached to this session: tell the user by other means (a terminal that shows
     /// another session, or `pokeshell.notifyCommand`).
     fn notify_away(&mut self, _text: &str, _bell: bool, _desktop: bool) {}
@@ -92,7 +92,7 @@ pub trait Bridge {
 }
 
 /// A screen that is one terminal shows whoever typed there: at most one client has a view of its
-/// own (the terminal's own run types as [`crate::session::LOCAL_CLIENT`]).
+/// own (the terminal's own run types as [`crate::core::session::LOCAL_CLIENT`]).
 fn only_viewer(own: &[ClientId]) -> Option<ClientId> {
     own.first().copied()
 }
@@ -180,7 +180,7 @@ pub struct TestScreen {
     pub raw: Vec<u8>,
     pub suspended: usize,
     /// What the clients' keys asked of the server, in order.
-    pub requests: Vec<(ClientId, crate::session::WorkspaceRequest)>,
+    pub requests: Vec<(ClientId, crate::core::session::WorkspaceRequest)>,
     /// Clients to report dropped (as the server's screen drops one that stops reading).
     pub dropped: Vec<ClientId>,
 }
@@ -250,7 +250,7 @@ impl Screen for TestScreen {
         Ok(style)
     }
 
-    fn request(&mut self, client: ClientId, req: crate::session::WorkspaceRequest) {
+    fn request(&mut self, client: ClientId, req: crate::core::session::WorkspaceRequest) {
         self.requests.push((client, req));
     }
 
@@ -273,7 +273,7 @@ impl Child for ChildPty {
     }
 
     fn signal(&mut self, sig: i32) {
-        crate::pty::signal_group(self.pid(), sig);
+        crate::term::pty::signal_group(self.pid(), sig);
     }
 
     fn respawn(&mut self, args: Vec<String>) -> Result<i32> {

@@ -15,12 +15,12 @@ use super::build::{SessionConfig, build};
 use super::layer::Layer;
 use super::sinks::HostScreen;
 use super::{Signal, WorldEvent, lock};
-use crate::config::Settings;
-use crate::host::watchdog::Watchdog;
-use crate::host::{self, TerminalGuard};
-use crate::pty::{CommandSpec, PtyEvent};
-use crate::screen::Mirror;
-use crate::session::Input;
+use crate::core::config::Settings;
+use crate::core::session::Input;
+use crate::term::host::watchdog::Watchdog;
+use crate::term::host::{self, TerminalGuard};
+use crate::term::pty::{CommandSpec, PtyEvent};
+use crate::term::screen::Mirror;
 
 /// What a dead child left running gets this long to end after SIGTERM.
 const ORPHAN_GRACE: Duration = Duration::from_secs(2);
@@ -91,9 +91,9 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
     let probing = host::probe::send();
     let (cols, rows) = crossterm::terminal::size().context("cannot read the terminal size")?;
     let ledger_dir = cfg.ledger_dir.take().unwrap_or_else(|| {
-        crate::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell"))
+        crate::pi::ledger::default_dir().unwrap_or_else(|| std::env::temp_dir().join("pokeshell"))
     });
-    crate::reaper::adopt_orphans(crate::pty::live_children);
+    crate::term::reaper::adopt_orphans(crate::term::pty::live_children);
     let with_bridge = cfg.bridge;
     let built = build(
         SessionConfig {
@@ -153,7 +153,7 @@ async fn run_async<L: Layer>(mut cfg: RunConfig, layer: L) -> Result<i32> {
 
     // Killed by a signal, pi could not stop its tools; they hold the terminal open, too.
     if exit.signal.is_some() {
-        crate::reaper::end_orphans(ORPHAN_GRACE);
+        crate::term::reaper::end_orphans(ORPHAN_GRACE);
     }
     lp.drain_output(&mut rx).await;
     let farewell = if cfg.final_screen {

@@ -7,7 +7,7 @@ use super::ask::{self, Answer};
 use super::schema::{LsJson, SCHEMA, SessionJson, host_name};
 use super::{cache, merge, parse_machines, ssh};
 use crate::cli::{Cli, LsArgs, NewArgs};
-use crate::config::KeyId;
+use crate::core::config::KeyId;
 
 /// The wall clock in milliseconds, for the machines' last-known times and the remote briefs.
 pub fn now_ms() -> u64 {

@@ -290,7 +290,7 @@ impl Screen for RemoteScreen {
         self.resize_to_clients(None);
     }
 
-    fn request(&mut self, client: u64, req: crate::session::WorkspaceRequest) {
+    fn request(&mut self, client: u64, req: crate::core::session::WorkspaceRequest) {
         // Straight to the server's state, for the client whose keys asked.
         if let Some(server) = &self.server {
             let _ = server.send(ServerMsg::Request { id: client, req });

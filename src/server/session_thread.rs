@@ -13,11 +13,11 @@ use super::remote_screen::RemoteScreen;
 use super::serve::ServerMsg;
 use super::state::SessionSpec;
 use crate::cli::Cli;
+use crate::core::session::Input;
 use crate::event_loop::build::{SessionConfig, build};
 use crate::event_loop::start::final_screen;
 use crate::event_loop::{WorldEvent, lock};
-use crate::pty::PtyEvent;
-use crate::session::Input;
+use crate::term::pty::PtyEvent;
 
 fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
     env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
@@ -28,7 +28,8 @@ fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
     let cli = Cli::try_parse_from_argv(&start.argv)?;
     let dir = PathBuf::from(&start.dir);
     let home = env_get(&start.env, "HOME").map(PathBuf::from);
-    let agent_dir = env_get(&start.env, crate::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
+    let agent_dir =
+        env_get(&start.env, crate::core::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
     let settings = crate::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
     let mut spec = crate::launch::child_spec(&cli)?;
     spec.cwd = Some(dir);

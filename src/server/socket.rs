@@ -18,7 +18,7 @@ use tokio::io::AsyncRead;
 use tokio::net::{UnixListener, UnixStream};
 
 use super::wire::{self, PROTOCOL, Up};
-use crate::bridge::{auth, runtime_dir};
+use crate::pi::bridge::{auth, runtime_dir};
 
 /// How long the server waits for a new connection's hello.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);

@@ -1,4 +1,4 @@
-//! The server's state without any I/O, like [`crate::session::Session`] for a session: events and
+//! The server's state without any I/O, like [`crate::core::session::Session`] for a session: events and
 //! the time in, [`ServerEffect`]s out. It alone knows the clients, the sessions, which client
 //! follows which session, the clients' sizes, the sessions' names and what the saved list holds.
 //! Connections, session threads, the socket and the disk only perform its effects
@@ -23,9 +23,9 @@ pub use self::saved::relaunch_argv;
 use super::notes::AwayNote;
 use super::table::Table;
 use super::wire::Down;
+use crate::core::supervisor::Now;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::server_store::SavedSession;
-use crate::supervisor::Now;
 
 /// The size of a session started with nobody attached, until a client comes.
 pub const DETACHED_SIZE: (u16, u16) = (120, 40);
@@ -78,7 +78,7 @@ pub struct ServerState {
     /// the client that started the server is still on its way).
     served: bool,
     /// The other machines' sessions (`remote_list`), listed after this machine's.
-    pub(super) remote: Vec<crate::session::SessionBrief>,
+    pub(super) remote: Vec<crate::core::session::SessionBrief>,
     /// What happened without anyone asking (a saved list set aside, a session not brought back as
     /// it was), for the next client that opens, lists or kills: told once.
     pub(super) news: Vec<String>,

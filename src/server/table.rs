@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::wire::Listing;
-use crate::session::SessionBrief;
+use crate::core::session::SessionBrief;
 
 /// One session as the server keeps it.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +37,7 @@ fn default_name(dir: &str) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "pi".to_string());
-    crate::safe_text::to_name(&base)
+    crate::term::safe_text::to_name(&base)
 }
 
 impl Table {
@@ -51,7 +51,7 @@ impl Table {
         now_wall_ms: u64,
     ) -> Result<u32, String> {
         let name = match name.map(str::trim) {
-            Some(n) if let Err(e) = crate::safe_text::check_name(n) => return Err(e),
+            Some(n) if let Err(e) = crate::term::safe_text::check_name(n) => return Err(e),
             Some(n) if n.parse::<u32>().is_ok() => {
                 return Err(format!(
                     "{n:?} cannot be a session's name: numbers are taken by the sessions' numbers"
@@ -78,7 +78,7 @@ impl Table {
         now_wall_ms: u64,
     ) -> u32 {
         // A list from disk may hold any text: a name no client could give is made into one.
-        let name = crate::safe_text::to_name(name);
+        let name = crate::term::safe_text::to_name(name);
         let name = name.as_str();
         let free_name = !self.entries.values().any(|e| e.name == name) && name.parse::<u32>().is_err();
         let name = if free_name {
@@ -301,7 +301,7 @@ mod tests {
             number: n,
             name: "api".into(),
             dir: "/a".into(),
-            attention: crate::session::Attention::Working,
+            attention: crate::core::session::Attention::Working,
             state: "working".into(),
             tool: Some(("bash".into(), 49_000)),
             last_intervention: None,

@@ -199,6 +199,6 @@ fn the_file_and_its_new_directory_are_private() {
 #[test]
 fn the_default_path_is_in_the_state_dir() {
     let path = default_path();
-    let dir = crate::ledger::default_dir();
+    let dir = crate::pi::ledger::default_dir();
     assert_eq!(path, dir.map(|d| d.join("sessions.json")));
 }

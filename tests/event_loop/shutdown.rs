@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use pokeshell::event_loop::{Signal, WorldEvent};
-use pokeshell::pty::{ChildExit, PtyEvent};
+use pokeshell::term::pty::{ChildExit, PtyEvent};
 
 use super::world::World;
 

@@ -3,12 +3,12 @@
 //! and who follows which session.
 
 use super::{DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, client_ev, options_only};
-use crate::bridge::protocol::UserRequest;
+use crate::core::session::WorkspaceRequest;
+use crate::core::supervisor::Now;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
+use crate::pi::bridge::protocol::UserRequest;
 use crate::server::remote_screen::MAX_QUEUED;
 use crate::server::wire::{Down, SessionCommand, Target, Up};
-use crate::session::WorkspaceRequest;
-use crate::supervisor::Now;
 
 impl ServerState {
     pub(super) fn on_up(&mut self, id: u64, up: Up, now: Now, fx: &mut Vec<ServerEffect>) {

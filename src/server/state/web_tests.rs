@@ -3,7 +3,7 @@
 
 use super::tests::{ack_saves, client_with_session, now, open, server, told, up};
 use super::*;
-use crate::bridge::protocol::UserRequest;
+use crate::pi::bridge::protocol::UserRequest;
 use crate::server::wire::{SessionCommand, Target, Up};
 
 #[test]

@@ -1,0 +1,223 @@
+//! What a session spent: tokens and cost from pi's usage reports (each assistant reply's
+//! `message_end`), for the last run and since pokeshell started the session, and the one-time
+//! warning when the session's cost passes `pokeshell.costWarnUsd`.
+
+use super::{Effect, Session};
+use crate::core::supervisor::Now;
+use crate::core::ui::theme::Tone;
+use crate::pi::bridge::protocol::TokenUsage;
+
+/// Tokens and cost summed over some replies.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spend {
+    /// Prompt tokens not read from the cache.
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    /// In US dollars, as pi priced the replies.
+    pub cost_usd: f64,
+    /// Some reply had a price: pi knows the model's prices (a model without them reports 0, which
+    /// must not read as "free").
+    pub priced: bool,
+    /// How many replies were counted.
+    pub replies: u64,
+}
+
+impl Spend {
+    fn add(&mut self, u: &TokenUsage) {
+        self.input = self.input.saturating_add(u.input);
+        self.output = self.output.saturating_add(u.output);
+        self.cache_read = self.cache_read.saturating_add(u.cache_read);
+        self.cache_write = self.cache_write.saturating_add(u.cache_write);
+        if let Some(cost) = u.cost_usd.filter(|c| c.is_finite() && *c > 0.0) {
+            self.cost_usd += cost;
+            self.priced = true;
+        }
+        self.replies += 1;
+    }
+
+    /// The cost in dollars, when pi priced any reply.
+    pub fn cost(&self) -> Option<f64> {
+        self.priced.then_some(self.cost_usd)
+    }
+
+    /// For the narrow side pane: tokens in (cache reads included) and out, and the cost:
+    /// "20.3k/450 · $0.0123".
+    pub fn short(&self) -> String {
+        let input = self.input.saturating_add(self.cache_read);
+        let mut out = format!("{}/{}", tokens(input), tokens(self.output));
+        if let Some(cost) = self.cost() {
+            out.push_str(&format!(" · {}", dollars(cost)));
+        }
+        out
+    }
+
+    /// One line: "12.3k in · 450 out · 8.1k cached · $0.0123".
+    pub fn line(&self) -> String {
+        let mut out = format!("{} in · {} out", tokens(self.input), tokens(self.output));
+        if self.cache_read > 0 {
+            out.push_str(&format!(" · {} cached", tokens(self.cache_read)));
+        }
+        if let Some(cost) = self.cost() {
+            out.push_str(&format!(" · {}", dollars(cost)));
+        }
+        out
+    }
+}
+
+/// A token count in a few characters: 950, 12.3k, 4.1M.
+pub fn tokens(n: u64) -> String {
+    match n {
+        n if n < 1000 => n.to_string(),
+        n if n < 100_000 => format!("{:.1}k", n as f64 / 1000.0),
+        n if n < 1_000_000 => format!("{}k", n / 1000),
+        n => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+/// Dollars with the precision small sums need: $0.0042, $1.27.
+pub fn dollars(usd: f64) -> String {
+    if usd < 1.0 {
+        format!("${usd:.4}")
+    } else {
+        format!("${usd:.2}")
+    }
+}
+
+/// The session's spend, and the warning already given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Tally {
+    /// The run going on, or the last one (since pi's last `agent_start`).
+    pub run: Spend,
+    /// Since pokeshell started the session, across relaunches of pi.
+    pub session: Spend,
+    /// The threshold (millionths of a dollar) already warned about: once per value.
+    warned_for: Option<u64>,
+}
+
+impl Tally {
+    pub fn run_started(&mut self) {
+        self.run = Spend::default();
+    }
+
+    /// Counts one reply; `Some(text)` when the session's cost just passed `warn_micros` (0: never)
+    /// for the first time.
+    pub fn add(&mut self, u: &TokenUsage, warn_micros: u64) -> Option<String> {
+        self.run.add(u);
+        self.session.add(u);
+        let cost = self.session.cost()?;
+        let passed = warn_micros > 0 && cost * 1e6 > warn_micros as f64;
+        if !passed || self.warned_for == Some(warn_micros) {
+            return None;
+        }
+        self.warned_for = Some(warn_micros);
+        Some(format!(
+            "this session has cost {}, past your warning at {}",
+            dollars(cost),
+            dollars(warn_micros as f64 / 1e6)
+        ))
+    }
+}
+
+impl Session {
+    /// An assistant reply's usage: counted, and the cost warning given once when it is passed.
+    pub(super) fn on_usage(&mut self, u: &TokenUsage, now: Now, fx: &mut Vec<Effect>) {
+        let display = self.settings.get().effective().display;
+        if let Some(text) = self.usage.add(u, display.cost_warn_micros) {
+            let who = if self.opts.name.is_empty() {
+                "pi"
+            } else {
+                &self.opts.name
+            };
+            let text = format!("{who}: {text}");
+            self.flash.show(text.clone(), Tone::Warn, now);
+            fx.push(Effect::Notify {
+                text,
+                bell: display.bell,
+                desktop: display.notifications,
+            });
+        }
+        fx.push(Effect::Redraw);
+    }
+
+    /// What the session spent so far, as the side pane, the status overlay and `ls` show it.
+    pub fn spend(&self) -> (Spend, Spend) {
+        (self.usage.run, self.usage.session)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(input: u64, output: u64, cost: Option<f64>) -> TokenUsage {
+        TokenUsage {
+            input,
+            output,
+            cache_read: 100,
+            cache_write: 0,
+            cost_usd: cost,
+        }
+    }
+
+    #[test]
+    fn runs_and_the_session_are_summed_apart() {
+        let mut t = Tally::default();
+        t.add(&reply(1000, 200, Some(0.01)), 0);
+        t.add(&reply(3000, 400, Some(0.02)), 0);
+        t.run_started();
+        t.add(&reply(500, 50, Some(0.005)), 0);
+        assert_eq!((t.run.input, t.run.output, t.run.replies), (500, 50, 1));
+        assert_eq!(
+            (t.session.input, t.session.output, t.session.cache_read),
+            (4500, 650, 300)
+        );
+        assert!((t.session.cost_usd - 0.035).abs() < 1e-12);
+        assert_eq!(t.session.line(), "4.5k in · 650 out · 300 cached · $0.0350");
+        assert_eq!(
+            t.session.short(),
+            "4.8k/650 · $0.0350",
+            "cache reads are input too"
+        );
+    }
+
+    #[test]
+    fn a_model_without_prices_shows_no_cost_rather_than_free() {
+        let mut t = Tally::default();
+        t.add(&reply(10, 5, Some(0.0)), 1);
+        t.add(&reply(10, 5, None), 1);
+        assert_eq!(t.session.cost(), None);
+        assert_eq!(t.session.line(), "20 in · 10 out · 200 cached");
+    }
+
+    #[test]
+    fn the_cost_warning_comes_once_per_threshold() {
+        let mut t = Tally::default();
+        let warn = 50_000; // $0.05
+        assert_eq!(t.add(&reply(1, 1, Some(0.03)), warn), None, "below");
+        assert_eq!(
+            t.add(&reply(1, 1, Some(0.02)), warn),
+            None,
+            "at it is not past it"
+        );
+        let text = t.add(&reply(1, 1, Some(0.01)), warn).expect("past it");
+        assert!(text.contains("$0.0600") && text.contains("$0.0500"), "{text}");
+        assert_eq!(t.add(&reply(1, 1, Some(0.5)), warn), None, "only once");
+        assert!(
+            t.add(&reply(1, 1, Some(0.01)), 100_000).is_some(),
+            "a new threshold, passed"
+        );
+        assert_eq!(t.add(&reply(1, 1, Some(5.0)), 0), None, "0 never warns");
+    }
+
+    #[test]
+    fn counts_read_at_a_glance() {
+        assert_eq!(tokens(950), "950");
+        assert_eq!(tokens(12_345), "12.3k");
+        assert_eq!(tokens(456_789), "456k");
+        assert_eq!(tokens(4_100_000), "4.1M");
+        assert_eq!(dollars(0.00421), "$0.0042");
+        assert_eq!(dollars(12.345), "$12.35");
+    }
+}
