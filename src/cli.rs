@@ -6,7 +6,6 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::core::config::ConfigArgs;
 use crate::core::input::prefix::PrefixKey;
-use crate::demo::tour::ChapterRange;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -73,7 +72,6 @@ pub enum Mode {
     Attach {
         /// The session's name or number, as `pokeshell ls` shows them; DEST:NAME for a session on
         /// another machine (through `ssh -t DEST`).
-        #[arg(add = crate::completions::session_names())]
         name: Option<String>,
     },
     /// List the sessions: name, state, running tool, last intervention, age, branch, directory.
@@ -83,7 +81,6 @@ pub enum Mode {
     /// End a session: pi is asked to quit (SIGTERM), then killed after a grace.
     Kill {
         /// The session's name or number.
-        #[arg(add = crate::completions::session_names())]
         name: String,
         /// Also remove the session's git worktree, when it has no uncommitted changes.
         #[arg(long)]
@@ -92,7 +89,7 @@ pub enum Mode {
     /// Print the script that makes SHELL complete pokeshell's commands, options and session names.
     Completions {
         /// The shell: bash, zsh, fish, elvish or powershell.
-        shell: crate::completions::Shell,
+        shell: Shell,
     },
     /// Print pokeshell's manual page (roff), e.g. `pokeshell man | man -l -`.
     Man,
@@ -227,6 +224,45 @@ impl Mode {
             Mode::Web { .. } => "web",
             Mode::Server => "__server",
         }
+    }
+}
+
+/// The shells `pokeshell completions` writes a script for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+}
+
+/// `--chapters 2` or `--chapters 1-3` (1-based, inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChapterRange {
+    pub first: usize,
+    pub last: usize,
+}
+
+impl std::str::FromStr for ChapterRange {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let number = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| format!("{t:?} is not a chapter number (1, 2, …)"))
+        };
+        let (first, last) = match s.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(s)?, number(s)?),
+        };
+        if first > last {
+            return Err(format!("{s}: the first chapter comes after the last"));
+        }
+        Ok(ChapterRange { first, last })
     }
 }
 

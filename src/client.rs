@@ -5,6 +5,8 @@
 pub mod attach;
 pub mod connect;
 pub mod deadline;
+pub mod remote;
+pub mod remove_worktree;
 mod upward;
 pub mod web;
 
@@ -15,7 +17,7 @@ use std::time::Duration;
 use deadline::OPEN_LIMIT;
 
 use crate::core::session::usage::{dollars, tokens};
-use crate::server::wire::{self, Down, Listing, Target, Up};
+use crate::ipc::wire::{self, Down, Listing, Target, Up};
 use crate::term::safe_text::escape;
 
 /// What the user sees when an attachment ends, and the exit code.
@@ -40,7 +42,7 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
             0
         }
         attach::Ending::Signal(sig) => 128 + sig,
-        attach::Ending::Hop { dest, name } => crate::machines::commands::hop(&dest, &name),
+        attach::Ending::Hop { dest, name } => crate::client::remote::hop(&dest, &name),
         attach::Ending::Failed(message) => {
             // A server that went away may have said why in its log.
             let log = connect::log_path()
@@ -293,7 +295,7 @@ pub fn new_detached(target: Target) -> i32 {
     };
     let mut answer = ask(&open, true, "the new session", OPEN_LIMIT);
     if answer.as_ref().err().map(String::as_str) == Some(connect::CLOSED)
-        && connect::wait_gone(crate::server::socket::server_pid())
+        && connect::wait_gone(crate::ipc::socket::server_pid())
     {
         // The server was ending with its last session as this asked: the next one takes it.
         answer = ask(&open, true, "the new session", OPEN_LIMIT);

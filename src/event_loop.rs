@@ -14,6 +14,7 @@ mod restart;
 mod sinks;
 pub mod start;
 mod typing;
+mod world;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -28,7 +29,7 @@ pub use self::clock::{Clock, Zone};
 pub use self::layer::{Layer, NoLayer};
 pub(crate) use self::sinks::cursor_style;
 pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
-use crate::core::config::{LoadedFile, SaveError};
+pub use self::world::{Signal, WorldEvent};
 use crate::core::session::{Effect, Input, LOCAL_CLIENT};
 use crate::core::workspace::Workspace;
 use crate::pi::bridge::server::BridgeEvent;
@@ -52,42 +53,6 @@ pub(crate) const INPUT_FLUSH: Duration = Duration::from_millis(25);
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// The loop wakes at least this often, so that it can tell the time it did not run.
 const PULSE: Duration = Duration::from_secs(1);
-
-/// A signal pokeshell itself received.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
-    /// The terminal was resized.
-    Winch,
-    Term,
-    Hup,
-    Int,
-    /// A debugging aid: drop the bridge connection (the bridge inside pi connects again).
-    Usr1,
-}
-
-/// Something that happened in the world.
-#[derive(Debug)]
-pub enum WorldEvent {
-    Stdin(Vec<u8>),
-    /// The terminal went away.
-    StdinClosed,
-    Pty(PtyEvent),
-    Bridge(BridgeEvent),
-    Signal(Signal),
-    /// Something the user should know, e.g. what `pi --version` said.
-    Notice(String),
-    SettingsLoaded(Vec<LoadedFile>),
-    SettingsSaved {
-        result: Result<(), SaveError>,
-        files: Vec<LoadedFile>,
-    },
-    /// A client of the server attached, typed, resized or left.
-    Client(ClientEvent),
-    /// Every session of the server, as it last reported itself.
-    Sessions(Vec<crate::core::session::SessionBrief>),
-    /// A client asked for what a prefix key does (the web view's buttons).
-    Request(crate::pi::bridge::protocol::UserRequest),
-}
 
 pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
     // A poisoned lock means a reader thread panicked; the panic hook is already ending the process.

@@ -8,6 +8,7 @@ pub mod completions;
 pub mod core;
 pub mod demo;
 pub mod event_loop;
+pub mod ipc;
 pub mod launch;
 pub mod machines;
 pub mod pi;

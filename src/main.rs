@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use pokeshell::cli::{Cli, Mode, NewArgs};
 use pokeshell::client;
+use pokeshell::ipc::wire::Target;
 use pokeshell::pi::passthrough;
-use pokeshell::server::wire::Target;
 use pokeshell::term::pty::CommandSpec;
 
 fn probe_timeout() -> Duration {
@@ -69,9 +69,7 @@ fn server_argv(raw: &[String], spec: &CommandSpec, command: bool) -> Vec<String>
 fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if let Some(dest) = &args.on {
-        return code(pokeshell::machines::commands::new_on(
-            globals, dest, args, terminal,
-        ));
+        return code(pokeshell::client::remote::new_on(globals, dest, args, terminal));
     }
     let cli = Cli {
         mode: None,
@@ -173,18 +171,18 @@ fn main() -> ExitCode {
                 }
             };
         }
-        Some(Mode::Ls(args)) => return code(pokeshell::machines::commands::ls(&cli, args)),
+        Some(Mode::Ls(args)) => return code(pokeshell::client::remote::ls(&cli, args)),
         Some(Mode::Kill {
             name,
             remove_worktree: true,
-        }) => return code(pokeshell::worktree::kill::kill_and_remove(name)),
+        }) => return code(pokeshell::client::remove_worktree::kill_and_remove(name)),
         Some(Mode::Kill { name, .. }) => return code(client::kill(name)),
         Some(Mode::New(args)) => return new_session(&cli, args),
         Some(Mode::Attach { name: Some(target) })
             if pokeshell::machines::ssh::split_target(target).is_some() =>
         {
             let (dest, name) = pokeshell::machines::ssh::split_target(target).unwrap_or_default();
-            return code(pokeshell::machines::commands::attach(&cli, dest, name));
+            return code(pokeshell::client::remote::attach(&cli, dest, name));
         }
         Some(Mode::Web { listen }) => {
             // --listen, else the setting when it names another address than the default.

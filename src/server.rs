@@ -13,7 +13,5 @@ pub mod restoring;
 mod saver;
 pub mod serve;
 mod session_thread;
-pub mod socket;
 pub mod state;
 mod table;
-pub mod wire;

@@ -8,3 +8,4 @@ pub mod pty;
 pub mod reaper;
 pub mod safe_text;
 pub mod screen;
+pub mod tokenizer;

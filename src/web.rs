@@ -19,8 +19,7 @@ use std::time::Instant;
 
 use auth::Auth;
 
-/// Where the web view listens unless told otherwise: loopback only.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
+pub use crate::core::config::schema::DEFAULT_LISTEN;
 
 /// A one-time login for the web view.
 #[derive(Debug, Clone)]

@@ -8,7 +8,6 @@
 //! `/src/app-worktrees/BRANCH` (a branch `feat/x` is `/src/app-worktrees/feat/x`).
 
 mod git;
-pub mod kill;
 mod list;
 pub mod watch;
 
@@ -104,7 +103,7 @@ pub fn remove(dir: &Path) -> Result<String, String> {
 
 /// Fills each listed session's branch and tree state from its directory, all at once (each `git
 /// status` is bounded, see [`git`]).
-pub fn fill_trees(list: &mut [crate::server::wire::Listing]) {
+pub fn fill_trees(list: &mut [crate::ipc::wire::Listing]) {
     let handles: Vec<_> = list
         .iter()
         .map(|l| {

@@ -12,7 +12,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::unbounded_channel;
 
 use super::upward::Upward;
-use crate::server::wire::{self, Down, FrameBuf, Target, Up};
+use crate::ipc::wire::{self, Down, FrameBuf, Target, Up};
 use crate::term::host::watchdog::Watchdog;
 use crate::term::host::{self, TerminalGuard};
 

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::deadline;
-use crate::server::socket;
-use crate::server::wire::{self, Down, Up};
+use crate::ipc::socket;
+use crate::ipc::wire::{self, Down, Up};
 
 /// How long a server just started gets to listen.
 const START_LIMIT: Duration = Duration::from_secs(10);

@@ -3,4 +3,3 @@
 pub mod keys;
 pub mod prefix;
 pub mod router;
-pub mod tokenizer;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::core::session::Attention;
-use crate::server::wire::Listing;
+use crate::ipc::wire::Listing;
 
 /// The schema's version, the first field of every document.
 pub const SCHEMA: u32 = 1;

@@ -19,7 +19,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::core::supervisor::LedgerRecord;
+mod record;
+
+pub use record::{LedgerKind, LedgerRecord};
 
 /// Past this size the file is moved to `interventions.jsonl.1` and a new one started.
 const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
@@ -228,7 +230,6 @@ pub fn open_ledger_file(path: &Path) -> io::Result<Box<dyn LedgerTarget>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::supervisor::LedgerKind;
 
     fn record(reason: &str) -> LedgerRecord {
         LedgerRecord {

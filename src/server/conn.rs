@@ -15,9 +15,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::perform::Handle;
 use super::serve::ServerMsg;
-use super::socket;
-use super::wire::{self, Down};
 use crate::event_loop::ClientOut;
+use crate::ipc::socket;
+use crate::ipc::wire::{self, Down};
 
 /// What the server's state tells a connection's writer.
 #[derive(Debug)]

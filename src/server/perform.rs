@@ -11,8 +11,8 @@ use super::conn::ConnCmd;
 use super::saver::Saver;
 use super::session_thread;
 use super::state::{ServerEffect, ServerEvent, ServerState};
-use super::wire::Down;
 use crate::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
+use crate::ipc::wire::Down;
 
 /// A channel to something the state talks to, from where it was made to the performer. Handles
 /// travel apart from the events and are taken first, so a handle always arrives before anything

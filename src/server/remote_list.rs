@@ -1,7 +1,7 @@
 //! Other machines' sessions in the side pane and the switcher: the server asks the machines of
 //! `pokeshell.machines` in the background (as `pokeshell ls --all` does, in a blocking thread of its
 //! own, so no key and no frame waits on ssh) and lists their sessions after its own. Choosing one in
-//! the switcher tells the client to go there ([`super::wire::Down::Hop`]).
+//! the switcher tells the client to go there ([`crate::ipc::wire::Down::Hop`]).
 
 use std::time::Duration;
 
@@ -99,7 +99,7 @@ pub fn spawn_refresher(tx: UnboundedSender<ServerMsg>) {
                 } else {
                     ask_all(&dests, timeout)
                 };
-                briefs(&answers, crate::machines::commands::now_ms())
+                briefs(&answers, crate::machines::now_ms())
             })
             .await
             .unwrap_or_default();

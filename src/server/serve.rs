@@ -13,8 +13,8 @@ use tokio::sync::mpsc::unbounded_channel;
 use super::conn;
 use super::perform::{Handle, Performer};
 use super::saver::Saver;
-use super::socket::Listening;
 pub use super::state::ServerEvent;
+use crate::ipc::socket::Listening;
 
 /// How long the server waits for its clients to read their last message before it exits.
 const FAREWELL_GRACE: Duration = Duration::from_secs(2);

@@ -22,9 +22,9 @@ pub use self::saved::relaunch_argv;
 
 use super::notes::AwayNote;
 use super::table::Table;
-use super::wire::Down;
 use crate::core::supervisor::Now;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
+use crate::ipc::wire::Down;
 use crate::server_store::SavedSession;
 
 /// The size of a session started with nobody attached, until a client comes.

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::wire::Listing;
 use crate::core::session::SessionBrief;
+use crate::ipc::wire::Listing;
 
 /// One session as the server keeps it.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::upstream::Upstream;
-use crate::server::wire::{Down, Listing, Up};
+use crate::ipc::wire::{Down, Listing, Up};
 
 const EVERY: Duration = Duration::from_secs(1);
 

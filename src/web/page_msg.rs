@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::server::wire::{Down, Listing, SessionCommand, Target, Up};
+use crate::ipc::wire::{Down, Listing, SessionCommand, Target, Up};
 
 /// The largest message the page may send. Typing and pasting fit; anything bigger is refused.
 pub const MAX_PAGE_MESSAGE: usize = 64 << 10;

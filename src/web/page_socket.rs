@@ -8,7 +8,7 @@ use axum::extract::ws::{Message, WebSocket};
 use super::listing::Sessions;
 use super::page_msg::{self, MAX_PAGE_MESSAGE, ToPage};
 use super::upstream::Upstream;
-use crate::server::wire::{Down, Up};
+use crate::ipc::wire::{Down, Up};
 
 /// Serves the page until it goes away.
 pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {

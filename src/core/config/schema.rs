@@ -216,6 +216,8 @@ impl KeySpec {
 
 const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const WINDOW_TITLE_CHOICES: &[&str] = &["auto", "on", "off"];
+/// Where `pokeshell web` listens unless told otherwise: loopback only (docs/web.md).
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
@@ -642,7 +644,7 @@ pub static KEYS: [KeySpec; 34] = [
         group: Group::Display,
         kind: ValueKind::Text { max_chars: 100 },
         unit: Unit::None,
-        default: DefaultValue::Text(crate::web::DEFAULT_LISTEN),
+        default: DefaultValue::Text(DEFAULT_LISTEN),
         label: "Web view address",
         description: "Where `pokeshell web` listens, as address:port. An address beyond loopback lets \
                       whoever reaches it and logs in drive your agents. Read only from the global \

@@ -4,7 +4,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::keys;
 use super::prefix::PrefixKey;
-use super::tokenizer::Token;
+use crate::term::tokenizer::Token;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Routed {
@@ -99,7 +99,7 @@ impl Router {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::input::tokenizer::Tokenizer;
+    use crate::term::tokenizer::Tokenizer;
 
     fn run(router: &mut Router, bytes: &[u8]) -> Vec<Routed> {
         let mut t = Tokenizer::new();

@@ -9,12 +9,12 @@ use super::{Effect, Overlay, Session, mouse, view};
 use crate::core::input::keys;
 use crate::core::input::prefix::PrefixKey;
 use crate::core::input::router::{Routed, Router};
-use crate::core::input::tokenizer::{Token, Tokenizer};
 use crate::core::supervisor::{Event as SupEvent, Now};
 use crate::core::ui::commands::{self, CommandId, Dispatch};
 use crate::core::ui::prompt::{LinePrompt, PromptOutcome};
 use crate::core::ui::settings_dialog::{DialogOutcome, SettingsDialog};
 use crate::core::ui::status_overlay::StatusOverlay;
+use crate::term::tokenizer::{Token, Tokenizer};
 
 /// The keyboard's path into the session: whole sequences out of the byte stream, then pi's or ours.
 #[derive(Debug)]

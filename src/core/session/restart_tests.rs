@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::core::supervisor::ledger::rule;
 use crate::pi::bridge::protocol::{Command, FromBridge, parse_from_bridge};
+use crate::pi::bridge::server::BridgeEvent;
 
 pub(super) const WALL: u64 = 1_700_000_000_000;
 pub(super) const FILE: &str = "/s/one.jsonl";

@@ -1,5 +1,5 @@
 use super::*;
-use crate::core::input::tokenizer::Token;
+use crate::term::tokenizer::Token;
 
 pub(super) fn t() -> Now {
     Now::new(0, 0)

@@ -312,7 +312,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args(["--ignored", "--exact", "--nocapture"])
-            .arg("bridge::runtime_dir::tests::exit_without_dropping")
+            .arg("pi::bridge::runtime_dir::tests::exit_without_dropping")
             .env("POKESHELL_TEST_RUN_PARENT", tmp.path())
             .output()
             .unwrap();

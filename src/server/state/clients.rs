@@ -6,9 +6,9 @@ use super::{DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, client_e
 use crate::core::session::WorkspaceRequest;
 use crate::core::supervisor::Now;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
+use crate::ipc::wire::{Down, SessionCommand, Target, Up};
 use crate::pi::bridge::protocol::UserRequest;
 use crate::server::remote_screen::MAX_QUEUED;
-use crate::server::wire::{Down, SessionCommand, Target, Up};
 
 impl ServerState {
     pub(super) fn on_up(&mut self, id: u64, up: Up, now: Now, fx: &mut Vec<ServerEffect>) {

@@ -3,8 +3,8 @@
 use super::AwayNote;
 use crate::core::session::{SessionBrief, WorkspaceRequest};
 use crate::event_loop::WorldEvent;
+use crate::ipc::wire::{Down, Up};
 use crate::server::restore_plan::Found;
-use crate::server::wire::{Down, Up};
 use crate::server_store::SavedSession;
 
 /// What happened, as the server's state hears it.

@@ -2,7 +2,7 @@
 
 use super::tests::{ack_saves, client_with_session, listing, new_session, now, server, told, up, v};
 use super::*;
-use crate::server::wire::Up;
+use crate::ipc::wire::Up;
 
 #[test]
 fn kill_answers_once_the_list_without_the_session_is_on_disk() {

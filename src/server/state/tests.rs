@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::core::session::WorkspaceRequest;
-use crate::server::wire::{Target, Up};
+use crate::ipc::wire::{Target, Up};
 
 pub(super) fn now() -> Now {
     Now::new(0, 1_000_000)
@@ -98,7 +98,7 @@ pub(super) fn told(fx: &[ServerEffect], id: u64) -> Vec<&Down> {
         .collect()
 }
 
-pub(super) fn listing(s: &mut ServerState) -> Vec<crate::server::wire::Listing> {
+pub(super) fn listing(s: &mut ServerState) -> Vec<crate::ipc::wire::Listing> {
     s.handle(ServerEvent::Connected { id: 99 }, now());
     let fx = up(s, 99, Up::List);
     s.handle(ServerEvent::Gone { id: 99 }, now());

@@ -1,20 +1,13 @@
 //! The commands that reach other machines: `ls --json`, `ls --all`, `attach DEST:NAME`,
-//! `new --on DEST`. The pure parts are in the sibling modules; this is the wiring.
+//! `new --on DEST`. The pure parts are in `crate::machines`; this is the wiring.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use super::ask::{self, Answer};
-use super::schema::{LsJson, SCHEMA, SessionJson, host_name};
-use super::{cache, merge, parse_machines, ssh};
 use crate::cli::{Cli, LsArgs, NewArgs};
 use crate::core::config::KeyId;
-
-/// The wall clock in milliseconds, for the machines' last-known times and the remote briefs.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+use crate::machines::ask::{self, Answer};
+use crate::machines::schema::{LsJson, SCHEMA, SessionJson, host_name};
+use crate::machines::{cache, merge, now_ms, parse_machines, ssh};
 
 /// The machines and the time each gets, from the settings.
 fn machines(cli: &Cli) -> Result<(Vec<String>, Duration), String> {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::client;
+use crate::worktree;
 
 /// How long the session gets to end before the worktree is left in place.
 const GONE_WITHIN: Duration = Duration::from_secs(15);
@@ -28,7 +29,7 @@ fn session_dir(name: &str) -> Result<PathBuf, String> {
 
 /// Returns the exit code.
 pub fn kill_and_remove(name: &str) -> i32 {
-    let dir = match session_dir(name).and_then(|d| super::removable(&d).map(|_| d)) {
+    let dir = match session_dir(name).and_then(|d| worktree::removable(&d).map(|_| d)) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("pokeshell: {e}; the session goes on");
@@ -51,7 +52,7 @@ pub fn kill_and_remove(name: &str) -> i32 {
         }
         std::thread::sleep(POLL);
     }
-    match super::remove(&dir) {
+    match worktree::remove(&dir) {
         Ok(message) => {
             println!("{message}");
             0
@@ -65,12 +66,13 @@ pub fn kill_and_remove(name: &str) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    use super::matches;
     #[test]
     fn a_session_is_found_by_label_number_or_name() {
-        assert!(super::matches("2:feat/x", "feat/x"));
-        assert!(super::matches("2:feat/x", "2"));
-        assert!(super::matches("2:feat/x", "2:feat/x"));
-        assert!(!super::matches("2:feat/x", "feat"));
-        assert!(!super::matches("12:a", "2"));
+        assert!(matches("2:feat/x", "feat/x"));
+        assert!(matches("2:feat/x", "2"));
+        assert!(matches("2:feat/x", "2:feat/x"));
+        assert!(!matches("2:feat/x", "feat"));
+        assert!(!matches("12:a", "2"));
     }
 }
