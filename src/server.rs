@@ -3,6 +3,7 @@
 
 mod backend;
 mod conn;
+pub mod input_meter;
 mod notes;
 mod observer;
 mod perform;

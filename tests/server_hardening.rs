@@ -5,12 +5,16 @@
 
 #[path = "server_hardening/common.rs"]
 mod common;
+#[path = "server_hardening/flood.rs"]
+mod flood;
 mod support;
 
 use std::fs;
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
-use common::{Home, saved_list};
+use common::{Home, rss_kib, saved_list};
+use flood::RawClient;
 
 /// Item 5: `pokeshell ls` with no server reads the saved list and changes nothing: an unreadable
 /// list stays where it is, and the user is told why it will not come back.
@@ -252,4 +256,52 @@ fn client_calls_to_a_stopped_server_end_in_time_and_say_why() {
         );
     }
     home.wait_listed("one");
+}
+
+/// Item 2: a client that writes far more input than its session's program reads (here a program
+/// that reads nothing, on a raw terminal) is held back: the server stops reading its socket after
+/// about a megabyte, stays small, answers `ls` meanwhile, and drops the client with a message once
+/// it has been held for a minute. Before, the server took all it was sent (hundreds of MB, in
+/// memory) and `ls` waited behind it.
+#[test]
+fn input_for_a_program_that_reads_nothing_is_held_back_then_dropped() {
+    let home = Home::new();
+    home.deaf_session("deaf");
+    let pid = home.server.server_pid().expect("a server");
+    let (before, peak_before) = rss_kib(pid);
+    let mut client = RawClient::attach(&home, "deaf");
+    let offered = 256 << 20;
+    let took = client.flood(offered, Duration::from_secs(3));
+    let (after, peak) = rss_kib(pid);
+    println!(
+        "offered {} MiB, the server took {} KiB; its memory: {before} KiB before (peak \
+         {peak_before}), {after} KiB after, {peak} KiB at its peak",
+        offered >> 20,
+        took >> 10
+    );
+    assert!(
+        took < 32 << 20,
+        "the server took {} MiB of input nobody reads",
+        took >> 20
+    );
+    // A bound, not a measure of speed: without back-pressure the server holds all it took.
+    assert!(
+        after.saturating_sub(before) < 128 << 10,
+        "the server grew from {before} KiB to {after} KiB"
+    );
+    let listing = home.wait_listed("deaf");
+    assert!(listing.contains(":deaf"), "{listing}");
+    // Held past the limit: dropped, and told why.
+    let deadline = Instant::now() + pokeshell::server::input_meter::HELD_LIMIT + Duration::from_secs(30);
+    while client.errors().is_empty() {
+        assert!(Instant::now() < deadline, "the held client was never dropped");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let errors = client.errors();
+    assert!(
+        errors[0].contains("dropped this client") && errors[0].contains("not read its input"),
+        "{errors:?}"
+    );
+    // The session lives on for the others.
+    home.wait_listed("deaf");
 }

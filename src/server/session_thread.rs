@@ -3,6 +3,8 @@
 //! so a busy one (a flood of output) does not hold up the others' keys.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -52,11 +54,12 @@ fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
     })
 }
 
+/// A started session: where its world events go, and its program's input queue (bytes not yet
+/// written to its terminal; see [`super::input_meter`]).
+pub type Ready = (UnboundedSender<WorldEvent>, Arc<AtomicUsize>);
+
 /// Starts the session's thread; returns where its world events go once pi runs.
-pub async fn spawn(
-    start: SessionSpec,
-    server: UnboundedSender<ServerMsg>,
-) -> Result<UnboundedSender<WorldEvent>, String> {
+pub async fn spawn(start: SessionSpec, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
     let meta = std::fs::metadata(&start.dir).map_err(|e| format!("{}: {e}", start.dir))?;
     if !meta.is_dir() {
         return Err(format!("{} is not a directory", start.dir));
@@ -99,7 +102,7 @@ async fn run(
     start: SessionSpec,
     cfg: SessionConfig,
     server: UnboundedSender<ServerMsg>,
-    ready: oneshot::Sender<Result<UnboundedSender<WorldEvent>, String>>,
+    ready: oneshot::Sender<Result<Ready, String>>,
 ) -> Result<(i32, bool, Vec<u8>)> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
     let with_bridge = cfg.bridge;
@@ -110,6 +113,7 @@ async fn run(
             return Ok((1, false, Vec::new()));
         }
     };
+    let input_queued = built.child.input_queued();
     let mut screen = RemoteScreen::new(start.cols, start.rows)?;
     screen.server = Some(server.clone());
     let layer = Observer::new(start.number, server, built.session.notify_command());
@@ -121,7 +125,7 @@ async fn run(
         lp.give_caps(caps);
     }
     lp.input(Input::ChildStarted { pid })?;
-    let _ = ready.send(Ok(tx));
+    let _ = ready.send(Ok((tx, input_queued)));
     // A test hook: proves a client's terminal is restored and the children stopped when the server
     // panics.
     if env_get(&start.env, "POKESHELL_TEST_PANIC").is_some() {

@@ -110,6 +110,7 @@ impl ServerState {
                 );
             }
             ServerEvent::Up { id, up } => self.on_up(id, up, now, &mut fx),
+            ServerEvent::Input { id, bytes, ticket } => self.input(id, bytes, ticket, &mut fx),
             ServerEvent::Garbage { id, reason } => {
                 let message = format!("the server dropped this client: {reason}");
                 fx.push(ServerEffect::Tell {
