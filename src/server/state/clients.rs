@@ -141,7 +141,10 @@ impl ServerState {
     fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
         let label = self.label(n);
         self.table.remove(n);
-        if self.runs.contains_key(&n) {
+        let why = format!("session {label} was ended before it came back");
+        if self.unqueue(n, &why, fx) {
+            // Never started: nothing to end.
+        } else if self.runs.contains_key(&n) {
             self.killing.insert(n);
             let ev = WorldEvent::Signal(Signal::Term);
             fx.push(ServerEffect::ToSession { number: n, ev });
@@ -212,6 +215,7 @@ impl ServerState {
         now: Now,
         fx: &mut Vec<ServerEffect>,
     ) -> Result<u32, String> {
+        self.room_for_one_more()?;
         let client = id.and_then(|id| self.clients.get(&id));
         let (cols, rows, env, waiting) = client
             .map(|c| {
