@@ -305,3 +305,73 @@ fn input_for_a_program_that_reads_nothing_is_held_back_then_dropped() {
     // The session lives on for the others.
     home.wait_listed("deaf");
 }
+
+/// Item 3: a server runs at most 64 sessions. Saved sessions past the bound are not brought back
+/// and are named (they stay saved); a new session past it is refused with a clear message; the
+/// others come back in the background while the server answers.
+#[test]
+fn sessions_past_the_bound_are_said_and_refused() {
+    let home = Home::new();
+    let sessions: Vec<serde_json::Value> = (1..=66)
+        .map(|n| {
+            serde_json::json!({
+                "number": n, "name": format!("s{n}"), "dir": home.work.to_string_lossy(),
+                "args": ["--pi", home.pi.to_string_lossy(), "--"], "mid_run": false
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"version": 1, "sessions": sessions});
+    fs::write(saved_list(&home), serde_json::to_vec(&list).unwrap()).unwrap();
+    let out = home.new_detached("one-more");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2 saved sessions were not brought back")
+            && stderr.contains("at most 64")
+            && stderr.contains("65:s65")
+            && stderr.contains("66:s66"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("already has 64 sessions"), "{stderr}");
+    let listing = home.wait_listed("s64");
+    assert_eq!(
+        listing.lines().count(),
+        65,
+        "a header and 64 sessions:\n{listing}"
+    );
+    assert!(home.log().contains("not brought back"), "{}", home.log());
+    // The two left out stay saved for a later server.
+    let saved = fs::read_to_string(saved_list(&home)).unwrap();
+    assert!(saved.contains("\"s66\"") && saved.contains("\"s65\""), "{saved}");
+}
+
+/// The figures for issue 21's closing note: what an idle session costs the server (threads, open
+/// files, resident memory), from the server with one and with eleven idle sessions. Run by hand:
+/// `cargo test --test server_hardening measure_ -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_idle_session_cost() {
+    let home = Home::new();
+    assert!(home.new_detached("s0").status.success());
+    home.wait_listed("s0");
+    let pid = home.server.server_pid().expect("a server");
+    let sample = || {
+        // Idle: let start-up threads (the blocking pools') time out first.
+        std::thread::sleep(Duration::from_secs(15));
+        let count = |what: &str| fs::read_dir(format!("/proc/{pid}/{what}")).unwrap().count();
+        (count("task"), count("fd"), rss_kib(pid).0)
+    };
+    let one = sample();
+    for n in 1..=10 {
+        assert!(home.new_detached(&format!("s{n}")).status.success());
+    }
+    home.wait_listed("s10");
+    let eleven = sample();
+    println!(
+        "one session (threads, fds, KiB): {one:?}; eleven: {eleven:?}; per idle session: {:.1} threads, \
+         {:.1} fds, {:.0} KiB",
+        (eleven.0 - one.0) as f64 / 10.0,
+        (eleven.1 - one.1) as f64 / 10.0,
+        (eleven.2 as f64 - one.2 as f64) / 10.0
+    );
+}

@@ -20,7 +20,8 @@ impl ServerState {
 
     /// Queues a saved session's start (started at once if a place is free).
     pub(super) fn queue_restore(&mut self, spec: SessionSpec, fx: &mut Vec<ServerEffect>) {
-        self.runs.insert(spec.number, Run::Starting { waiting: Vec::new() });
+        self.runs
+            .insert(spec.number, Run::Starting { waiting: Vec::new() });
         self.restoring.insert(spec.number);
         self.restore_queue.push_back(spec);
         self.start_restores(fx);
