@@ -375,3 +375,38 @@ fn measure_idle_session_cost() {
         (eleven.2 as f64 - one.2 as f64) / 10.0
     );
 }
+
+/// The figures for issue 21's closing note: the server's threads at their peak while 64 saved
+/// sessions come back, and once they are idle. Run by hand (see `measure_idle_session_cost`).
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_restore_peak() {
+    let home = Home::new();
+    let sessions: Vec<serde_json::Value> = (1..=64)
+        .map(|n| {
+            serde_json::json!({
+                "number": n, "name": format!("s{n}"), "dir": home.work.to_string_lossy(),
+                "args": ["--pi", home.pi.to_string_lossy(), "--"], "mid_run": false
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"version": 1, "sessions": sessions});
+    fs::write(saved_list(&home), serde_json::to_vec(&list).unwrap()).unwrap();
+    let started = Instant::now();
+    let out = home.pokeshell(&["ls"]);
+    assert!(out.status.success(), "{out:?}");
+    let mut server = home.command(&["new", "-d", "--name", "x", "--pi", &home.pi.to_string_lossy()]);
+    let _ = server.output();
+    let pid = home.server.server_pid().expect("a server");
+    let threads = || fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count());
+    let mut peak = 0;
+    while started.elapsed() < Duration::from_secs(20) {
+        peak = peak.max(threads());
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    println!(
+        "64 saved sessions: peak {peak} threads while they came back; {} once idle, {} KiB",
+        threads(),
+        rss_kib(pid).0
+    );
+}

@@ -21,6 +21,10 @@ use crate::event_loop::{WorldEvent, lock};
 use crate::pty::PtyEvent;
 use crate::session::Input;
 
+/// The most threads a session's blocking pool runs at once, and how long an idle one is kept.
+const BLOCKING_THREADS: usize = 2;
+const BLOCKING_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(1);
+
 fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
     env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
@@ -71,7 +75,15 @@ pub async fn spawn(start: SessionSpec, server: UnboundedSender<ServerMsg>) -> Re
         .name(name)
         .spawn(move || {
             let number = start.number;
-            let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            // Its blocking pool (settings files, the version check, orphans ended after a relaunch)
+            // stays small and lets its threads go soon: sessions brought back together must not
+            // each keep one for long.
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .max_blocking_threads(BLOCKING_THREADS)
+                .thread_keep_alive(BLOCKING_KEEP_ALIVE)
+                .build()
+            {
                 Ok(rt) => rt,
                 Err(e) => {
                     let _ = ready_tx.send(Err(format!("cannot start the session's runtime: {e}")));
