@@ -9,6 +9,7 @@ pub mod build;
 mod child_io;
 pub mod clients;
 mod clock;
+pub mod input_meter;
 mod layer;
 mod restart;
 mod sinks;

@@ -61,6 +61,8 @@ pub enum ClientEvent {
     Input {
         id: u64,
         bytes: Vec<u8>,
+        /// Counts the bytes against the client's input bound until the loop has taken them.
+        ticket: crate::event_loop::input_meter::Ticket,
     },
     Resize {
         id: u64,
@@ -110,7 +112,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 self.resize_due.get_or_insert(now + RESIZE_COALESCE);
             }
-            ClientEvent::Input { id, bytes } => self.stdin(id, bytes)?,
+            ClientEvent::Input { id, bytes, ticket } => {
+                self.stdin(id, bytes)?;
+                // Now counted in the child's input queue (or held by the start gate, bounded).
+                drop(ticket);
+            }
             ClientEvent::Resize { id, cols, rows } => {
                 self.screen.client_resize(id, cols, rows);
                 self.resize_due.get_or_insert(now + RESIZE_COALESCE);

@@ -17,7 +17,7 @@ use std::time::Duration;
 use tokio::io::AsyncRead;
 use tokio::net::{UnixListener, UnixStream};
 
-use super::wire::{self, PROTOCOL, Up};
+use crate::ipc::wire::{self, PROTOCOL, Up};
 use crate::pi::bridge::{auth, runtime_dir};
 
 /// How long the server waits for a new connection's hello.

@@ -16,8 +16,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::perform::Handle;
 use super::serve::ServerMsg;
 use crate::event_loop::ClientOut;
+use crate::event_loop::input_meter::{self, Ticket, Verdict};
 use crate::ipc::socket;
-use crate::ipc::wire::{self, Down};
+use crate::ipc::wire::{self, Down, Up};
 
 /// What the server's state tells a connection's writer.
 #[derive(Debug)]
@@ -27,6 +28,8 @@ pub enum ConnCmd {
     Follow {
         out: UnboundedReceiver<ClientOut>,
         queued: Arc<AtomicUsize>,
+        /// The session's program's input queue: reading this client stops while it is high.
+        input_queued: Arc<AtomicUsize>,
     },
     /// Stop following any session.
     Unfollow,
@@ -64,10 +67,23 @@ pub async fn serve(
     if handles.send(Handle::Conn { id, ctl: ctl_tx }).is_err() {
         return;
     }
-    let writer = tokio::spawn(write_loop(wr, ctl_rx));
+    let following = Following::default();
+    let writer = tokio::spawn(write_loop(wr, ctl_rx, following.clone()));
+    // This client's input not yet taken by its session's loop.
+    let in_flight = Arc::new(AtomicUsize::new(0));
     loop {
+        if let Err(reason) = input_room(&in_flight, &following).await {
+            let _ = server.send(ServerMsg::Garbage { id, reason });
+            break;
+        }
         match wire::read_frame_async(&mut rd).await {
             Ok(Some((kind, payload))) => match wire::decode_up(kind, &payload) {
+                Ok(Up::Input(bytes)) => {
+                    let ticket = Ticket::new(&in_flight, bytes.len());
+                    if server.send(ServerMsg::Input { id, bytes, ticket }).is_err() {
+                        break;
+                    }
+                }
                 Ok(up) => {
                     if server.send(ServerMsg::Up { id, up }).is_err() {
                         break;
@@ -96,7 +112,34 @@ pub async fn serve(
     let _ = writer.await;
 }
 
-async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>) {
+/// The input queue of the session the client follows: the writer hears of switches, the reader
+/// holds back while it is high.
+type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
+
+/// Waits until there is room for this client's input ([`input_meter::verdict`]); `Err`: the client
+/// is to be dropped, and why.
+async fn input_room(in_flight: &AtomicUsize, following: &Following) -> Result<(), String> {
+    let held = tokio::time::Instant::now();
+    loop {
+        let queued = following
+            .lock()
+            .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)));
+        match input_meter::verdict(in_flight.load(Ordering::Acquire), queued, held.elapsed()) {
+            Verdict::Read => return Ok(()),
+            Verdict::Drop(reason) => return Err(reason),
+            // The queue drains as the program reads: looked at again shortly, cheaply.
+            Verdict::Wait => tokio::time::sleep(input_meter::RECHECK).await,
+        }
+    }
+}
+
+fn set_following(following: &Following, queue: Option<Arc<AtomicUsize>>) {
+    if let Ok(mut f) = following.lock() {
+        *f = queue;
+    }
+}
+
+async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>, following: Following) {
     let mut follow: Option<(UnboundedReceiver<ClientOut>, Arc<AtomicUsize>)> = None;
     loop {
         let out = async {
@@ -127,12 +170,14 @@ async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>)
                     }
                     continue;
                 }
-                Some(ConnCmd::Follow { out, queued }) => {
+                Some(ConnCmd::Follow { out, queued, input_queued }) => {
                     follow = Some((out, queued));
+                    set_following(&following, Some(input_queued));
                     continue;
                 }
                 Some(ConnCmd::Unfollow) => {
                     follow = None;
+                    set_following(&following, None);
                     continue;
                 }
             },

@@ -23,7 +23,7 @@ pub enum Handle {
     /// A session's thread runs (its loop's events) or could not start.
     Session {
         number: u32,
-        result: Result<UnboundedSender<WorldEvent>, String>,
+        result: Result<session_thread::Ready, String>,
     },
 }
 
@@ -33,7 +33,8 @@ pub struct Performer {
     me: UnboundedSender<ServerEvent>,
     handles: UnboundedSender<Handle>,
     conns: HashMap<u64, UnboundedSender<ConnCmd>>,
-    sessions: HashMap<u32, UnboundedSender<WorldEvent>>,
+    /// Each running session's loop, and its program's input queue (see `input_meter`).
+    sessions: HashMap<u32, session_thread::Ready>,
     saver: Saver,
 }
 
@@ -61,8 +62,8 @@ impl Performer {
                 self.event(ServerEvent::Connected { id });
             }
             Handle::Session { number, result } => {
-                let result = result.map(|tx| {
-                    self.sessions.insert(number, tx);
+                let result = result.map(|ready| {
+                    self.sessions.insert(number, ready);
                 });
                 self.event(ServerEvent::Started { number, result });
             }
@@ -81,7 +82,7 @@ impl Performer {
     }
 
     fn to_session(&self, number: u32, ev: WorldEvent) {
-        if let Some(tx) = self.sessions.get(&number) {
+        if let Some((tx, _)) = self.sessions.get(&number) {
             let _ = tx.send(ev);
         }
     }
@@ -107,11 +108,17 @@ impl Performer {
                 // next one's first frame.
                 let (tx, out) = unbounded_channel();
                 let queued = Arc::new(AtomicUsize::new(0));
+                let input_queued = self
+                    .sessions
+                    .get(&number)
+                    .map(|(_, q)| q.clone())
+                    .unwrap_or_default();
                 self.to_conn(
                     id,
                     ConnCmd::Follow {
                         out,
                         queued: queued.clone(),
+                        input_queued,
                     },
                 );
                 let link = ClientLink {

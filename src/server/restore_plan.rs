@@ -5,6 +5,14 @@
 
 use crate::server_store::SavedSession;
 
+/// The most sessions one server runs (each is a pi, a Node process of its own, on top of the
+/// server's threads): a new one past it is refused, saved ones past it are not brought back (they
+/// stay saved), and both are said.
+pub const MAX_SESSIONS: usize = 64;
+/// How many saved sessions start at once: enough to bring a long list back quickly, few enough
+/// that the machine stays usable while their pis load.
+pub const RESTORE_PARALLEL: usize = 4;
+
 /// What the file system says of a saved session now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {

@@ -3,6 +3,8 @@
 //! so a busy one (a flood of output) does not hold up the others' keys.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -18,6 +20,10 @@ use crate::event_loop::build::{SessionConfig, build};
 use crate::event_loop::start::final_screen;
 use crate::event_loop::{WorldEvent, lock};
 use crate::term::pty::PtyEvent;
+
+/// The most threads a session's blocking pool runs at once, and how long an idle one is kept.
+const BLOCKING_THREADS: usize = 2;
+const BLOCKING_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
     env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
@@ -53,11 +59,12 @@ fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
     })
 }
 
+/// A started session: where its world events go, and its program's input queue (bytes not yet
+/// written to its terminal; see [`crate::event_loop::input_meter`]).
+pub type Ready = (UnboundedSender<WorldEvent>, Arc<AtomicUsize>);
+
 /// Starts the session's thread; returns where its world events go once pi runs.
-pub async fn spawn(
-    start: SessionSpec,
-    server: UnboundedSender<ServerMsg>,
-) -> Result<UnboundedSender<WorldEvent>, String> {
+pub async fn spawn(start: SessionSpec, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
     let meta = std::fs::metadata(&start.dir).map_err(|e| format!("{}: {e}", start.dir))?;
     if !meta.is_dir() {
         return Err(format!("{} is not a directory", start.dir));
@@ -69,7 +76,15 @@ pub async fn spawn(
         .name(name)
         .spawn(move || {
             let number = start.number;
-            let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            // Its blocking pool (settings files, the version check, orphans ended after a relaunch)
+            // stays small and lets its threads go soon: sessions brought back together must not
+            // each keep one for long.
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .max_blocking_threads(BLOCKING_THREADS)
+                .thread_keep_alive(BLOCKING_KEEP_ALIVE)
+                .build()
+            {
                 Ok(rt) => rt,
                 Err(e) => {
                     let _ = ready_tx.send(Err(format!("cannot start the session's runtime: {e}")));
@@ -100,7 +115,7 @@ async fn run(
     start: SessionSpec,
     cfg: SessionConfig,
     server: UnboundedSender<ServerMsg>,
-    ready: oneshot::Sender<Result<UnboundedSender<WorldEvent>, String>>,
+    ready: oneshot::Sender<Result<Ready, String>>,
 ) -> Result<(i32, bool, Vec<u8>)> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
     let with_bridge = cfg.bridge;
@@ -111,6 +126,7 @@ async fn run(
             return Ok((1, false, Vec::new()));
         }
     };
+    let input_queued = built.child.input_queued();
     let mut screen = RemoteScreen::new(start.cols, start.rows)?;
     screen.server = Some(server.clone());
     let layer = Observer::new(start.number, server, built.session.notify_command());
@@ -122,7 +138,7 @@ async fn run(
         lp.give_caps(caps);
     }
     lp.input(Input::ChildStarted { pid })?;
-    let _ = ready.send(Ok(tx));
+    let _ = ready.send(Ok((tx, input_queued)));
     // A test hook: proves a client's terminal is restored and the children stopped when the server
     // panics.
     if env_get(&start.env, "POKESHELL_TEST_PANIC").is_some() {

@@ -8,13 +8,16 @@ mod clients;
 mod events;
 #[cfg(test)]
 mod lifecycle_tests;
+mod restore_queue;
+#[cfg(test)]
+mod restore_tests;
 mod saved;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod web_tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub use self::events::{Report, ServerEffect, ServerEvent, SessionSpec};
 pub(crate) use self::saved::options_only;
@@ -84,8 +87,12 @@ pub struct ServerState {
     pub(super) news: Vec<String>,
     /// A note for a restored session's footer, given once it runs.
     pub(super) footer_notes: BTreeMap<u32, String>,
-    /// Saved sessions still being brought back.
+    /// Saved sessions still being brought back (those starting and those queued).
     pub(super) restoring: BTreeSet<u32>,
+    /// Saved sessions waiting their turn to start ([`super::restore_plan::RESTORE_PARALLEL`] at once).
+    pub(super) restore_queue: VecDeque<SessionSpec>,
+    /// Saved sessions past [`super::restore_plan::MAX_SESSIONS`]: not brought back, kept in the list.
+    pub(super) left_over: Vec<SavedSession>,
     /// The web view listens (it runs in this process, for as long as the server does).
     web: bool,
 }
@@ -110,6 +117,7 @@ impl ServerState {
                 );
             }
             ServerEvent::Up { id, up } => self.on_up(id, up, now, &mut fx),
+            ServerEvent::Input { id, bytes, ticket } => self.input(id, bytes, ticket, &mut fx),
             ServerEvent::Garbage { id, reason } => {
                 let message = format!("the server dropped this client: {reason}");
                 fx.push(ServerEffect::Tell {
@@ -194,6 +202,8 @@ impl ServerState {
                 if !self.shutting_down {
                     self.save(&mut fx);
                     self.shutting_down = true;
+                    // Those not started yet stay saved, as they are.
+                    self.drop_restore_queue(SHUTTING_DOWN, &mut fx);
                     for &number in self.runs.keys() {
                         let ev = WorldEvent::Signal(Signal::Term);
                         fx.push(ServerEffect::ToSession { number, ev });
@@ -235,6 +245,7 @@ impl ServerState {
             return;
         };
         if self.restoring.remove(&number) {
+            self.start_restores(fx);
             fx.push(ServerEffect::Restoring(self.restoring.len() as u32));
         }
         match result {

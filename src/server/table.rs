@@ -169,6 +169,10 @@ impl Table {
         self.entries.is_empty()
     }
 
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.entries.values()
     }

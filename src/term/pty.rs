@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 
@@ -134,7 +134,7 @@ type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;
 pub struct ChildPty {
     pid: i32,
     master: Box<dyn MasterPty + Send>,
-    input: mpsc::Sender<Vec<u8>>,
+    input: InputTx,
     _child: Box<dyn Child + Send + Sync>,
     /// Set when the child is given up on: its waiter reaps it but reports nothing.
     abandoned: Arc<AtomicBool>,
@@ -156,7 +156,8 @@ impl ChildPty {
         pending: Arc<AtomicBool>,
         events: impl Fn(PtyEvent) + Send + Sync + 'static,
     ) -> Result<Self> {
-        Self::spawn_shared(spec, rows, cols, mirror, pending, Arc::new(events))
+        let queued = Arc::new(AtomicUsize::new(0));
+        Self::spawn_shared(spec, rows, cols, mirror, pending, Arc::new(events), queued)
     }
 
     fn spawn_shared(
@@ -166,6 +167,7 @@ impl ChildPty {
         mirror: Arc<Mutex<Mirror>>,
         pending: Arc<AtomicBool>,
         events: Events,
+        queued: Arc<AtomicUsize>,
     ) -> Result<Self> {
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -219,9 +221,13 @@ impl ChildPty {
             .master
             .take_writer()
             .context("cannot write to the pseudo-terminal")?;
-        let (input, input_rx) = mpsc::channel::<Vec<u8>>();
+        let (tx, input_rx) = mpsc::channel::<Vec<u8>>();
+        let input = InputTx {
+            tx,
+            queued: queued.clone(),
+        };
 
-        spawn_writer(writer, input_rx);
+        spawn_writer(writer, input_rx, queued);
         let (reader_events, waiter_events) = (events.clone(), events.clone());
         spawn_reader(reader, mirror.clone(), input.clone(), pending.clone(), move |e| {
             reader_events(e)
@@ -257,6 +263,8 @@ impl ChildPty {
             self.mirror.clone(),
             self.pending.clone(),
             self.events.clone(),
+            // The same gauge: the server's connections watch this one.
+            self.input.queued.clone(),
         )?;
         *self = next;
         Ok(self.pid)
@@ -283,10 +291,13 @@ impl ChildPty {
 
     /// Queues bytes for the child's input. Never blocks the caller.
     pub fn write(&self, bytes: Vec<u8>) {
-        if !bytes.is_empty() {
-            // A closed channel means the child is gone; there is nobody left to read the bytes.
-            let _ = self.input.send(bytes);
-        }
+        self.input.send(bytes);
+    }
+
+    /// Bytes queued for the child's input and not yet written (across relaunches): what a child
+    /// that reads nothing leaves waiting. The server stops reading its clients while it is high.
+    pub fn input_queued(&self) -> Arc<AtomicUsize> {
+        self.input.queued.clone()
     }
 
     pub fn resize(&self, rows: u16, cols: u16) -> Result<()> {
@@ -304,7 +315,7 @@ impl ChildPty {
 /// Gives the mirror the host's capabilities and sends the answers it held to the child.
 pub struct CapsHandoff {
     mirror: Arc<Mutex<Mirror>>,
-    input: mpsc::Sender<Vec<u8>>,
+    input: InputTx,
 }
 
 impl CapsHandoff {
@@ -316,23 +327,47 @@ impl CapsHandoff {
         m.set_host_caps(caps);
         let answers = m.take_replies();
         // Sent under the lock, like the parser's answers, so no later answer can overtake these.
-        if !answers.is_empty() {
-            let _ = self.input.send(answers);
+        self.input.send(answers);
+    }
+}
+
+/// The way into the child's input, counting the bytes sent and not yet written.
+#[derive(Clone)]
+pub(crate) struct InputTx {
+    tx: mpsc::Sender<Vec<u8>>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl InputTx {
+    pub(crate) fn send(&self, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
+        let len = bytes.len();
+        self.queued.fetch_add(len, Ordering::AcqRel);
+        // A closed channel means the child is gone; there is nobody left to read the bytes.
+        if self.tx.send(bytes).is_err() {
+            self.queued.fetch_sub(len, Ordering::AcqRel);
         }
     }
 }
 
-fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>) {
+fn spawn_writer(mut writer: Box<dyn Write + Send>, rx: mpsc::Receiver<Vec<u8>>, queued: Arc<AtomicUsize>) {
+    let done = move |n: usize| queued.fetch_sub(n, Ordering::AcqRel);
     // The writer lives in this thread until every sender is gone, which happens only after the
     // child has exited: dropping it earlier would type "\n^D" into pi.
     thread::spawn(move || {
         while let Ok(bytes) = rx.recv() {
-            if writer.write_all(&bytes).and_then(|()| writer.flush()).is_err() {
+            let written = writer.write_all(&bytes).and_then(|()| writer.flush());
+            done(bytes.len());
+            if written.is_err() {
                 break;
             }
         }
         // Keep draining so senders never block or error while the child still runs.
-        while rx.recv().is_ok() {}
+        while let Ok(bytes) = rx.recv() {
+            done(bytes.len());
+        }
     });
 }
 

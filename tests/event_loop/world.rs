@@ -243,6 +243,7 @@ impl World {
         self.send(WorldEvent::Client(ClientEvent::Input {
             id: client,
             bytes: bytes.to_vec(),
+            ticket: Default::default(),
         }));
     }
 

@@ -5,6 +5,7 @@
 use super::{DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, client_ev, options_only};
 use crate::core::session::WorkspaceRequest;
 use crate::core::supervisor::Now;
+use crate::event_loop::input_meter::Ticket;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::ipc::wire::{Down, SessionCommand, Target, Up};
 use crate::pi::bridge::protocol::UserRequest;
@@ -68,12 +69,7 @@ impl ServerState {
                     fx.push(client_ev(n, ClientEvent::Caps { id, caps }));
                 }
             }
-            Up::Input(bytes) => {
-                if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
-                    self.table.touch(n);
-                    fx.push(client_ev(n, ClientEvent::Input { id, bytes }));
-                }
-            }
+            Up::Input(bytes) => self.input(id, bytes, Ticket::default(), fx),
             Up::Resize { cols, rows } | Up::Resumed { cols, rows } => {
                 let resumed = matches!(up, Up::Resumed { .. });
                 let Some(c) = self.clients.get_mut(&id) else {
@@ -111,6 +107,15 @@ impl ServerState {
 
     /// What a prefix key does, asked by a client without prefix keys (the web view's buttons), for
     /// the session it follows.
+    /// Keys typed in client `id`, for the session it follows; the ticket counts them against the
+    /// client's input bound until the session's loop has them ([`crate::event_loop::input_meter`]).
+    pub(super) fn input(&mut self, id: u64, bytes: Vec<u8>, ticket: Ticket, fx: &mut Vec<ServerEffect>) {
+        if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
+            self.table.touch(n);
+            fx.push(client_ev(n, ClientEvent::Input { id, bytes, ticket }));
+        }
+    }
+
     fn on_command(&mut self, id: u64, command: SessionCommand, fx: &mut Vec<ServerEffect>) {
         let Some(number) = self.clients.get(&id).and_then(|c| c.session) else {
             let message = "a command needs a session: open one first".to_string();
@@ -136,7 +141,10 @@ impl ServerState {
     fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
         let label = self.label(n);
         self.table.remove(n);
-        if self.runs.contains_key(&n) {
+        let why = format!("session {label} was ended before it came back");
+        if self.unqueue(n, &why, fx) {
+            // Never started: nothing to end.
+        } else if self.runs.contains_key(&n) {
             self.killing.insert(n);
             let ev = WorldEvent::Signal(Signal::Term);
             fx.push(ServerEffect::ToSession { number: n, ev });
@@ -207,6 +215,7 @@ impl ServerState {
         now: Now,
         fx: &mut Vec<ServerEffect>,
     ) -> Result<u32, String> {
+        self.room_for_one_more()?;
         let client = id.and_then(|id| self.clients.get(&id));
         let (cols, rows, env, waiting) = client
             .map(|c| {

@@ -18,6 +18,13 @@ pub enum ServerEvent {
         id: u64,
         up: Up,
     },
+    /// Keys typed in a client ([`Up::Input`] as its connection sends it), counted against the
+    /// client's input bound until the session's loop takes them.
+    Input {
+        id: u64,
+        bytes: Vec<u8>,
+        ticket: crate::event_loop::input_meter::Ticket,
+    },
     /// The client sent something that is not a message: it is dropped.
     Garbage {
         id: u64,

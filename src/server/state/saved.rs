@@ -3,7 +3,10 @@
 
 use crate::server::restore_plan::{self, Found};
 
-use super::{DETACHED_SIZE, Down, Now, Run, SavedSession, ServerEffect, ServerState, SessionSpec};
+use super::{DETACHED_SIZE, Down, Now, SavedSession, ServerEffect, ServerState, SessionSpec};
+
+/// How many sessions left out of a restore are named in its message.
+const NAMED: usize = 8;
 
 impl ServerState {
     /// The list as it should be on disk now.
@@ -21,6 +24,7 @@ impl ServerState {
                 session_file: e.session_file.clone(),
                 mid_run: e.mid_run,
             })
+            .chain(self.left_over.iter().cloned())
             .collect()
     }
 
@@ -52,7 +56,8 @@ impl ServerState {
         }
     }
 
-    /// Brings back the sessions a previous server left.
+    /// Brings back the sessions a previous server left, [`restore_plan::RESTORE_PARALLEL`] at a
+    /// time, at most [`restore_plan::MAX_SESSIONS`] of them.
     pub(super) fn restore(
         &mut self,
         saved: Vec<(SavedSession, Found)>,
@@ -71,6 +76,10 @@ impl ServerState {
                     continue;
                 }
             };
+            if self.table.len() >= restore_plan::MAX_SESSIONS {
+                self.left_over.push(s);
+                continue;
+            }
             let argv = relaunch_argv(&s.args, s.session_file.as_deref());
             let number = self
                 .table
@@ -87,9 +96,7 @@ impl ServerState {
                 // In the session's footer too, for whoever looks at it first.
                 self.footer_notes.insert(number, note);
             }
-            self.runs.insert(number, Run::Starting { waiting: Vec::new() });
-            self.restoring.insert(number);
-            fx.push(ServerEffect::Start(SessionSpec {
+            let spec = SessionSpec {
                 number,
                 name,
                 dir: s.dir.clone(),
@@ -99,7 +106,30 @@ impl ServerState {
                 rows: DETACHED_SIZE.1,
                 caps_now: Some(Vec::new()),
                 resume,
-            }));
+            };
+            self.queue_restore(spec, fx);
+        }
+        if !self.left_over.is_empty() {
+            // Named up to a few: a list of a thousand is not read.
+            let mut names: Vec<String> = self
+                .left_over
+                .iter()
+                .take(NAMED)
+                .map(|s| format!("{}:{} in {}", s.number, s.name, s.dir))
+                .collect();
+            if self.left_over.len() > NAMED {
+                names.push(format!("and {} more", self.left_over.len() - NAMED));
+            }
+            self.say(
+                format!(
+                    "{} saved sessions were not brought back, as a server runs at most {} sessions: \
+                     {}. They stay saved and come back with a later server once fewer run",
+                    self.left_over.len(),
+                    restore_plan::MAX_SESSIONS,
+                    names.join(", ")
+                ),
+                fx,
+            );
         }
         self.restored = true;
         fx.push(ServerEffect::Restoring(self.restoring.len() as u32));

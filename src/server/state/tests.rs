@@ -261,3 +261,37 @@ fn a_client_that_stops_reading_is_detached_told_why_and_not_counted() {
     let fx = up(&mut s, 1, Up::Input(b"x".to_vec()));
     assert!(fx.is_empty(), "its keys no longer reach pi");
 }
+
+/// Issue 21, item 2: a connection's input carries its ticket to the session's loop, so the bytes
+/// count against the client's bound until the loop has them; input for no session counts no more.
+#[test]
+fn a_clients_input_stays_counted_until_its_session_takes_it() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use crate::event_loop::input_meter::Ticket;
+    let mut s = server();
+    let n = client_with_session(&mut s, 1, "api");
+    let gauge = Arc::new(AtomicUsize::new(0));
+    let ev = ServerEvent::Input {
+        id: 1,
+        bytes: b"xyz".to_vec(),
+        ticket: Ticket::new(&gauge, 3),
+    };
+    let fx = s.handle(ev, now());
+    assert_eq!(gauge.load(Ordering::Acquire), 3, "counted while on its way");
+    assert!(matches!(
+        fx.as_slice(),
+        [ServerEffect::ToSession { number, ev: WorldEvent::Client(ClientEvent::Input { id: 1, .. }) }] if *number == n
+    ));
+    drop(fx);
+    assert_eq!(gauge.load(Ordering::Acquire), 0, "the loop took it");
+    s.handle(ServerEvent::Connected { id: 2 }, now());
+    let ev = ServerEvent::Input {
+        id: 2,
+        bytes: b"ab".to_vec(),
+        ticket: Ticket::new(&gauge, 2),
+    };
+    assert!(s.handle(ev, now()).is_empty());
+    assert_eq!(gauge.load(Ordering::Acquire), 0, "nobody to take it: not counted");
+}

@@ -21,7 +21,7 @@ const FLOOD_LINGER: Duration = Duration::from_millis(1);
 pub(super) fn spawn_reader(
     mut reader: Box<dyn Read + Send>,
     mirror: Arc<Mutex<Mirror>>,
-    replies: mpsc::Sender<Vec<u8>>,
+    replies: super::InputTx,
     pending: Arc<AtomicBool>,
     events: impl Fn(PtyEvent) + Send + 'static,
 ) {
@@ -62,7 +62,7 @@ pub(super) fn spawn_reader(
                 let answer = m.take_replies();
                 // Sent under the lock: answers the start-up probe released keep their place.
                 if !answer.is_empty() {
-                    let _ = replies.send(answer);
+                    replies.send(answer);
                 }
             }
             if !pending.swap(true, Ordering::AcqRel) {
