@@ -175,7 +175,7 @@ pub fn format_listing(list: &[Listing]) -> String {
 /// The server's sessions, each with its checkout's branch and state; None when no server runs.
 pub fn listing() -> Result<Option<Vec<Listing>>, String> {
     match ask(&Up::List, false, "`ls`", deadline::ANSWER_LIMIT) {
-        Ok(Down::Listing(mut list)) => {
+        Ok(Down::Listing { sessions: mut list }) => {
             crate::worktree::fill_trees(&mut list);
             Ok(Some(list))
         }
@@ -235,7 +235,7 @@ pub fn session_names(deadline: Duration) -> Vec<(String, String)> {
             .write_all(&wire::encode_up(&Up::List))
             .map_err(|e| e.to_string())?;
         match connect::read_down(&mut stream)? {
-            Down::Listing(list) => Ok(list),
+            Down::Listing { sessions: list } => Ok(list),
             other => Err(format!("{other:?}")),
         }
     };

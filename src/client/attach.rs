@@ -285,7 +285,7 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
             }
             Down::Welcome { .. }
             | Down::Attached { .. }
-            | Down::Listing(_)
+            | Down::Listing { sessions: _ }
             | Down::Done { .. }
             | Down::Notice { .. }
             | Down::Size { .. }

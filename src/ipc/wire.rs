@@ -13,6 +13,8 @@
 mod body;
 mod frame;
 #[cfg(test)]
+mod kind_tests;
+#[cfg(test)]
 mod tests;
 
 use std::fmt;
@@ -28,68 +30,60 @@ pub const MAX_FRAME: usize = 1 << 20;
 /// The protocol version a client announces in its hello; the server accepts only its own.
 pub const PROTOCOL: u32 = 1;
 
-/// The kind bytes of the messages.
+/// Every message's kind byte and its name, the one place either is given. A message's fields are
+/// declared once, in its variant of [`Up`] or [`Down`]; its JSON body is that variant serialized, its
+/// name the variant's (snake_case). The raw messages, the hot path, have constants of their own.
 pub mod kind {
-    pub const HELLO: u8 = 0x01;
-    pub const OPEN: u8 = 0x02;
     pub const INPUT: u8 = 0x03;
-    pub const RESIZE: u8 = 0x04;
-    pub const DETACH: u8 = 0x05;
-    pub const RESUMED: u8 = 0x06;
-    pub const LIST: u8 = 0x07;
-    pub const KILL: u8 = 0x08;
     pub const CAPS: u8 = 0x09;
-    pub const COMMAND: u8 = 0x0a;
-    pub const WEB: u8 = 0x0b;
-
-    pub const WELCOME: u8 = 0x81;
     pub const OUTPUT: u8 = 0x82;
-    pub const ATTACHED: u8 = 0x83;
-    pub const DETACHED: u8 = 0x84;
-    pub const EXITED: u8 = 0x85;
-    pub const SUSPEND: u8 = 0x86;
-    pub const LISTING: u8 = 0x87;
-    pub const DONE: u8 = 0x88;
-    pub const ERROR: u8 = 0x89;
-    pub const HOP: u8 = 0x8a;
-    pub const SIZE: u8 = 0x8b;
-    pub const WEB_LOGIN: u8 = 0x8c;
-    pub const NOTICE: u8 = 0x8d;
+
+    /// Client to server: below 0x80.
+    pub(super) const UP: &[(u8, &str)] = &[
+        (0x01, "hello"),
+        (0x02, "open"),
+        (INPUT, "input"),
+        (0x04, "resize"),
+        (0x05, "detach"),
+        (0x06, "resumed"),
+        (0x07, "list"),
+        (0x08, "kill"),
+        (CAPS, "caps"),
+        (0x0a, "command"),
+        (0x0b, "web"),
+    ];
+
+    /// Server to client: 0x80 and above.
+    pub(super) const DOWN: &[(u8, &str)] = &[
+        (0x81, "welcome"),
+        (OUTPUT, "output"),
+        (0x83, "attached"),
+        (0x84, "detached"),
+        (0x85, "exited"),
+        (0x86, "suspend"),
+        (0x87, "listing"),
+        (0x88, "done"),
+        (0x89, "error"),
+        (0x8a, "hop"),
+        (0x8b, "size"),
+        (0x8c, "web_login"),
+        (0x8d, "notice"),
+    ];
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
-        Some(match kind {
-            HELLO => "hello",
-            OPEN => "open",
-            INPUT => "input",
-            RESIZE => "resize",
-            DETACH => "detach",
-            RESUMED => "resumed",
-            LIST => "list",
-            KILL => "kill",
-            CAPS => "caps",
-            COMMAND => "command",
-            WEB => "web",
-            WELCOME => "welcome",
-            OUTPUT => "output",
-            ATTACHED => "attached",
-            DETACHED => "detached",
-            EXITED => "exited",
-            SUSPEND => "suspend",
-            LISTING => "listing",
-            DONE => "done",
-            ERROR => "error",
-            HOP => "hop",
-            SIZE => "size",
-            WEB_LOGIN => "web_login",
-            NOTICE => "notice",
-            _ => return None,
-        })
+        UP.iter().chain(DOWN).find(|(k, _)| *k == kind).map(|(_, n)| *n)
+    }
+
+    /// The kind byte of the message named `name` in `table`.
+    pub(super) fn byte(table: &[(u8, &str)], name: &str) -> Option<u8> {
+        table.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
     }
 }
 
 /// Client to server.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Up {
     /// Always the first message of a connection.
     Hello {
@@ -105,16 +99,20 @@ pub enum Up {
         caps: Vec<u8>,
         /// The answers are still coming, as [`Up::Caps`]: pi's queries wait for them (a client sends
         /// this so that pi starts while its terminal is still being probed).
+        #[serde(default)]
         caps_follow: bool,
         env: Vec<(String, String)>,
         /// Only watching: this client's size never shrinks the pane while a client that is not
         /// watching is attached (a phone looking in on a desktop's session).
+        #[serde(default)]
         watch: bool,
     },
     /// Raw bytes typed in the terminal.
+    #[serde(skip)]
     Input(Vec<u8>),
     /// The terminal's raw answers to the capability probe, after an [`Up::Open`] that said they
     /// would follow.
+    #[serde(skip)]
     Caps(Vec<u8>),
     Resize {
         cols: u16,
@@ -170,15 +168,18 @@ pub enum Target {
 }
 
 /// Server to client.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Down {
     Welcome {
         server_pid: u32,
         /// Saved sessions the server is still bringing back: a client waiting for an answer can
         /// say why it is slow.
+        #[serde(default)]
         restoring: u32,
     },
     /// Raw bytes for the terminal.
+    #[serde(skip)]
     Output(Vec<u8>),
     Attached {
         name: String,
@@ -193,7 +194,9 @@ pub enum Down {
     },
     /// pi stopped itself (Ctrl+Z): the client stops until resumed, then sends [`Up::Resumed`].
     Suspend,
-    Listing(Vec<Listing>),
+    Listing {
+        sessions: Vec<Listing>,
+    },
     /// A request succeeded (a kill, say).
     Done {
         message: String,

@@ -36,7 +36,7 @@ async fn follow(tx: &watch::Sender<Arc<Vec<Listing>>>) -> Result<(), String> {
         up.send(&Up::List).await?;
         loop {
             match up.next().await? {
-                Some(Down::Listing(list)) => {
+                Some(Down::Listing { sessions: list }) => {
                     tx.send_if_modified(|old| {
                         let changed = **old != list;
                         if changed {

@@ -126,7 +126,7 @@ fn open(target: Target, cols: u16, rows: u16, watch: bool) -> Up {
 /// A server message for the page; `None`: nothing the page needs.
 pub fn from_wire(down: Down) -> Option<ToPage> {
     Some(match down {
-        Down::Listing(sessions) => ToPage::Sessions { sessions },
+        Down::Listing { sessions } => ToPage::Sessions { sessions },
         Down::Attached { name } => ToPage::Attached { name },
         Down::Size { cols, rows } => ToPage::Size { cols, rows },
         Down::Exited { code, .. } => ToPage::Exited { code },

@@ -2,6 +2,8 @@ use std::io::{self, Read};
 
 use proptest::prelude::*;
 
+use super::kind_tests::{down_kind, up_kind};
+
 use super::*;
 
 fn bytes() -> impl Strategy<Value = Vec<u8>> {
@@ -111,7 +113,7 @@ fn down() -> impl Strategy<Value = Down> {
             exposed
         }),
         Just(Down::Suspend),
-        prop::collection::vec(listing(), 0..3).prop_map(Down::Listing),
+        prop::collection::vec(listing(), 0..3).prop_map(|sessions| Down::Listing { sessions }),
         any::<String>().prop_map(|message| Down::Done { message }),
         any::<String>().prop_map(|message| Down::Error { message }),
         (any::<String>(), any::<String>()).prop_map(|(dest, name)| Down::Hop { dest, name }),
@@ -210,12 +212,14 @@ fn output_longer_than_a_frame_is_split_into_frames_that_add_up() {
 
 #[test]
 fn the_json_shapes_are_the_documented_ones() {
-    let payload = |frame: Vec<u8>| String::from_utf8(frame[5..].to_vec()).unwrap();
+    // Compared as JSON: the order of an object's fields means nothing.
+    let payload = |frame: Vec<u8>| serde_json::from_slice::<serde_json::Value>(&frame[5..]).unwrap();
+    let json = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
     let hello = Up::Hello {
         token: "ab".into(),
         protocol: PROTOCOL,
     };
-    assert_eq!(payload(encode_up(&hello)), r#"{"token":"ab","protocol":1}"#);
+    assert_eq!(payload(encode_up(&hello)), json(r#"{"token":"ab","protocol":1}"#));
     let open = Up::Open {
         target: Target::New {
             name: None,
@@ -231,20 +235,22 @@ fn the_json_shapes_are_the_documented_ones() {
     };
     assert_eq!(
         payload(encode_up(&open)),
-        r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"watch":false}"#
+        json(
+            r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"watch":false}"#
+        )
     );
-    assert_eq!(payload(encode_up(&Up::Detach)), "{}");
+    assert_eq!(payload(encode_up(&Up::Detach)), json("{}"));
     assert_eq!(
-        payload(encode_down(&Down::Listing(Vec::new()))),
-        r#"{"sessions":[]}"#
+        payload(encode_down(&Down::Listing { sessions: Vec::new() })),
+        json(r#"{"sessions":[]}"#)
     );
     // Missing optional fields and unknown fields are fine: later versions may add fields.
     let attach = br#"{"target":{"type":"attach"},"cols":1,"rows":2,"caps":[],"env":[],"cwd":"/","new":1}"#;
-    let Up::Open { target, .. } = decode_up(kind::OPEN, attach).unwrap() else {
+    let Up::Open { target, .. } = decode_up(up_kind("open"), attach).unwrap() else {
         panic!("not an open")
     };
     assert_eq!(target, Target::Attach { name: None });
-    assert_eq!(decode_up(kind::LIST, br#"{"all":true}"#).unwrap(), Up::List);
+    assert_eq!(decode_up(up_kind("list"), br#"{"all":true}"#).unwrap(), Up::List);
 }
 
 /// Hands out `data`, then fails the test if anything reads further.
@@ -387,15 +393,9 @@ fn an_unknown_kind_is_an_error_naming_the_kind() {
 
 #[test]
 fn bad_json_is_an_error_naming_the_kind() {
-    let err = decode_up(kind::HELLO, b"{not json").unwrap_err();
+    let err = decode_up(up_kind("hello"), b"{not json").unwrap_err();
     assert!(
-        matches!(
-            err,
-            WireError::BadMessage {
-                kind: kind::HELLO,
-                ..
-            }
-        ),
+        matches!(err, WireError::BadMessage { kind, .. } if kind == up_kind("hello")),
         "{err:?}"
     );
     assert!(
@@ -403,14 +403,14 @@ fn bad_json_is_an_error_naming_the_kind() {
         "{err}"
     );
     let cases: [(u8, &[u8]); 5] = [
-        (kind::RESIZE, br#"{"cols":70000,"rows":1}"#),
-        (kind::KILL, br#"{}"#),
-        (kind::DETACH, b""),
+        (up_kind("resize"), br#"{"cols":70000,"rows":1}"#),
+        (up_kind("kill"), br#"{}"#),
+        (up_kind("detach"), b""),
         (
-            kind::OPEN,
+            up_kind("open"),
             br#"{"target":{"type":"steal"},"cols":1,"rows":1,"caps":[],"env":[],"cwd":""}"#,
         ),
-        (kind::HELLO, b"\xff\xfe"),
+        (up_kind("hello"), b"\xff\xfe"),
     ];
     for (kind, payload) in cases {
         let err = decode_up(kind, payload).unwrap_err();
@@ -419,7 +419,7 @@ fn bad_json_is_an_error_naming_the_kind() {
             "{err:?}"
         );
     }
-    let err = decode_down(kind::EXITED, br#"{"code":"one","farewell":[]}"#).unwrap_err();
+    let err = decode_down(down_kind("exited"), br#"{"code":"one","farewell":[]}"#).unwrap_err();
     assert!(err.to_string().contains("(exited)"), "{err}");
     let io: io::Error = err.into();
     assert_eq!(io.kind(), io::ErrorKind::InvalidData);

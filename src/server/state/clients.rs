@@ -90,7 +90,7 @@ impl ServerState {
                 let listing = self.table.listing(now.wall_ms, |n| self.attached(n));
                 fx.push(ServerEffect::Tell {
                     id,
-                    down: Down::Listing(listing),
+                    down: Down::Listing { sessions: listing },
                 });
             }
             Up::Command(command) => self.on_command(id, command, fx),

@@ -103,7 +103,7 @@ pub(super) fn listing(s: &mut ServerState) -> Vec<crate::ipc::wire::Listing> {
     let fx = up(s, 99, Up::List);
     s.handle(ServerEvent::Gone { id: 99 }, now());
     match told(&fx, 99).first() {
-        Some(Down::Listing(l)) => l.clone(),
+        Some(Down::Listing { sessions: l }) => l.clone(),
         other => panic!("no listing: {other:?}"),
     }
 }
