@@ -1,6 +1,6 @@
-//! The source is grouped by layer (docs/architecture.md, "Layers"): no top-level module may import
-//! another that imports it back, directly or around a circle, and no source file grows past 450 lines
-//! unless it is a data table. Read from the source as text: `crate::NAME` is how every module here
+//! The source is grouped by layer (docs/architecture.md, "Modules"): no top-level module may import
+//! another that imports it back, directly or around a circle, nor may a module inside a layer; and
+//! no source file grows past 450 lines unless it is a data table. Read from the source as text: `crate::NAME` is how every module here
 //! names another.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -104,6 +104,67 @@ fn no_top_level_module_imports_one_that_imports_it_back() {
         "import circles between top-level modules:\n{}",
         circles.join("\n")
     );
+}
+
+/// Which of a layer's modules (`src/core/session.rs` and `src/core/session/` are `session`) each of
+/// them names, as `crate::core::NAME` or, from the module's own file, `super::NAME`.
+fn layer_imports(layer: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let prefix = format!("crate::{layer}::");
+    for file in files {
+        let rel = file.strip_prefix(&root).expect("under the layer");
+        let Some(first) = rel.components().next().and_then(|c| c.as_os_str().to_str()) else {
+            continue;
+        };
+        let from = first.strip_suffix(".rs").unwrap_or(first).to_owned();
+        let own_file = rel.components().count() == 1;
+        let text = std::fs::read_to_string(&file).expect("read source");
+        let deps = graph.entry(from.clone()).or_default();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            let mut names = Vec::new();
+            let mut rest = line;
+            while let Some(at) = rest.find(&prefix) {
+                rest = &rest[at + prefix.len()..];
+                names.push(rest);
+            }
+            let mut rest = line;
+            while own_file && let Some(at) = rest.find("super::") {
+                rest = &rest[at + "super::".len()..];
+                names.push(rest);
+            }
+            for after in names {
+                let name: String = after
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != from {
+                    deps.insert(name);
+                }
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_module_of_a_layer_imports_one_that_imports_it_back() {
+    for layer in ["core", "term", "pi"] {
+        let graph = layer_imports(layer);
+        assert!(graph.len() > 3, "{layer} was not read: {graph:?}");
+        let circles: Vec<String> = graph
+            .keys()
+            .filter_map(|m| circle_from(&graph, m))
+            .map(|c| format!("{} → {}", c.join(" → "), c[0]))
+            .collect();
+        assert!(
+            circles.is_empty(),
+            "import circles inside {layer}:\n{}",
+            circles.join("\n")
+        );
+    }
 }
 
 #[test]

@@ -8,7 +8,6 @@ mod brief;
 mod child;
 mod draw;
 mod flash;
-pub(crate) mod format;
 mod input;
 mod keyboards;
 mod layout;
@@ -31,7 +30,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use self::brief::Trouble;
-pub use self::brief::{Attention, SessionBrief, order_briefs};
 use self::child::ChildState;
 use self::flash::Flash;
 use self::keyboards::Keyboards;
@@ -44,6 +42,7 @@ use self::settings::SettingsView;
 use self::view::PiInfo;
 pub use self::workspace::WorkspaceRequest;
 pub use self::world::{Effect, Input};
+pub use crate::core::brief::{Attention, SessionBrief, order_briefs};
 use crate::core::config::Settings;
 use crate::core::supervisor::{Now, Supervisor, View};
 use crate::core::ui::side::Section;
@@ -278,7 +277,7 @@ impl Session {
     pub fn next_deadline(&self, now: Now) -> Option<u64> {
         let minute = self
             .side_visible()
-            .then(|| format::next_uptime_change(self.started_ms, now.mono_ms));
+            .then(|| crate::core::format::next_uptime_change(self.started_ms, now.mono_ms));
         let second = self
             .supervisor
             .has_live_timers()

@@ -3,58 +3,13 @@
 //! report, the supervisor's view, the child, the restart watch).
 
 use super::Session;
-use super::format::{clock, duration};
 use super::view::BridgeStatus;
+use crate::core::brief::{Attention, SessionBrief};
 use crate::core::config::KeyId;
+use crate::core::format::{clock, duration};
 use crate::core::supervisor::ledger::rule;
 use crate::core::supervisor::{Action, AgentState, LedgerKind, NotifyLevel, Now};
 use crate::term::screen::ProgramState;
-
-/// What one session shows of itself to the others (the side pane list, the switcher, `pokeshell ls`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionBrief {
-    /// Stable, 1-based, given at creation (prefix+1…9 use it).
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    pub attention: Attention,
-    /// A few words: "working", "waiting for you: <question>", "gave up: …", "idle", …
-    pub state: String,
-    /// The running tool's name and when it started (wall ms: sessions have different mono clocks).
-    pub tool: Option<(String, u64)>,
-    pub last_intervention: Option<String>,
-    pub created_wall_ms: u64,
-    /// How many clients show this session; filled by the server (the session leaves 0).
-    pub attached: usize,
-    /// Tokens and cost since the session started.
-    pub spend: super::usage::Spend,
-    /// The branch of the git checkout `dir` is in, and whether it has uncommitted changes; filled by
-    /// the server's observer (`crate::worktree::watch`), the session leaves them None.
-    pub branch: Option<String>,
-    pub dirty: Option<bool>,
-    /// The SSH destination of a session on another machine (the server lists them, see
-    /// `crate::server::remote_list`); None for this machine's.
-    pub machine: Option<String>,
-    /// The share of pi's context window in use (0–100), when pi said.
-    pub context_percent: Option<f64>,
-}
-
-/// How much a session needs the user. Ordered: the ones needing the user first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Attention {
-    Question,
-    GaveUp,
-    Limit,
-    Stalled,
-    Working,
-    Idle,
-    Exited,
-}
-
-/// Sorts briefs the way every list shows them: the ones needing the user first, then by number.
-pub fn order_briefs(briefs: &mut [SessionBrief]) {
-    briefs.sort_by_key(|b| (b.attention, b.number));
-}
 
 /// What the session noticed in the supervisor's actions that its view does not keep: a rule that gave
 /// up, and when a run that pokeshell had to stop went silent.

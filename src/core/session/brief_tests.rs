@@ -71,7 +71,7 @@ fn a_run_that_ended_on_a_rate_limit_waits_for_the_limit_until_its_reset() {
     let wait = s.supervisor_view(at(2200)).limit_wait.expect("a planned resume");
     let (attention, state) = attention(&s, 2200);
     assert_eq!(attention, Attention::Limit);
-    let until = &format::clock(wait.at_wall_ms, 0)[..5];
+    let until = &crate::core::format::clock(wait.at_wall_ms, 0)[..5];
     assert_eq!(state, format!("waiting for the limit until {until}"));
     // The user's zone is given, not read: the same moment in local time 90 minutes east of UTC.
     s.handle(
@@ -81,7 +81,7 @@ fn a_run_that_ended_on_a_rate_limit_waits_for_the_limit_until_its_reset() {
         at(2200),
     );
     let (_, state) = super::brief_tests::attention(&s, 2200);
-    let local = &format::clock(wait.at_wall_ms + 5_400_000, 0)[..5];
+    let local = &crate::core::format::clock(wait.at_wall_ms + 5_400_000, 0)[..5];
     assert_eq!(state, format!("waiting for the limit until {local}"));
 }
 

@@ -2,10 +2,10 @@
 //! `/wakeups`, `/wakeups cancel ID`): each takes the path its key or dialog takes, and the text the
 //! user would have read in pokeshell goes back to pi as the command's answer.
 
-use super::format::{clock, duration};
 use super::link::Purpose;
 use super::{Effect, Session};
 use crate::core::config::{Change, KeyId, SettingValue};
+use crate::core::format::{clock, duration};
 use crate::core::supervisor::{self as sup, Action, NotifyLevel, Now};
 use crate::pi::bridge::protocol::{Command, NotifyLevel as WireLevel, UserCommand, UserRequest};
 

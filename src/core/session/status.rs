@@ -1,8 +1,8 @@
 //! The live lines of the status overlay (prefix+i): what the session and the supervisor know now.
 
 use super::Session;
-use super::format::duration;
 use super::view::BridgeStatus;
+use crate::core::format::duration;
 use crate::core::supervisor::{AgentState, Now};
 use crate::core::ui::status_overlay::LiveLine;
 

@@ -6,8 +6,8 @@
 //! The session decides what to say (pure, here); the loop sends the report only to terminals that
 //! answered the program-status query in their start-up probe, each client for itself.
 
-use super::brief::Attention;
 use super::{Effect, Session};
+use crate::core::brief::Attention;
 use crate::core::supervisor::Now;
 use crate::term::screen::program_status::{self, ProgramState, ProgramStatus};
 

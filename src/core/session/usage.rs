@@ -7,22 +7,7 @@ use crate::core::supervisor::Now;
 use crate::core::ui::theme::Tone;
 use crate::pi::bridge::protocol::TokenUsage;
 
-/// Tokens and cost summed over some replies.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Spend {
-    /// Prompt tokens not read from the cache.
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    /// In US dollars, as pi priced the replies.
-    pub cost_usd: f64,
-    /// Some reply had a price: pi knows the model's prices (a model without them reports 0, which
-    /// must not read as "free").
-    pub priced: bool,
-    /// How many replies were counted.
-    pub replies: u64,
-}
+pub use crate::core::brief::{Spend, dollars, tokens};
 
 impl Spend {
     fn add(&mut self, u: &TokenUsage) {
@@ -35,53 +20,6 @@ impl Spend {
             self.priced = true;
         }
         self.replies += 1;
-    }
-
-    /// The cost in dollars, when pi priced any reply.
-    pub fn cost(&self) -> Option<f64> {
-        self.priced.then_some(self.cost_usd)
-    }
-
-    /// For the narrow side pane: tokens in (cache reads included) and out, and the cost:
-    /// "20.3k/450 · $0.0123".
-    pub fn short(&self) -> String {
-        let input = self.input.saturating_add(self.cache_read);
-        let mut out = format!("{}/{}", tokens(input), tokens(self.output));
-        if let Some(cost) = self.cost() {
-            out.push_str(&format!(" · {}", dollars(cost)));
-        }
-        out
-    }
-
-    /// One line: "12.3k in · 450 out · 8.1k cached · $0.0123".
-    pub fn line(&self) -> String {
-        let mut out = format!("{} in · {} out", tokens(self.input), tokens(self.output));
-        if self.cache_read > 0 {
-            out.push_str(&format!(" · {} cached", tokens(self.cache_read)));
-        }
-        if let Some(cost) = self.cost() {
-            out.push_str(&format!(" · {}", dollars(cost)));
-        }
-        out
-    }
-}
-
-/// A token count in a few characters: 950, 12.3k, 4.1M.
-pub fn tokens(n: u64) -> String {
-    match n {
-        n if n < 1000 => n.to_string(),
-        n if n < 100_000 => format!("{:.1}k", n as f64 / 1000.0),
-        n if n < 1_000_000 => format!("{}k", n / 1000),
-        n => format!("{:.1}M", n as f64 / 1e6),
-    }
-}
-
-/// Dollars with the precision small sums need: $0.0042, $1.27.
-pub fn dollars(usd: f64) -> String {
-    if usd < 1.0 {
-        format!("${usd:.4}")
-    } else {
-        format!("${usd:.2}")
     }
 }
 

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::Session;
-use super::format::{clock, duration, short_session, uptime};
+use crate::core::format::{clock, duration, short_session, uptime};
 use crate::core::supervisor::view::{ToolView, WakeupView};
 use crate::core::supervisor::{AgentState, ContextUsage, LedgerKind, LedgerRecord, Now, View};
 use crate::core::ui::side::{Section, SideView};

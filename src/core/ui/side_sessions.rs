@@ -8,8 +8,8 @@ use unicode_width::UnicodeWidthStr;
 use super::overlay::ellipsize;
 use super::side::Section;
 use super::theme::Tone;
-use crate::core::session::format::duration;
-use crate::core::session::{Attention, SessionBrief, order_briefs};
+use crate::core::brief::{Attention, SessionBrief, order_briefs};
+use crate::core::format::duration;
 
 /// The colour of a session's state: what needs the user stands out, what runs on its own is quiet.
 pub fn tone(attention: Attention) -> Tone {

@@ -13,7 +13,7 @@ use ratatui::widgets::Widget;
 
 use super::overlay::{OverlayFrame, ellipsize, fill};
 use super::theme;
-use crate::core::session::{SessionBrief, order_briefs};
+use crate::core::brief::{SessionBrief, order_briefs};
 
 /// The longest filter kept: no session's number, name and directory together come near it.
 const MAX_FILTER_CHARS: usize = 200;
@@ -203,7 +203,7 @@ impl Widget for &Switcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::session::Attention;
+    use crate::core::brief::Attention;
 
     fn brief(number: u32, name: &str, dir: &str, attention: Attention) -> SessionBrief {
         SessionBrief {
