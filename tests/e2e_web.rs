@@ -258,3 +258,140 @@ async fn wrong_used_and_foreign_requests_are_refused_and_bad_input_gets_a_clear_
     assert!(out.status.success(), "the server goes on: {out:?}");
     b.close().await;
 }
+
+/// Stands in for the browser's `Notification` and keeps what the page raises, so that the test
+/// sees it (headless Chromium shows none). The page looks `Notification` up each time it raises
+/// one, so its own code path runs: the permission it asks with 🔔 Notify me, then `new
+/// Notification(title, {body})`.
+const CATCH_NOTIFICATIONS: &str = r#"
+window.__raised = [];
+window.Notification = class {
+  constructor(title, options) { window.__raised.push({ title, body: (options || {}).body || "" }); }
+  static get permission() { return window.__permission || "default"; }
+  static requestPermission() { window.__permission = "granted"; return Promise.resolve("granted"); }
+};
+return true;"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_that_rings_the_bell_raises_a_browser_notification_naming_the_session() {
+    const STALL_SECONDS: u64 = 6;
+    const RECOVERED: &str = "Back on track after the stall.";
+    let home = ServerHome::new();
+    let server = model_server();
+    server.push(Step::text(ANSWER));
+    server.push(Step::stall("Let me think", 1000));
+    server.set_default(Step::text(RECOVERED));
+    let mut m = start(
+        &home,
+        server,
+        json!({"poke": {"streamStallSeconds": STALL_SECONDS}}),
+    );
+    let (_addr, link) = web_login_in(&m);
+    let b = Browser::start(1280, 900).await;
+    b.client.goto(&link).await.expect("open the login link");
+    assert_eq!(list_names(&b).await, json!(["1:work"]));
+    b.eval(CATCH_NOTIFICATIONS).await;
+    click(&b, "#notify").await;
+    b.wait_for(
+        "the page saying notifications are on",
+        "return document.getElementById('toasts').textContent",
+        |v| v.as_str().is_some_and(|s| s.contains("notifications on")),
+    )
+    .await;
+
+    // The healthy twin: an answered prompt rings nothing.
+    m.submit("a plain question");
+    m.wait_text(ANSWER);
+    b.wait_for(
+        "the session idle again in the list",
+        "return document.querySelector(\"li.session[data-name='1:work'] .state\")?.textContent",
+        |v| v == &json!("idle"),
+    )
+    .await;
+    assert_eq!(b.eval("return window.__raised").await, json!([]), "nothing rang");
+
+    // The stream stalls; pokeshell aborts it on its own and rings the bell. The page shows the
+    // list, not the session (the terminal has it), and still raises the notification.
+    m.submit("think it over");
+    m.wait_record("STALL-S1", "action", "aborted the agent");
+    let raised = b
+        .wait_for("a browser notification", "return window.__raised", |v| {
+            v.as_array().is_some_and(|a| !a.is_empty())
+        })
+        .await;
+    let title = raised[0]["title"].as_str().unwrap_or_default();
+    let body = raised[0]["body"].as_str().unwrap_or_default();
+    assert!(
+        title.contains("1:work"),
+        "the notification names the session: {raised}"
+    );
+    assert!(
+        body.contains("pokeshell stopped a stalled model stream"),
+        "and says what happened: {raised}"
+    );
+    let toasts = b
+        .eval("return document.getElementById('toasts').textContent")
+        .await;
+    assert!(
+        toasts
+            .as_str()
+            .is_some_and(|t| t.contains("1:work: ") && t.contains("pokeshell stopped")),
+        "a note inside the page too: {toasts}"
+    );
+    m.wait_text(RECOVERED);
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_is_pushed_when_it_changes_and_its_clocks_count_on_in_the_page() {
+    let home = ServerHome::new();
+    let m = start(&home, model_server(), json!({}));
+    let (_addr, link) = web_login_in(&m);
+    let b = Browser::start(1024, 768).await;
+    b.client.goto(&link).await.expect("open the login link");
+    assert_eq!(list_names(&b).await, json!(["1:work"]));
+    b.wait_for(
+        "the session idle",
+        "return document.querySelector(\"li.session[data-name='1:work'] .state\")?.textContent",
+        |v| v == &json!("idle"),
+    )
+    .await;
+    let lists = "return PS.app.lists";
+    let before = b.eval(lists).await;
+    let age = "return Number(document.querySelector(\"li.session[data-name='1:work'] .age\").dataset.secs) + ' ' + document.querySelector(\"li.session[data-name='1:work'] .age\").textContent";
+    let age_before = b.eval(age).await;
+    // Nothing changes for three seconds: nothing is sent (a poll would have sent three lists),
+    // and the age shown still counts on.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    assert_eq!(b.eval(lists).await, before, "no list while nothing changed");
+    let age_after = b.eval(age).await;
+    assert_ne!(age_after, age_before, "the age counts on in the page");
+
+    // A session comes: the page hears it at once.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = cli(
+        &m,
+        &[
+            "--command",
+            "sleep 600",
+            "new",
+            "-d",
+            "--name",
+            "pushed",
+            "--dir",
+            &dir.path().to_string_lossy(),
+        ],
+    );
+    assert!(out.status.success(), "pokeshell new -d: {out:?}");
+    b.wait_for(
+        "the new session in the list",
+        "return [...document.querySelectorAll('li.session')].map(l => l.dataset.name)",
+        |v| v == &json!(["1:work", "2:pushed"]),
+    )
+    .await;
+    assert!(
+        b.eval(lists).await.as_u64() > before.as_u64(),
+        "it came as a pushed list"
+    );
+    b.close().await;
+}

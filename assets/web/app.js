@@ -4,7 +4,7 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
-  const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0 };
+  const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0 };
   window.PS.app = app;
 
   function toast(text, error) {
@@ -18,14 +18,13 @@
     else toast("not connected to pokeshell", true);
   }
 
-  // The same events that ring the terminal's bell: a browser notification naming the session.
-  function note(text) {
-    const session = app.current || "pokeshell";
-    const body = text.startsWith(session.split(":")[1] + ":") ? text : session + ": " + text;
+  // The same events that ring the terminal's bell, for any session, told by the server: a note
+  // inside the page, and a browser notification naming the session once they are allowed.
+  function note(session, text) {
     app.notes += 1;
-    toast("🔔 " + body);
+    toast("🔔 " + session + ": " + text);
     if ("Notification" in window && Notification.permission === "granted") {
-      try { new Notification("pokeshell — " + session, { body, tag: "pokeshell-" + session }); } catch (e) { /* not allowed here */ }
+      try { new Notification("pokeshell — " + session, { body: text, tag: "pokeshell-" + session }); } catch (e) { /* not allowed here */ }
     }
   }
 
@@ -43,7 +42,7 @@
     $("back").classList.remove("hidden");
     $("title").textContent = name;
     if (!app.screen) {
-      app.screen = new PS.Screen($("term"), (d) => send({ type: "input", data: d }), note);
+      app.screen = new PS.Screen($("term"), (d) => send({ type: "input", data: d }));
       window.addEventListener("resize", () => {
         if (!app.current) return;
         if (app.watch && app.pane) app.screen.fitPane(app.pane.cols, app.pane.rows);
@@ -72,6 +71,8 @@
     switch (msg.type) {
       case "sessions":
         app.sessions = msg.sessions;
+        app.listedAt = Date.now();
+        app.lists += 1;
         PS.renderList(msg.sessions, (n) => open(n, true), confirmKill);
         updateActions();
         break;
@@ -95,6 +96,9 @@
         break;
       case "error":
         toast(msg.message, true);
+        break;
+      case "note":
+        note(msg.session, msg.text);
         break;
     }
   }
@@ -185,6 +189,9 @@
     for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
     return lines.join("\n");
   };
+
+  // The list comes only when it changes: its clocks (age, the running tool's time) count on here.
+  setInterval(() => { if (!app.current && app.listedAt) PS.tickList(Math.floor((Date.now() - app.listedAt) / 1000)); }, 1000);
 
   connect();
 })();

@@ -41,6 +41,7 @@ pub mod kind {
     pub const CAPS: u8 = 0x09;
     pub const COMMAND: u8 = 0x0a;
     pub const WEB: u8 = 0x0b;
+    pub const SUBSCRIBE: u8 = 0x0c;
 
     pub const WELCOME: u8 = 0x81;
     pub const OUTPUT: u8 = 0x82;
@@ -55,6 +56,7 @@ pub mod kind {
     pub const SIZE: u8 = 0x8b;
     pub const WEB_LOGIN: u8 = 0x8c;
     pub const NOTICE: u8 = 0x8d;
+    pub const NOTE: u8 = 0x8e;
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
@@ -70,6 +72,7 @@ pub mod kind {
             CAPS => "caps",
             COMMAND => "command",
             WEB => "web",
+            SUBSCRIBE => "subscribe",
             WELCOME => "welcome",
             OUTPUT => "output",
             ATTACHED => "attached",
@@ -83,6 +86,7 @@ pub mod kind {
             SIZE => "size",
             WEB_LOGIN => "web_login",
             NOTICE => "notice",
+            NOTE => "note",
             _ => return None,
         })
     }
@@ -137,6 +141,10 @@ pub enum Up {
     Web {
         listen: Option<String>,
     },
+    /// Keep this client told: the session list now and whenever it changes ([`Down::Listing`]),
+    /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
+    /// pages.
+    Subscribe,
 }
 
 /// A prefix key's action, asked for by name.
@@ -225,6 +233,12 @@ pub enum Down {
         /// It listens beyond loopback.
         exposed: bool,
     },
+    /// A session wants the user (the events that ring a terminal's bell), for a subscribed client.
+    Note {
+        /// "3:api", as the user sees a session named.
+        session: String,
+        text: String,
+    },
 }
 
 /// One session in a [`Down::Listing`].
@@ -234,6 +248,9 @@ pub struct Listing {
     pub dir: String,
     pub state: String,
     pub tool: Option<String>,
+    /// How long the running tool has run, in seconds, as `tool` says it (a page counts on from it).
+    #[serde(default)]
+    pub tool_secs: Option<u64>,
     pub last_intervention: Option<String>,
     pub age_secs: u64,
     /// How many clients are attached.

@@ -54,13 +54,33 @@ pub enum FromPage {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToPage {
-    Sessions { sessions: Vec<Listing> },
-    Attached { name: String },
-    Size { cols: u16, rows: u16 },
-    Exited { code: i32 },
-    Detached { reason: String },
-    Done { message: String },
-    Error { message: String },
+    Sessions {
+        sessions: Vec<Listing>,
+    },
+    Attached {
+        name: String,
+    },
+    Size {
+        cols: u16,
+        rows: u16,
+    },
+    Exited {
+        code: i32,
+    },
+    Detached {
+        reason: String,
+    },
+    Done {
+        message: String,
+    },
+    Error {
+        message: String,
+    },
+    /// A session wants the user: the page raises a browser notification naming it.
+    Note {
+        session: String,
+        text: String,
+    },
 }
 
 /// A page message as the wire message for the server, or what to tell the page instead.
@@ -134,6 +154,7 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         // Said once to the next client: a page shows it as it shows an answer.
         Down::Done { message } | Down::Notice { message } => ToPage::Done { message },
         Down::Error { message } => ToPage::Error { message },
+        Down::Note { session, text } => ToPage::Note { session, text },
         // The server already let go of this client: the page cannot follow it over SSH.
         Down::Hop { dest, name } => ToPage::Detached {
             reason: format!("session {name} runs on {dest}; the web view shows this machine's sessions"),

@@ -5,14 +5,16 @@
 
 use axum::extract::ws::{Message, WebSocket};
 
-use super::listing::Sessions;
+use super::listing::Feed;
 use super::page_msg::{self, MAX_PAGE_MESSAGE, ToPage};
 use super::upstream::Upstream;
 use crate::server::wire::{Down, Up};
 
 /// Serves the page until it goes away.
-pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
+pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
     let mut up: Option<Upstream> = None;
+    let mut sessions = feed.sessions.clone();
+    let mut notes = feed.notes();
     sessions.mark_changed();
     loop {
         let from_server = async {
@@ -84,6 +86,18 @@ pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
                 }
                 let list = sessions.borrow_and_update().as_ref().clone();
                 if tell(&mut ws, ToPage::Sessions { sessions: list }).await.is_err() {
+                    break;
+                }
+            }
+            note = notes.recv() => {
+                let msg = match note {
+                    Ok(n) => ToPage::Note { session: n.session, text: n.text },
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        error(&format!("this page missed {missed} notifications"))
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                if tell(&mut ws, msg).await.is_err() {
                     break;
                 }
             }

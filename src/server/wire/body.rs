@@ -85,6 +85,12 @@ struct Message {
 }
 
 #[derive(Serialize, Deserialize)]
+struct Note {
+    session: String,
+    text: String,
+}
+
+#[derive(Serialize, Deserialize)]
 struct Hop {
     dest: String,
     name: String,
@@ -138,6 +144,7 @@ pub(super) fn encode_up(message: &Up) -> Vec<u8> {
             push_json_frame(&mut out, kind::RESUMED, &body);
         }
         Up::List => push_json_frame(&mut out, kind::LIST, &Nothing {}),
+        Up::Subscribe => push_json_frame(&mut out, kind::SUBSCRIBE, &Nothing {}),
         Up::Kill { name } => push_json_frame(&mut out, kind::KILL, &Name { name: name.clone() }),
         Up::Command(command) => push_json_frame(&mut out, kind::COMMAND, command),
         Up::Web { listen } => push_json_frame(
@@ -227,6 +234,13 @@ pub(super) fn encode_down(message: &Down) -> Vec<u8> {
             };
             push_json_frame(&mut out, kind::WEB_LOGIN, &body);
         }
+        Down::Note { session, text } => {
+            let body = Note {
+                session: session.clone(),
+                text: text.clone(),
+            };
+            push_json_frame(&mut out, kind::NOTE, &body);
+        }
     }
     out
 }
@@ -288,6 +302,10 @@ pub(super) fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
         kind::KILL => {
             let Name { name } = json(kind, payload)?;
             Up::Kill { name }
+        }
+        kind::SUBSCRIBE => {
+            json::<Nothing>(kind, payload)?;
+            Up::Subscribe
         }
         kind::COMMAND => Up::Command(json::<SessionCommand>(kind, payload)?),
         kind::WEB => {
@@ -354,6 +372,10 @@ pub(super) fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
         kind::WEB_LOGIN => {
             let WebLogin { url, login, exposed } = json(kind, payload)?;
             Down::WebLogin { url, login, exposed }
+        }
+        kind::NOTE => {
+            let Note { session, text } = json(kind, payload)?;
+            Down::Note { session, text }
         }
         _ => return Err(WireError::UnknownKind { kind }),
     })
