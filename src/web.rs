@@ -7,6 +7,7 @@ mod assets;
 pub mod auth;
 pub mod guard;
 mod listing;
+pub mod new_session;
 pub mod page_msg;
 mod page_socket;
 pub mod qr;

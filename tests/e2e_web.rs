@@ -9,7 +9,7 @@
 mod common;
 mod support;
 
-use common::{cli, ls_cell, start, wait_ls};
+use common::{cli, ls_cell, ls_row, start, wait_ls};
 use serde_json::{Value, json};
 use support::browser::{Browser, raw_request};
 use support::matrix::{COLS, Matrix};
@@ -392,6 +392,109 @@ async fn the_list_is_pushed_when_it_changes_and_its_clocks_count_on_in_the_page(
     assert!(
         b.eval(lists).await.as_u64() > before.as_u64(),
         "it came as a pushed list"
+    );
+    b.close().await;
+}
+
+/// Fills the page's new-session form and starts it.
+async fn new_session(b: &Browser, dir: &str, name: &str, worktree: &str) {
+    let script = format!(
+        "document.getElementById('new-dir').value = {dir:?}; document.getElementById('new-name').value = {name:?}; \
+         document.getElementById('new-worktree').value = {worktree:?}; document.getElementById('new-go').click(); return true"
+    );
+    b.eval(&script).await;
+}
+
+/// Waits for the page to be back on the list with an error toast containing `words`.
+async fn wait_refused(b: &Browser, words: &str) {
+    b.wait_for(
+        &format!("an error saying {words:?}, the list shown again"),
+        "return !document.getElementById('list-view').classList.contains('hidden') && [...document.querySelectorAll('.toast.error')].map(t => t.textContent).join(' | ')",
+        |v| v.as_str().is_some_and(|s| s.contains(words)),
+    )
+    .await;
+    b.eval("document.querySelectorAll('.toast').forEach(t => t.remove()); return true")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_session_form_takes_a_name_and_a_worktree_and_refuses_bad_input_clearly() {
+    let home = ServerHome::new();
+    let pi = support::pi::pi_path().to_string_lossy().into_owned();
+    let m = Matrix::builder()
+        .env("XDG_RUNTIME_DIR", &home.runtime_dir().to_string_lossy())
+        .env("POKESHELL_PI", &pi)
+        .start(model_server());
+    let (_addr, link) = web_login_in(&m);
+    let b = Browser::start(1024, 768).await;
+    b.client.goto(&link).await.expect("open the login link");
+    assert_eq!(list_names(&b).await, json!(["1:work"]));
+
+    let scratch = tempfile::tempdir().expect("a temp dir");
+    let plain = scratch.path().join("plain");
+    std::fs::create_dir(&plain).expect("a plain directory");
+    let file = scratch.path().join("a-file");
+    std::fs::write(&file, "").expect("a file");
+    let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
+
+    new_session(&b, &s(&scratch.path().join("missing")), "", "").await;
+    wait_refused(&b, "cannot use the directory").await;
+    new_session(&b, &s(&file), "", "").await;
+    wait_refused(&b, "is not a directory").await;
+    new_session(&b, &s(&plain), "work", "").await;
+    wait_refused(&b, "exists already").await;
+    new_session(&b, &s(&plain), "7", "").await;
+    wait_refused(&b, "numbers are taken").await;
+    new_session(&b, &s(&plain), "", "feat").await;
+    wait_refused(&b, "not in a git repository").await;
+    // The form keeps what was typed, to be fixed rather than typed again.
+    assert_eq!(
+        b.eval("return document.getElementById('new-worktree').value")
+            .await,
+        json!("feat")
+    );
+    // The server and the page go on: nothing was started.
+    assert_eq!(list_names(&b).await, json!(["1:work"]));
+    assert_eq!(
+        b.eval("return document.getElementById('conn').textContent").await,
+        json!("live")
+    );
+
+    // A good one: a worktree of a new branch beside a repository, named after the branch.
+    let repo = scratch.path().join("repo");
+    std::fs::create_dir(&repo).expect("the repository's directory");
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "start",
+        ][..],
+    ] {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .status()
+            .expect("git");
+        assert!(ok.success(), "git {args:?}");
+    }
+    new_session(&b, &s(&repo), "", "feat").await;
+    b.wait_for("the new session open in the page", "return PS.app.current", |v| {
+        v == &json!("2:feat")
+    })
+    .await;
+    let tree = scratch.path().join("repo-worktrees/feat");
+    assert!(tree.is_dir(), "the worktree was made at {}", tree.display());
+    let listed = wait_ls(&m, "the new session in `ls`", |l| ls_row(l, "2:feat").is_some());
+    assert!(
+        ls_row(&listed, "2:feat").is_some_and(|r| r.contains("repo-worktrees/feat")),
+        "{listed}"
     );
     b.close().await;
 }

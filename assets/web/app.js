@@ -6,6 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0 };
   window.PS.app = app;
+  const NEW = "new session";
 
   function toast(text, error) {
     const t = PS.el("div", "toast" + (error ? " error" : ""), text);
@@ -77,6 +78,7 @@
         updateActions();
         break;
       case "attached":
+        if (app.current === NEW) { $("new-name").value = ""; $("new-worktree").value = ""; }
         app.current = msg.name;
         $("title").textContent = msg.name;
         break;
@@ -96,6 +98,8 @@
         break;
       case "error":
         toast(msg.message, true);
+        // A new session that could not start: back to the form, as it was filled.
+        if (app.current === NEW) showList();
         break;
       case "note":
         note(msg.session, msg.text);
@@ -169,11 +173,12 @@
   });
   $("new-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    showSession("new session");
-    app.current = "new session";
+    showSession(NEW);
+    app.current = NEW;
     app.watch = false;
     const size = app.screen.ownSize();
-    send({ type: "new", dir: $("new-dir").value, cols: size.cols, rows: size.rows });
+    send({ type: "new", dir: $("new-dir").value, name: $("new-name").value, worktree: $("new-worktree").value,
+      cols: size.cols, rows: size.rows });
   });
   $("notify").addEventListener("click", async () => {
     if (!("Notification" in window)) { toast("this browser has no notifications; they show here instead", true); return; }
