@@ -103,6 +103,7 @@ async fn a_browser_logs_in_opens_a_session_types_pokes_and_fits_a_phone() {
         |v| v.as_str().is_some_and(|s| s.starts_with("last: ")),
     )
     .await;
+    b.screenshot("list-desktop.png").await;
     click(&b, "li.session[data-name='1:work'] button.open").await;
     b.wait_screen(AFTER_POKE).await;
     b.screenshot("desktop.png").await;
@@ -130,6 +131,16 @@ async fn a_browser_logs_in_opens_a_session_types_pokes_and_fits_a_phone() {
     );
     b.wait_screen(AFTER_POKE).await;
     b.screenshot("phone.png").await;
+    click(&b, "#back").await;
+    b.wait_for(
+        "the list within 390 px",
+        "return !document.getElementById('list-view').classList.contains('hidden') && document.documentElement.scrollWidth <= window.innerWidth",
+        |v| v == &json!(true),
+    )
+    .await;
+    b.screenshot("list-phone.png").await;
+    click(&b, "li.session[data-name='1:work'] button.open").await;
+    b.wait_screen(AFTER_POKE).await;
 
     // Kill asks first; "No" keeps the session, "Yes" ends it and the page goes back to the list.
     click(&b, "#kill").await;

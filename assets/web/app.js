@@ -8,8 +8,8 @@
   window.PS.app = app;
   const NEW = "new session";
 
-  function toast(text, error) {
-    const t = PS.el("div", "toast" + (error ? " error" : ""), text);
+  function toast(text, error, bell) {
+    const t = PS.el("div", "toast" + (error ? " error" : "") + (bell ? " bell" : ""), text);
     $("toasts").append(t);
     setTimeout(() => t.remove(), error ? 8000 : 5000);
   }
@@ -23,7 +23,7 @@
   // inside the page, and a browser notification naming the session once they are allowed.
   function note(session, text) {
     app.notes += 1;
-    toast("🔔 " + session + ": " + text);
+    toast(session + ": " + text, false, true);
     if ("Notification" in window && Notification.permission === "granted") {
       try { new Notification("pokeshell — " + session, { body: text, tag: "pokeshell-" + session }); } catch (e) { /* not allowed here */ }
     }
@@ -60,7 +60,7 @@
     app.current = name;
     const size = app.screen.ownSize();
     send({ type: "open", session: name.split(":")[0], cols: size.cols, rows: size.rows, watch });
-    $("fit").textContent = watch ? "Fit pi to this screen" : "Only watch";
+    $("fit").textContent = watch ? "Fit to screen" : "Only watch";
   }
 
   function updateActions() {
