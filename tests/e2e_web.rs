@@ -404,6 +404,13 @@ async fn the_list_is_pushed_when_it_changes_and_its_clocks_count_on_in_the_page(
         b.eval(lists).await.as_u64() > before.as_u64(),
         "it came as a pushed list"
     );
+    // And what it says of itself once it runs (a report, not a new session) comes too.
+    b.wait_for(
+        "the new session past starting",
+        "return document.querySelector(\"li.session[data-name='2:pushed'] .state\")?.textContent",
+        |v| v.as_str().is_some_and(|s| !s.is_empty() && s != "starting"),
+    )
+    .await;
     b.close().await;
 }
 
