@@ -60,6 +60,11 @@ async fn an_event_that_rings_the_bell_raises_a_browser_notification_naming_the_s
         |v| v.as_str().is_some_and(|s| s.contains("notifications on")),
     )
     .await;
+    assert_eq!(
+        b.eval("return document.getElementById('notify').textContent")
+            .await,
+        json!("Notifying")
+    );
 
     // The healthy twin: an answered prompt rings nothing.
     m.submit("a plain question");

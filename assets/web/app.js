@@ -184,7 +184,14 @@
     if (!("Notification" in window)) { toast("this browser has no notifications; they show here instead", true); return; }
     const p = await Notification.requestPermission();
     toast(p === "granted" ? "notifications on while this page is open" : "notifications refused; they show here instead");
+    showPermission();
   });
+  // The button says when notifications are already on.
+  function showPermission() {
+    const on = "Notification" in window && Notification.permission === "granted";
+    $("notify").textContent = on ? "Notifying" : "Notify me";
+  }
+  showPermission();
 
   // For tests and the measuring script: the screen's text, row by row.
   PS.screenText = function () {
