@@ -7,6 +7,7 @@ mod assets;
 pub mod auth;
 pub mod guard;
 mod listing;
+pub mod new_session;
 pub mod page_msg;
 mod page_socket;
 pub mod qr;
@@ -106,7 +107,7 @@ fn start(addr: SocketAddr) -> Result<Running, String> {
     let shared = routes::Shared {
         auth: auth.clone(),
         port: addr.port(),
-        sessions: listing::start(),
+        feed: listing::start(),
         home: std::env::var("HOME").unwrap_or_else(|_| "/".to_string()),
     };
     let app = routes::router(shared);

@@ -289,6 +289,7 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
             | Down::Done { .. }
             | Down::Notice { .. }
             | Down::Size { .. }
+            | Down::Note { .. }
             | Down::WebLogin { .. } => {}
         }
     }

@@ -51,6 +51,7 @@ pub mod kind {
         (CAPS, "caps"),
         (0x0a, "command"),
         (0x0b, "web"),
+        (0x0c, "subscribe"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -68,6 +69,7 @@ pub mod kind {
         (0x8b, "size"),
         (0x8c, "web_login"),
         (0x8d, "notice"),
+        (0x8e, "note"),
     ];
 
     /// The message's name, for error texts and logs.
@@ -135,6 +137,10 @@ pub enum Up {
     Web {
         listen: Option<String>,
     },
+    /// Keep this client told: the session list now and whenever it changes ([`Down::Listing`]),
+    /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
+    /// pages.
+    Subscribe,
 }
 
 /// A prefix key's action, asked for by name.
@@ -228,6 +234,12 @@ pub enum Down {
         /// It listens beyond loopback.
         exposed: bool,
     },
+    /// A session wants the user (the events that ring a terminal's bell), for a subscribed client.
+    Note {
+        /// "3:api", as the user sees a session named.
+        session: String,
+        text: String,
+    },
 }
 
 /// One session in a [`Down::Listing`].
@@ -237,6 +249,9 @@ pub struct Listing {
     pub dir: String,
     pub state: String,
     pub tool: Option<String>,
+    /// How long the running tool has run, in seconds, as `tool` says it (a page counts on from it).
+    #[serde(default)]
+    pub tool_secs: Option<u64>,
     pub last_intervention: Option<String>,
     pub age_secs: u64,
     /// How many clients are attached.

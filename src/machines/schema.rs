@@ -207,6 +207,7 @@ mod tests {
             dir: "/w/api".into(),
             state: "waiting for you: deploy?".into(),
             tool: None,
+            tool_secs: None,
             last_intervention: Some("poked".into()),
             age_secs: 90,
             attached: 1,

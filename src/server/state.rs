@@ -95,11 +95,16 @@ pub struct ServerState {
     pub(super) left_over: Vec<SavedSession>,
     /// The web view listens (it runs in this process, for as long as the server does).
     web: bool,
+    /// Clients told the list whenever it changes and every notification ([`Up::Subscribe`]).
+    pub(super) subscribers: BTreeSet<u64>,
+    /// The wall clock of the last event, for the lists told to subscribers.
+    wall_ms: u64,
 }
 
 impl ServerState {
     pub fn handle(&mut self, ev: ServerEvent, now: Now) -> Vec<ServerEffect> {
         let mut fx = Vec::new();
+        self.wall_ms = now.wall_ms;
         match ev {
             ServerEvent::Connected { id } => {
                 self.served = true;
@@ -160,6 +165,16 @@ impl ServerState {
                 desktop,
                 command,
             } => {
+                // Subscribers (the web view's pages) hear every session's note, shown or not.
+                if bell || desktop {
+                    for &id in &self.subscribers {
+                        let down = Down::Note {
+                            session: self.label(number),
+                            text: text.clone(),
+                        };
+                        fx.push(ServerEffect::Tell { id, down });
+                    }
+                }
                 if self.attached(number) > 0 {
                     return fx;
                 }
@@ -272,6 +287,7 @@ impl ServerState {
                 let label = self.label(number);
                 self.footer_notes.remove(&number);
                 self.table.remove(number);
+                self.publish(fx);
                 if waiting.is_empty() {
                     fx.push(ServerEffect::Log(format!(
                         "cannot start session {label}: {message}"
@@ -372,6 +388,7 @@ impl ServerState {
     }
 
     pub(super) fn share_briefs(&self, fx: &mut Vec<ServerEffect>) {
+        self.publish(fx);
         let mut briefs = self.table.briefs(|n| self.attached(n));
         briefs.extend(self.remote.iter().cloned());
         for (&number, run) in &self.runs {
@@ -379,6 +396,23 @@ impl ServerState {
                 let ev = WorldEvent::Sessions(briefs.clone());
                 fx.push(ServerEffect::ToSession { number, ev });
             }
+        }
+    }
+}
+
+impl ServerState {
+    /// The list as `pokeshell ls` has it, told to every subscriber: whenever a session comes, goes,
+    /// changes what it says of itself or gains or loses a client.
+    pub(super) fn publish(&self, fx: &mut Vec<ServerEffect>) {
+        if self.subscribers.is_empty() {
+            return;
+        }
+        let listing = self.table.listing(self.wall_ms, |n| self.attached(n));
+        for &id in &self.subscribers {
+            let down = Down::Listing {
+                sessions: listing.clone(),
+            };
+            fx.push(ServerEffect::Tell { id, down });
         }
     }
 }

@@ -209,6 +209,11 @@ impl Table {
                     .as_ref()
                     .and_then(|b| b.tool.as_ref())
                     .map(|(name, since)| format!("{name} {}s", now_wall_ms.saturating_sub(*since) / 1000)),
+                tool_secs: e
+                    .brief
+                    .as_ref()
+                    .and_then(|b| b.tool.as_ref())
+                    .map(|(_, since)| now_wall_ms.saturating_sub(*since) / 1000),
                 last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
                 attached: attached(e.number),

@@ -58,6 +58,7 @@ fn up() -> impl Strategy<Value = Up> {
         opt_string().prop_map(|focus| Up::Command(SessionCommand::Handoff { focus })),
         any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
         opt_string().prop_map(|listen| Up::Web { listen }),
+        Just(Up::Subscribe),
     ]
 }
 
@@ -80,6 +81,7 @@ fn listing() -> impl Strategy<Value = Listing> {
                 name,
                 dir,
                 state,
+                tool_secs: tool.as_ref().map(|_| age_secs),
                 tool,
                 last_intervention,
                 age_secs,
@@ -118,6 +120,7 @@ fn down() -> impl Strategy<Value = Down> {
         any::<String>().prop_map(|message| Down::Error { message }),
         (any::<String>(), any::<String>()).prop_map(|(dest, name)| Down::Hop { dest, name }),
         any::<String>().prop_map(|message| Down::Notice { message }),
+        (any::<String>(), any::<String>()).prop_map(|(session, text)| Down::Note { session, text }),
     ]
 }
 

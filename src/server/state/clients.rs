@@ -93,6 +93,14 @@ impl ServerState {
                     down: Down::Listing { sessions: listing },
                 });
             }
+            Up::Subscribe => {
+                self.subscribers.insert(id);
+                let listing = self.table.listing(now.wall_ms, |n| self.attached(n));
+                fx.push(ServerEffect::Tell {
+                    id,
+                    down: Down::Listing { sessions: listing },
+                });
+            }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
             Up::Kill { name } => match self.table.find(Some(&name)) {
@@ -233,6 +241,7 @@ impl ServerState {
         let env = if env.is_empty() { self.env.clone() } else { env };
         let number = self.table.add(name, dir, argv.clone(), now.wall_ms)?;
         let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+        self.publish(fx);
         self.runs.insert(
             number,
             Run::Starting {
@@ -344,6 +353,7 @@ impl ServerState {
 
     /// The client's connection is gone (or dropped): it follows nothing any more.
     pub(super) fn forget(&mut self, id: u64, fx: &mut Vec<ServerEffect>) {
+        self.subscribers.remove(&id);
         self.leave(id, fx);
         for run in self.runs.values_mut() {
             if let Run::Starting { waiting } = run {
