@@ -7,6 +7,7 @@ pub mod config;
 pub mod format;
 pub mod input;
 pub mod session;
+pub mod spec;
 pub mod supervisor;
 pub mod ui;
 pub mod workspace;

@@ -54,9 +54,12 @@ fn three() -> Vec<SessionBrief> {
 fn session_one(t0: Now) -> Session {
     let opts = SessionOptions {
         label: "pi".into(),
-        number: 1,
-        name: "api".into(),
-        dir: "/home/u/src/api".into(),
+        spec: pokeshell::core::spec::SessionSpec {
+            number: 1,
+            name: "api".into(),
+            dir: "/home/u/src/api".into(),
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let mut s = Session::new(opts, snapshot::settings(), 100, 24, t0);

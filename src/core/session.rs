@@ -44,6 +44,7 @@ pub use self::workspace::WorkspaceRequest;
 pub use self::world::{Effect, Input};
 pub use crate::core::brief::{Attention, SessionBrief, order_briefs};
 use crate::core::config::Settings;
+use crate::core::spec::SessionSpec;
 use crate::core::supervisor::{Now, Supervisor, View};
 use crate::core::ui::side::Section;
 use crate::core::ui::theme::Tone;
@@ -61,16 +62,10 @@ pub struct SessionOptions {
     pub host_kitty: bool,
     /// The child's arguments as started (the bridge's included), for a relaunch.
     pub child_args: Vec<String>,
-    /// The session's number among the server's sessions (1-based, never reused); 0: pokeshell runs
-    /// without its server and nothing about sessions is shown.
-    pub number: u32,
-    /// The session's name, as the session list shows it.
-    pub name: String,
-    /// The directory pi runs in.
-    pub dir: String,
-    /// A restarted pokeshell server brought this session back while its agent was mid-run: the first
-    /// child's session is asked to carry on, as after a restart (RST-S1).
-    pub resume_after_server_restart: bool,
+    /// Who the session is (number 0: it runs alone, as in tests, and nothing about sessions is
+    /// shown), and whether a restarted server brought it back mid-run: then the first child's
+    /// session is asked to carry on, as after a restart (RST-S1).
+    pub spec: SessionSpec,
 }
 
 /// Everything pokeshell knows and shows about one pi.

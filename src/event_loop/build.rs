@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use super::{Clock, Layer, Loop, Screen, WorldEvent};
 use crate::core::config::Settings;
 use crate::core::session::{Input, Session, SessionOptions};
+use crate::core::spec::SessionSpec;
 use crate::core::workspace::Workspace;
 use crate::pi::bridge::server::{BridgeHandle, BridgeServer};
 use crate::pi::ledger::LedgerFile;
@@ -29,12 +30,8 @@ pub struct SessionConfig {
     pub bridge: bool,
     /// Where the intervention ledger goes.
     pub ledger_dir: std::path::PathBuf,
-    /// The session's number, name and directory among several (0, "", "": the only one).
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    /// A restarted server brought the session back mid-run: resume it (RST-S1).
-    pub resume: bool,
+    /// Who the session is, and whether a restarted server brought it back mid-run.
+    pub session: SessionSpec,
 }
 
 /// A session with its child running.
@@ -114,10 +111,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         settings,
         bridge,
         ledger_dir,
-        number,
-        name,
-        dir,
-        resume,
+        session: identity,
     } = cfg;
     let (bridge, bridge_state) = if bridge {
         match start_bridge(&mut spec, &settings) {
@@ -150,10 +144,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         // Not known yet: the mirror's modes carry it once the host's answers are in.
         host_kitty: false,
         child_args: spec.args.clone(),
-        number,
-        name,
-        dir,
-        resume_after_server_restart: resume,
+        spec: identity,
     };
     let mut session = Session::new(opts, settings, cols, rows, clock.now(start));
     // Local time from the start (the loop gives it again when it changes).

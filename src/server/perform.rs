@@ -136,11 +136,11 @@ impl Performer {
                 self.to_session(number, WorldEvent::Client(ClientEvent::Detach { id }));
             }
             ServerEffect::ToSession { number, ev } => self.to_session(number, ev),
-            ServerEffect::Start(spec) => {
+            ServerEffect::Start(start) => {
                 let (me, handles) = (self.me.clone(), self.handles.clone());
                 tokio::spawn(async move {
-                    let number = spec.number;
-                    let result = session_thread::spawn(spec, me).await;
+                    let number = start.spec.number;
+                    let result = session_thread::spawn(start, me).await;
                     let _ = handles.send(Handle::Session { number, result });
                 });
             }

@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use super::observer::Observer;
 use super::remote_screen::RemoteScreen;
 use super::serve::ServerMsg;
-use super::state::SessionSpec;
+use super::state::{SessionSpec, SessionStart};
 use crate::cli::Cli;
 use crate::core::session::Input;
 use crate::event_loop::build::{SessionConfig, build};
@@ -52,10 +52,7 @@ fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
         settings,
         bridge: cli.command.is_none(),
         ledger_dir,
-        number: start.number,
-        name: start.name.clone(),
-        dir: start.dir.clone(),
-        resume: start.resume,
+        session: start.clone(),
     })
 }
 
@@ -64,18 +61,18 @@ fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
 pub type Ready = (UnboundedSender<WorldEvent>, Arc<AtomicUsize>);
 
 /// Starts the session's thread; returns where its world events go once pi runs.
-pub async fn spawn(start: SessionSpec, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
-    let meta = std::fs::metadata(&start.dir).map_err(|e| format!("{}: {e}", start.dir))?;
+pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
+    let meta = std::fs::metadata(&start.spec.dir).map_err(|e| format!("{}: {e}", start.spec.dir))?;
     if !meta.is_dir() {
-        return Err(format!("{} is not a directory", start.dir));
+        return Err(format!("{} is not a directory", start.spec.dir));
     }
-    let cfg = config(&start)?;
+    let cfg = config(&start.spec)?;
     let (ready_tx, ready_rx) = oneshot::channel();
-    let name = format!("session-{}", start.number);
+    let name = format!("session-{}", start.spec.number);
     std::thread::Builder::new()
         .name(name)
         .spawn(move || {
-            let number = start.number;
+            let number = start.spec.number;
             // Its blocking pool (settings files, the version check, orphans ended after a relaunch)
             // stays small and lets its threads go soon: sessions brought back together must not
             // each keep one for long.
@@ -112,7 +109,7 @@ pub async fn spawn(start: SessionSpec, server: UnboundedSender<ServerMsg>) -> Re
 /// The session's life: returns pi's exit code, whether the server was shutting down, and what pi
 /// left on its main screen.
 async fn run(
-    start: SessionSpec,
+    start: SessionStart,
     cfg: SessionConfig,
     server: UnboundedSender<ServerMsg>,
     ready: oneshot::Sender<Result<Ready, String>>,
@@ -129,7 +126,7 @@ async fn run(
     let input_queued = built.child.input_queued();
     let mut screen = RemoteScreen::new(start.cols, start.rows)?;
     screen.server = Some(server.clone());
-    let layer = Observer::new(start.number, server, built.session.notify_command());
+    let layer = Observer::new(start.spec.number, server, built.session.notify_command());
     let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     if with_bridge {
         lp.hold_keys_until_ready();
@@ -141,7 +138,7 @@ async fn run(
     let _ = ready.send(Ok((tx, input_queued)));
     // A test hook: proves a client's terminal is restored and the children stopped when the server
     // panics.
-    if env_get(&start.env, "POKESHELL_TEST_PANIC").is_some() {
+    if env_get(&start.spec.env, "POKESHELL_TEST_PANIC").is_some() {
         while let Some(ev) = rx.recv().await {
             if matches!(ev, WorldEvent::Pty(PtyEvent::Output)) {
                 panic!("POKESHELL_TEST_PANIC is set: panicking on purpose");

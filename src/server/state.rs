@@ -19,9 +19,10 @@ mod web_tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-pub use self::events::{Report, ServerEffect, ServerEvent, SessionSpec};
+pub use self::events::{Report, ServerEffect, ServerEvent, SessionStart};
 pub(crate) use self::saved::options_only;
 pub use self::saved::relaunch_argv;
+pub use crate::core::spec::SessionSpec;
 
 use super::notes::AwayNote;
 use super::table::Table;
@@ -90,7 +91,7 @@ pub struct ServerState {
     /// Saved sessions still being brought back (those starting and those queued).
     pub(super) restoring: BTreeSet<u32>,
     /// Saved sessions waiting their turn to start ([`super::restore_plan::RESTORE_PARALLEL`] at once).
-    pub(super) restore_queue: VecDeque<SessionSpec>,
+    pub(super) restore_queue: VecDeque<SessionStart>,
     /// Saved sessions past [`super::restore_plan::MAX_SESSIONS`]: not brought back, kept in the list.
     pub(super) left_over: Vec<SavedSession>,
     /// The web view listens (it runs in this process, for as long as the server does).

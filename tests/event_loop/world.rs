@@ -191,8 +191,10 @@ impl World {
             ledger_path: Some(ledger.path().to_path_buf()),
             host_kitty: true,
             child_args: vec!["-e".into(), "/b/bridge.ts".into(), "fix it".into()],
-            number,
-            ..SessionOptions::default()
+            spec: pokeshell::core::spec::SessionSpec {
+                number,
+                ..Default::default()
+            },
         };
         let session = Session::new(opts, settings, COLS, ROWS, clock.now(start));
         let pane = session.pane();

@@ -67,9 +67,9 @@ impl Session {
             .find(|r| r.kind == LedgerKind::Action)
             .map(|r| format!("{} {}", &clock(r.wall_ms, self.utc_offset_secs)[..5], r.reason));
         SessionBrief {
-            number: self.opts.number,
-            name: self.opts.name.clone(),
-            dir: self.opts.dir.clone(),
+            number: self.opts.spec.number,
+            name: self.opts.spec.name.clone(),
+            dir: self.opts.spec.dir.clone(),
             attention,
             state,
             tool,

@@ -3,6 +3,7 @@
 
 use super::tests::{settings, t};
 use super::*;
+use crate::core::spec::SessionSpec;
 
 const A: ClientId = 7;
 const B: ClientId = 9;
@@ -11,9 +12,12 @@ const B: ClientId = 9;
 fn shared() -> Session {
     let opts = SessionOptions {
         label: "pi".into(),
-        number: 1,
-        name: "api".into(),
-        dir: "/src/api".into(),
+        spec: SessionSpec {
+            number: 1,
+            name: "api".into(),
+            dir: "/src/api".into(),
+            ..SessionSpec::default()
+        },
         ..SessionOptions::default()
     };
     Session::new(opts, settings(), 120, 40, t())

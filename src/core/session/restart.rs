@@ -288,7 +288,7 @@ impl Session {
     /// The server did the relaunch, not this session's watch: it is not counted against
     /// `poke.maxRestartsPerHour`.
     pub(super) fn resume_after_server_restart(&mut self, now: Now, fx: &mut Vec<Effect>) {
-        let asked = std::mem::take(&mut self.opts.resume_after_server_restart);
+        let asked = std::mem::take(&mut self.opts.spec.resume);
         if !asked || !self.opts.bridge.as_ref().is_some_and(Result::is_ok) {
             return;
         }

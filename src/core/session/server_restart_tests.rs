@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::restart_tests::{at, event, heartbeat, hello, messages, records, respawn, session_start, tick};
 use super::*;
+use crate::core::spec::SessionSpec;
 use crate::core::supervisor::ledger::rule;
 
 /// A session of pi with its bridge; `flag`: brought back by a restarted server mid-run.
@@ -15,7 +16,10 @@ fn brought_back(flag: bool) -> Session {
         child_args: ["-e", "/b/bridge.ts", "--session", super::restart_tests::FILE]
             .map(String::from)
             .to_vec(),
-        resume_after_server_restart: flag,
+        spec: SessionSpec {
+            resume: flag,
+            ..SessionSpec::default()
+        },
         ..SessionOptions::default()
     };
     Session::new(opts, super::tests::settings(), 120, 40, at(0))
@@ -88,7 +92,10 @@ fn rst_s1_only_the_first_child_and_only_pi_with_its_bridge() {
     let opts = SessionOptions {
         label: "htop".into(),
         bridge: None,
-        resume_after_server_restart: true,
+        spec: SessionSpec {
+            resume: true,
+            ..SessionSpec::default()
+        },
         ..SessionOptions::default()
     };
     let mut hosted = Session::new(opts, super::tests::settings(), 120, 40, at(0));

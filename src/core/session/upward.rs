@@ -69,7 +69,7 @@ impl Session {
             && let Some(other) = self
                 .sessions
                 .iter()
-                .find(|b| b.number != self.opts.number && b.attention == Attention::Question)
+                .find(|b| b.number != self.opts.spec.number && b.attention == Attention::Question)
         {
             let msg = format!("session {} needs you: {}", other.name, other.state);
             return own(ProgramState::Blocked, Some("question"), msg);
@@ -81,10 +81,10 @@ impl Session {
     pub fn upward_title(&self, now: Now) -> String {
         let view = self.supervisor_view(now);
         let (_, state) = self.attention(&view, now);
-        let name = if self.opts.name.is_empty() {
+        let name = if self.opts.spec.name.is_empty() {
             &self.opts.label
         } else {
-            &self.opts.name
+            &self.opts.spec.name
         };
         format!("{name} — {state}")
     }

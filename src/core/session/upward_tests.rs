@@ -6,6 +6,7 @@ use serde_json::json;
 use super::restart_tests::{at, event, pi, tick};
 use super::*;
 use crate::core::config::{Change, KeyId, SettingValue};
+use crate::core::spec::SessionSpec;
 use crate::term::screen::program_status::{Osc7501, parse};
 use crate::term::screen::{ProgramState, ProgramStatus};
 
@@ -187,7 +188,10 @@ fn the_title_is_pis_by_default_and_pokeshells_when_on() {
 fn a_hosted_program_gets_a_title_until_it_names_its_window_itself() {
     let opts = SessionOptions {
         label: "htop".into(),
-        name: "top".into(),
+        spec: SessionSpec {
+            name: "top".into(),
+            ..SessionSpec::default()
+        },
         ..SessionOptions::default()
     };
     let mut s = Session::new(opts, super::tests::settings(), 120, 40, at(0));

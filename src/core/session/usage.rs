@@ -63,10 +63,10 @@ impl Session {
     pub(super) fn on_usage(&mut self, u: &TokenUsage, now: Now, fx: &mut Vec<Effect>) {
         let display = self.settings.get().effective().display;
         if let Some(text) = self.usage.add(u, display.cost_warn_micros) {
-            let who = if self.opts.name.is_empty() {
+            let who = if self.opts.spec.name.is_empty() {
                 "pi"
             } else {
-                &self.opts.name
+                &self.opts.spec.name
             };
             let text = format!("{who}: {text}");
             self.flash.show(text.clone(), Tone::Warn, now);

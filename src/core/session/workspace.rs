@@ -58,12 +58,12 @@ impl Session {
                 }
             }
             CommandId::Switcher => {
-                let switcher = Switcher::new(self.briefs_now(now), self.opts.number);
+                let switcher = Switcher::new(self.briefs_now(now), self.opts.spec.number);
                 self.keys
                     .set_overlay(client, Some(Overlay::Switcher(Box::new(switcher))));
             }
             CommandId::NewSession => {
-                let prompt = LinePrompt::with_text(NEW_SESSION_TITLE, NEW_SESSION_HINT, &self.opts.dir);
+                let prompt = LinePrompt::with_text(NEW_SESSION_TITLE, NEW_SESSION_HINT, &self.opts.spec.dir);
                 self.keys.set_overlay(client, Some(Overlay::NewSession(prompt)));
             }
             _ => {}
@@ -131,17 +131,17 @@ impl Session {
 
     /// The side pane's session list, when the session belongs to the server and there are several.
     pub(super) fn sessions_section(&self, now: Now) -> Option<Section> {
-        if self.opts.number == 0 || self.sessions.len() < 2 {
+        if self.opts.spec.number == 0 || self.sessions.len() < 2 {
             return None;
         }
         let width = self.layout.side_width().saturating_sub(3) as usize;
-        side_sessions::section(&self.briefs_now(now), self.opts.number, now.wall_ms, width)
+        side_sessions::section(&self.briefs_now(now), self.opts.spec.number, now.wall_ms, width)
     }
 
     /// The list's tool timers count seconds: the next whole second while one runs (mono ms).
     pub(super) fn sessions_deadline(&self, now: Now) -> Option<u64> {
         let timers = self.side_visible()
-            && self.opts.number != 0
+            && self.opts.spec.number != 0
             && self.sessions.len() >= 2
             && self.sessions.iter().any(|b| b.tool.is_some());
         timers.then(|| (now.mono_ms / 1000 + 1) * 1000)

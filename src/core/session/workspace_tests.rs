@@ -3,14 +3,18 @@
 
 use super::tests::{settings, t};
 use super::*;
+use crate::core::spec::SessionSpec;
 
 /// Session 1 of the server, "api" in /src/api.
 fn numbered() -> Session {
     let opts = SessionOptions {
         label: "pi".into(),
-        number: 1,
-        name: "api".into(),
-        dir: "/src/api".into(),
+        spec: SessionSpec {
+            number: 1,
+            name: "api".into(),
+            dir: "/src/api".into(),
+            ..SessionSpec::default()
+        },
         ..SessionOptions::default()
     };
     Session::new(opts, settings(), 120, 40, t())

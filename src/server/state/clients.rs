@@ -2,7 +2,9 @@
 //! list or kill sessions), what the user asks from a session's keys (detach, switch, a new session),
 //! and who follows which session.
 
-use super::{DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, client_ev, options_only};
+use super::{
+    DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, SessionStart, client_ev, options_only,
+};
 use crate::core::session::WorkspaceRequest;
 use crate::core::supervisor::Now;
 use crate::event_loop::input_meter::Ticket;
@@ -248,16 +250,18 @@ impl ServerState {
                 waiting: id.into_iter().collect(),
             },
         );
-        fx.push(ServerEffect::Start(SessionSpec {
-            number,
-            name,
-            dir: dir.to_string(),
-            argv,
-            env,
+        fx.push(ServerEffect::Start(SessionStart {
+            spec: SessionSpec {
+                number,
+                name,
+                dir: dir.to_string(),
+                argv,
+                env,
+                resume: false,
+            },
             cols,
             rows,
             caps_now,
-            resume: false,
         }));
         Ok(number)
     }

@@ -2,6 +2,7 @@
 
 use super::AwayNote;
 use crate::core::session::{SessionBrief, WorkspaceRequest};
+use crate::core::spec::SessionSpec;
 use crate::event_loop::WorldEvent;
 use crate::ipc::wire::{Down, Up};
 use crate::server::restore_plan::Found;
@@ -99,22 +100,14 @@ pub struct Report {
     pub mid_run: bool,
 }
 
-/// How a session starts in the server: its identity and the terminal it starts for.
+/// A session to start: who it is, and the terminal it starts for.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionSpec {
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    /// pokeshell's command line for the session (without the program name).
-    pub argv: Vec<String>,
-    /// The environment pi runs in: the client's.
-    pub env: Vec<(String, String)>,
+pub struct SessionStart {
+    pub spec: SessionSpec,
     pub cols: u16,
     pub rows: u16,
     /// Terminal capabilities to give pi at once, for a session started with nobody attached.
     pub caps_now: Option<Vec<u8>>,
-    /// pi was mid-run when a previous server ended: resume it through the arbiter.
-    pub resume: bool,
 }
 
 /// What the server's state wants done.
@@ -139,7 +132,7 @@ pub enum ServerEffect {
     /// Something for a session's loop (never an attach: see [`ServerEffect::Follow`]).
     ToSession { number: u32, ev: WorldEvent },
     /// Start a session's thread; it answers with [`ServerEvent::Started`].
-    Start(SessionSpec),
+    Start(SessionStart),
     /// Replace the saved list with this one (in one step, durably); answered with
     /// [`ServerEvent::Saved`].
     SaveList { seq: u64, list: Vec<SavedSession> },

@@ -144,17 +144,20 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
         },
         now(),
     );
-    let spec = fx
+    let start = fx
         .iter()
         .find_map(|e| match e {
             ServerEffect::Start(spec) => Some(spec.clone()),
             _ => None,
         })
         .expect("the session comes back");
-    assert_eq!((spec.number, spec.name.as_str()), (n, "api"));
-    assert!(spec.resume, "it was mid-run");
-    assert_eq!(spec.argv, v(&["--", "--model", "m", "--session", "/s/1.jsonl"]));
-    assert_eq!(spec.env, vec![("HOME".to_string(), "/h".to_string())]);
+    assert_eq!((start.spec.number, start.spec.name.as_str()), (n, "api"));
+    assert!(start.spec.resume, "it was mid-run");
+    assert_eq!(
+        start.spec.argv,
+        v(&["--", "--model", "m", "--session", "/s/1.jsonl"])
+    );
+    assert_eq!(start.spec.env, vec![("HOME".to_string(), "/h".to_string())]);
     next.handle(
         ServerEvent::Started {
             number: n,

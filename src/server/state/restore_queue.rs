@@ -5,32 +5,32 @@
 
 use crate::server::restore_plan::{MAX_SESSIONS, RESTORE_PARALLEL};
 
-use super::{Run, ServerEffect, ServerState, SessionSpec};
+use super::{Run, ServerEffect, ServerState, SessionStart};
 
 impl ServerState {
     /// Starts queued saved sessions while fewer than [`RESTORE_PARALLEL`] are starting.
     pub(super) fn start_restores(&mut self, fx: &mut Vec<ServerEffect>) {
         while self.restoring.len() - self.restore_queue.len() < RESTORE_PARALLEL {
-            let Some(spec) = self.restore_queue.pop_front() else {
+            let Some(start) = self.restore_queue.pop_front() else {
                 return;
             };
-            fx.push(ServerEffect::Start(spec));
+            fx.push(ServerEffect::Start(start));
         }
     }
 
     /// Queues a saved session's start (started at once if a place is free).
-    pub(super) fn queue_restore(&mut self, spec: SessionSpec, fx: &mut Vec<ServerEffect>) {
-        self.runs
-            .insert(spec.number, Run::Starting { waiting: Vec::new() });
-        self.restoring.insert(spec.number);
-        self.restore_queue.push_back(spec);
+    pub(super) fn queue_restore(&mut self, start: SessionStart, fx: &mut Vec<ServerEffect>) {
+        let n = start.spec.number;
+        self.runs.insert(n, Run::Starting { waiting: Vec::new() });
+        self.restoring.insert(n);
+        self.restore_queue.push_back(start);
         self.start_restores(fx);
     }
 
     /// Takes session `n` out of the queue if it waits there (it never starts); its waiting
     /// clients are told `why`. Returns whether it was queued.
     pub(super) fn unqueue(&mut self, n: u32, why: &str, fx: &mut Vec<ServerEffect>) -> bool {
-        let Some(at) = self.restore_queue.iter().position(|s| s.number == n) else {
+        let Some(at) = self.restore_queue.iter().position(|s| s.spec.number == n) else {
             return false;
         };
         self.restore_queue.remove(at);
@@ -47,7 +47,7 @@ impl ServerState {
     /// The server ends before the queue did: nothing more is started (all stay in the table, so
     /// saved, for the next server).
     pub(super) fn drop_restore_queue(&mut self, why: &str, fx: &mut Vec<ServerEffect>) {
-        let queued: Vec<u32> = self.restore_queue.iter().map(|s| s.number).collect();
+        let queued: Vec<u32> = self.restore_queue.iter().map(|s| s.spec.number).collect();
         for n in queued {
             self.unqueue(n, why, fx);
         }

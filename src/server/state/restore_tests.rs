@@ -40,7 +40,7 @@ fn restoring(count: u32) -> (ServerState, Vec<ServerEffect>) {
 fn starts(fx: &[ServerEffect]) -> Vec<u32> {
     fx.iter()
         .filter_map(|e| match e {
-            ServerEffect::Start(spec) => Some(spec.number),
+            ServerEffect::Start(start) => Some(start.spec.number),
             _ => None,
         })
         .collect()

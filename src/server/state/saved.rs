@@ -3,7 +3,7 @@
 
 use crate::server::restore_plan::{self, Found};
 
-use super::{DETACHED_SIZE, Down, Now, SavedSession, ServerEffect, ServerState, SessionSpec};
+use super::{DETACHED_SIZE, Down, Now, SavedSession, ServerEffect, ServerState, SessionSpec, SessionStart};
 
 /// How many sessions left out of a restore are named in its message.
 const NAMED: usize = 8;
@@ -96,18 +96,20 @@ impl ServerState {
                 // In the session's footer too, for whoever looks at it first.
                 self.footer_notes.insert(number, note);
             }
-            let spec = SessionSpec {
-                number,
-                name,
-                dir: s.dir.clone(),
-                argv,
-                env: self.env.clone(),
+            let start = SessionStart {
+                spec: SessionSpec {
+                    number,
+                    name,
+                    dir: s.dir.clone(),
+                    argv,
+                    env: self.env.clone(),
+                    resume,
+                },
                 cols: DETACHED_SIZE.0,
                 rows: DETACHED_SIZE.1,
                 caps_now: Some(Vec::new()),
-                resume,
             };
-            self.queue_restore(spec, fx);
+            self.queue_restore(start, fx);
         }
         if !self.left_over.is_empty() {
             // Named up to a few: a list of a thousand is not read.

@@ -66,27 +66,27 @@ pub(super) fn new_session(name: &str) -> Up {
 pub(super) fn client_with_session(s: &mut ServerState, id: u64, name: &str) -> u32 {
     s.handle(ServerEvent::Connected { id }, now());
     let fx = up(s, id, new_session(name));
-    let spec = fx
+    let start = fx
         .iter()
         .find_map(|e| match e {
             ServerEffect::Start(spec) => Some(spec.clone()),
             _ => None,
         })
         .expect("a session is started");
-    assert_eq!((spec.cols, spec.rows), (100, 30), "at the client's size");
-    assert_eq!(spec.env, vec![("TERM".to_string(), "xterm".to_string())]);
+    assert_eq!((start.cols, start.rows), (100, 30), "at the client's size");
+    assert_eq!(start.spec.env, vec![("TERM".to_string(), "xterm".to_string())]);
     let fx = s.handle(
         ServerEvent::Started {
-            number: spec.number,
+            number: start.spec.number,
             result: Ok(()),
         },
         now(),
     );
     assert!(fx.iter().any(
-        |e| matches!(e, ServerEffect::Follow { id: i, number, .. } if *i == id && *number == spec.number)
+        |e| matches!(e, ServerEffect::Follow { id: i, number, .. } if *i == id && *number == start.spec.number)
     ));
     ack_saves(s, &fx);
-    spec.number
+    start.spec.number
 }
 
 pub(super) fn told(fx: &[ServerEffect], id: u64) -> Vec<&Down> {
@@ -214,7 +214,7 @@ fn a_new_session_from_the_keys_that_cannot_start_is_a_notice_and_the_terminal_st
         },
         now(),
     );
-    let spec = fx
+    let start = fx
         .iter()
         .find_map(|e| match e {
             ServerEffect::Start(spec) => Some(spec.clone()),
@@ -222,13 +222,13 @@ fn a_new_session_from_the_keys_that_cannot_start_is_a_notice_and_the_terminal_st
         })
         .expect("asked to start");
     assert_eq!(
-        spec.argv,
+        start.spec.argv,
         Vec::<String>::new(),
         "the current one's options, a fresh pi"
     );
     let fx = s.handle(
         ServerEvent::Started {
-            number: spec.number,
+            number: start.spec.number,
             result: Err("/nope: No such file or directory".into()),
         },
         now(),
