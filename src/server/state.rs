@@ -179,7 +179,11 @@ impl ServerState {
                 if self.attached(number) > 0 {
                     return fx;
                 }
-                let session = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+                let session = self
+                    .table
+                    .get(number)
+                    .map(|e| e.spec.name.clone())
+                    .unwrap_or_default();
                 let note = AwayNote {
                     text,
                     bell,
@@ -253,7 +257,7 @@ impl ServerState {
     pub(super) fn label(&self, n: u32) -> String {
         self.table
             .get(n)
-            .map_or_else(|| n.to_string(), |e| format!("{}:{}", e.number, e.name))
+            .map_or_else(|| n.to_string(), |e| format!("{}:{}", e.spec.number, e.spec.name))
     }
 
     fn started(&mut self, number: u32, result: Result<(), String>, fx: &mut Vec<ServerEffect>) {

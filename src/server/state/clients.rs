@@ -203,7 +203,7 @@ impl ServerState {
                 // The new session gets the current one's pokeshell options, and a fresh pi.
                 let argv = current
                     .and_then(|n| self.table.get(n))
-                    .map(|e| options_only(&e.argv))
+                    .map(|e| options_only(&e.spec.argv))
                     .unwrap_or_default();
                 if let Err(e) = self.create(Some(id), None, &dir, argv, now, fx)
                     && let Some(cur) = current
@@ -242,7 +242,11 @@ impl ServerState {
         let caps_now = (!waiting).then(|| self.last_caps.clone());
         let env = if env.is_empty() { self.env.clone() } else { env };
         let number = self.table.add(name, dir, argv.clone(), now.wall_ms)?;
-        let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+        let name = self
+            .table
+            .get(number)
+            .map(|e| e.spec.name.clone())
+            .unwrap_or_default();
         self.publish(fx);
         self.runs.insert(
             number,

@@ -14,11 +14,11 @@ impl ServerState {
         self.table
             .entries()
             .map(|e| SavedSession {
-                number: e.number,
-                name: e.name.clone(),
-                dir: e.dir.clone(),
-                args: e.argv.clone(),
-                command: crate::cli::Cli::try_parse_from_argv(&e.argv)
+                number: e.spec.number,
+                name: e.spec.name.clone(),
+                dir: e.spec.dir.clone(),
+                args: e.spec.argv.clone(),
+                command: crate::cli::Cli::try_parse_from_argv(&e.spec.argv)
                     .ok()
                     .and_then(|c| c.command),
                 session_file: e.session_file.clone(),
@@ -84,7 +84,11 @@ impl ServerState {
             let number = self
                 .table
                 .restore(s.number, &s.name, &s.dir, argv.clone(), now.wall_ms);
-            let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+            let name = self
+                .table
+                .get(number)
+                .map(|e| e.spec.name.clone())
+                .unwrap_or_default();
             if let Some(e) = self.table.get_mut(number) {
                 // Until the relaunched pi says otherwise: a server that ends before then must not
                 // forget the run.
