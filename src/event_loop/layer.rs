@@ -1,5 +1,6 @@
 //! A layer above the workspace that watches what goes in and comes out, and may add inputs of its
-//! own: `pokeshell demo`'s director is one. The session does not know a layer exists.
+//! own: the server's observer is one, `pokeshell demo`'s director another (they stack). The session
+//! does not know a layer exists.
 
 use crate::core::session::{Effect, Input, Session};
 use crate::core::supervisor::Now;
@@ -29,3 +30,61 @@ pub trait Layer {
 pub struct NoLayer;
 
 impl Layer for NoLayer {}
+
+/// A layer that may be missing (a session without the demo's director).
+impl<L: Layer> Layer for Option<L> {
+    fn observe(&mut self, input: &Input) {
+        if let Some(l) = self {
+            l.observe(input);
+        }
+    }
+
+    fn observe_effect(&mut self, effect: &Effect) {
+        if let Some(l) = self {
+            l.observe_effect(effect);
+        }
+    }
+
+    fn act(&mut self, now: Now, session: &Session) -> Vec<Input> {
+        self.as_mut().map_or_else(Vec::new, |l| l.act(now, session))
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        self.as_ref().and_then(Layer::next_deadline)
+    }
+
+    fn section(&self) -> Option<Section> {
+        self.as_ref().and_then(Layer::section)
+    }
+}
+
+/// Two layers, one above the other: both see every input and effect, the first acts first, and
+/// the side pane shows the first section either has.
+impl<A: Layer, B: Layer> Layer for (A, B) {
+    fn observe(&mut self, input: &Input) {
+        self.0.observe(input);
+        self.1.observe(input);
+    }
+
+    fn observe_effect(&mut self, effect: &Effect) {
+        self.0.observe_effect(effect);
+        self.1.observe_effect(effect);
+    }
+
+    fn act(&mut self, now: Now, session: &Session) -> Vec<Input> {
+        let mut inputs = self.0.act(now, session);
+        inputs.extend(self.1.act(now, session));
+        inputs
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        match (self.0.next_deadline(), self.1.next_deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn section(&self) -> Option<Section> {
+        self.0.section().or_else(|| self.1.section())
+    }
+}

@@ -30,11 +30,18 @@ const PID: &str = "pid";
 /// sockaddr_un holds 108 bytes including the terminating NUL.
 const MAX_SOCKET_PATH: usize = 107;
 
+const SERVER: &str = "server";
+
 /// The server directory, created private (0700) when missing.
 pub fn server_dir() -> io::Result<PathBuf> {
-    let dir = runtime_dir::private_runtime_dir()?.join("server");
+    let dir = runtime_dir::private_runtime_dir()?.join(SERVER);
     runtime_dir::ensure_private_dir(&dir)?;
     Ok(dir)
+}
+
+/// The server directory of a server started with `XDG_RUNTIME_DIR=base` (the demo's own server).
+pub fn server_dir_under(base: &Path) -> PathBuf {
+    runtime_dir::private_dir_in(base).join(SERVER)
 }
 
 pub fn socket_path() -> io::Result<PathBuf> {
@@ -70,7 +77,7 @@ pub fn server_pid_in(dir: &Path) -> Option<i32> {
 
 /// Connects to the running server (blocking). No server: `NotFound`, "no pokeshell server runs".
 pub fn connect() -> io::Result<StdUnixStream> {
-    connect_in(&runtime_dir::private_runtime_dir()?.join("server"))
+    connect_in(&runtime_dir::private_runtime_dir()?.join(SERVER))
 }
 
 pub fn connect_in(dir: &Path) -> io::Result<StdUnixStream> {
