@@ -67,6 +67,26 @@ impl Sandbox {
         Pty::spawn(cmd, 45, 140)
     }
 
+    /// The demo's server sockets: those in the demo's own directories, and whether the user's
+    /// own server directory (the usual runtime dir: TMPDIR here, without XDG_RUNTIME_DIR) has one.
+    fn server_sockets(&self) -> (Vec<std::path::PathBuf>, bool) {
+        let own: Vec<_> = self
+            .demo_leftovers()
+            .into_iter()
+            .map(|d| self.path("tmp").join(d).join("server").join("socket"))
+            .filter(|p| p.exists())
+            .collect();
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        let users = self
+            .path("tmp")
+            .join(format!("pokeshell-{uid}"))
+            .join("server")
+            .join("socket")
+            .exists();
+        (own, users)
+    }
+
     /// The demo's own temporary directories still present.
     fn demo_leftovers(&self) -> Vec<String> {
         std::fs::read_dir(self.path("tmp"))
@@ -108,6 +128,11 @@ fn demo_plays_the_first_chapters_narrates_them_and_shows_the_recoveries() {
         "the side pane says how to leave\n{}",
         pty.dump()
     );
+    // The demo runs as a session of a server, one of its own: its socket is in the demo's
+    // directory, and the user's own server was neither started nor used.
+    let (own, users) = sandbox.server_sockets();
+    assert_eq!(own.len(), 1, "one server socket in the demo's directory: {own:?}");
+    assert!(!users, "no server in the user's own runtime dir");
     pty.wait_for_text("Run the test suite and tell me how it went.", CHAPTER);
     pty.wait_until("the overdue tool in the footer", CHAPTER, |s| {
         footer(s).contains("⚠️ bash")

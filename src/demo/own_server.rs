@@ -1,8 +1,10 @@
-//! The demo's server of its own: the ordinary `pokeshell __server`, started with `XDG_RUNTIME_DIR`
-//! and `XDG_STATE_HOME` inside one private directory of the demo's (`<temp>/pokeshell-demo-…/run`
-//! and `…/state`). Its socket, its bridges' sockets and its saved list stay there, so the demo never
-//! touches the user's server or the sessions it keeps. The demo's session makes its throw-away
-//! environment in that directory too; the directory is removed when this is dropped.
+//! The demo's server of its own: the ordinary `pokeshell __server`, started with its server
+//! directory (`POKESHELL_SERVER_DIR`) and `XDG_STATE_HOME` inside one private directory of the
+//! demo's (`<temp>/pokeshell-demo-…/server` and `…/state`). Its socket, token, log and saved list
+//! stay there, so the demo never touches the user's server or the sessions it keeps. (Its bridges'
+//! sockets stay in the usual runtime dir, as every session's: a socket path must stay short.) The
+//! demo's session makes its throw-away environment in that directory too; the directory is removed
+//! when this is dropped.
 
 use std::io;
 use std::os::unix::net::UnixStream;
@@ -31,11 +33,9 @@ impl OwnServer {
         let me = OwnServer {
             root: fresh_private_dir(&std::env::temp_dir())?,
         };
-        for dir in [me.runtime_base(), me.state_home()] {
+        for dir in [me.server_dir(), me.state_home()] {
             runtime_dir::ensure_private_dir(&dir)?;
         }
-        runtime_dir::ensure_private_dir(&runtime_dir::private_dir_in(&me.runtime_base()))?;
-        runtime_dir::ensure_private_dir(&me.server_dir())?;
         Ok(me)
     }
 
@@ -44,25 +44,21 @@ impl OwnServer {
         &self.root
     }
 
-    fn runtime_base(&self) -> PathBuf {
-        self.root.join("run")
-    }
-
     fn state_home(&self) -> PathBuf {
         self.root.join("state")
     }
 
     /// Where the server listens (socket, token, pid, log).
     pub fn server_dir(&self) -> PathBuf {
-        socket::server_dir_under(&self.runtime_base())
+        self.root.join("server")
     }
 
     /// How the terminal reaches the server: started when none runs, then greeted.
     pub fn connector(&self) -> impl FnOnce() -> Result<UnixStream, String> + Send + 'static {
-        let (dir, run, state) = (self.server_dir(), self.runtime_base(), self.state_home());
+        let (dir, state) = (self.server_dir(), self.state_home());
         move || {
             let vars = [
-                ("XDG_RUNTIME_DIR", run.as_path()),
+                (socket::SERVER_DIR_ENV, dir.as_path()),
                 ("XDG_STATE_HOME", state.as_path()),
             ];
             let mut stream = connect::connect_or_start_in(&dir, &vars)?;

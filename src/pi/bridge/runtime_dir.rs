@@ -115,16 +115,11 @@ fn process_is_gone(pid: u32) -> bool {
 /// Returns the private runtime directory, creating it when missing.
 pub fn private_runtime_dir() -> io::Result<PathBuf> {
     let dir = match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
-        Some(base) if base.is_absolute() && base.is_dir() => private_dir_in(&base),
+        Some(base) if base.is_absolute() && base.is_dir() => base.join("pokeshell"),
         _ => std::env::temp_dir().join(format!("pokeshell-{}", current_uid())),
     };
     ensure_private_dir(&dir)?;
     Ok(dir)
-}
-
-/// pokeshell's private directory for a process whose `XDG_RUNTIME_DIR` is `base`.
-pub fn private_dir_in(base: &Path) -> PathBuf {
-    base.join("pokeshell")
 }
 
 /// The effective uid of this process.
