@@ -3,7 +3,8 @@
 //! [`Effect`]s that come back into writes, commands and frames. It is generic over where its
 //! events come from (a channel of [`WorldEvent`]) and over its sinks ([`Screen`], [`Child`],
 //! [`Bridge`]), so tests drive the real loop with ratatui's `TestBackend`, a fake child and a fake
-//! bridge. `start` wires it to the real terminal, PTY and bridge server.
+//! bridge. It runs in one place only: a session's thread in the server (`server/session_thread.rs`
+//! wires it to the clients, the PTY and the bridge server), `pokeshell demo`'s session included.
 
 pub mod build;
 mod child_io;
@@ -13,7 +14,7 @@ pub mod input_meter;
 mod layer;
 mod restart;
 mod sinks;
-pub mod start;
+mod test_screen;
 mod typing;
 mod world;
 
@@ -29,9 +30,10 @@ pub use self::clients::{ClientEvent, ClientLink, ClientOut};
 pub use self::clock::{Clock, Zone};
 pub use self::layer::{Layer, NoLayer};
 pub(crate) use self::sinks::cursor_style;
-pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
+pub use self::sinks::{Bridge, Child, Screen};
+pub use self::test_screen::TestScreen;
 pub use self::world::{Signal, WorldEvent};
-use crate::core::session::{Effect, Input, LOCAL_CLIENT};
+use crate::core::session::{Effect, Input};
 use crate::core::workspace::Workspace;
 use crate::pi::bridge::server::BridgeEvent;
 use crate::pi::ledger::LedgerFile;
@@ -243,25 +245,14 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let now = Instant::now();
         self.check_zone(now)?;
         match ev {
-            WorldEvent::Stdin(bytes) => self.stdin(LOCAL_CLIENT, bytes)?,
             WorldEvent::Client(ev) => self.on_client(ev)?,
             WorldEvent::Sessions(briefs) => self.input(Input::Sessions(briefs))?,
-            WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
-                // The terminal went away, or asked us to hang up: pass it on, then insist.
-                self.shutting_down = true;
-                self.child.signal(libc::SIGHUP);
-                self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
-            }
             WorldEvent::Signal(Signal::Term) => {
                 self.shutting_down = true;
                 self.child.signal(libc::SIGTERM);
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
-            WorldEvent::Signal(Signal::Int) => self.child.signal(libc::SIGINT),
             WorldEvent::Signal(Signal::Usr1) => self.bridge.disconnect("dropped on request (SIGUSR1)"),
-            WorldEvent::Signal(Signal::Winch) => {
-                self.resize_due.get_or_insert(now + RESIZE_COALESCE);
-            }
             WorldEvent::Pty(PtyEvent::Output) => self.child_output()?,
             WorldEvent::Pty(PtyEvent::Closed) => self.output_closed = true,
             WorldEvent::Pty(PtyEvent::Stopped) => self.input(Input::ChildStopped)?,
@@ -346,13 +337,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                         let _ = self.events.send(WorldEvent::Bridge(reply));
                     }
                 }
+                // With nobody attached, the server's observer (a layer) passes it on to whoever
+                // the server decides should hear it.
                 Effect::Notify { text, bell, desktop } => {
-                    if self.screen.attached() == 0 {
-                        self.screen.notify_away(&text, bell, desktop);
-                    } else {
-                        let bytes = crate::pi::notify::desktop(&text, bell, desktop);
-                        self.screen.write_raw(&bytes)?;
-                    }
+                    let bytes = crate::pi::notify::desktop(&text, bell, desktop);
+                    self.screen.write_raw(&bytes)?;
                 }
                 Effect::Ledger(record) => {
                     self.ledger.append(&record);

@@ -35,7 +35,7 @@ pub use self::brief::{Attention, SessionBrief, order_briefs};
 use self::child::ChildState;
 use self::flash::Flash;
 use self::keyboards::Keyboards;
-pub use self::keyboards::{ClientId, LOCAL_CLIENT};
+pub use self::keyboards::ClientId;
 pub use self::layout::Layout;
 use self::link::Link;
 pub use self::overlay::{Overlay, OverlayKind};
