@@ -344,7 +344,16 @@ mod tests {
 
     #[test]
     fn the_demos_session_argv_parses_back_to_the_same_demo() {
-        let cli = parse(&["--prefix", "ctrl+b", "demo", "--chapters", "2-3", "--script", "/t/s.json"]).unwrap();
+        let cli = parse(&[
+            "--prefix",
+            "ctrl+b",
+            "demo",
+            "--chapters",
+            "2-3",
+            "--script",
+            "/t/s.json",
+        ])
+        .unwrap();
         let Some(Mode::Demo(args)) = cli.mode else {
             panic!("not the demo: {cli:?}")
         };

@@ -78,9 +78,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     pub events: UnboundedSender<WorldEvent>,
     host_modes: HostModes,
     /// The attached clients whose terminal answered the program-status query (OSC 7501) in its
-    /// start-up probe; `None` while no client ever attached (pokeshell runs in the terminal itself,
-    /// and the mirror's capabilities are that terminal's).
-    status_clients: Option<std::collections::BTreeSet<u64>>,
+    /// start-up probe.
+    status_clients: std::collections::BTreeSet<u64>,
     /// The ledger's state as the session last heard it.
     ledger_status: Option<String>,
     pane: (u16, u16),
@@ -140,7 +139,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ledger,
             events,
             host_modes: HostModes::default(),
-            status_clients: None,
+            status_clients: Default::default(),
             ledger_status: None,
             pane: (pane.width, pane.height),
             dirty: true,

@@ -49,8 +49,8 @@ pub fn prepare(args: &DemoArgs, parent: &Path) -> Result<DemoSession, String> {
         .pi
         .clone()
         .ok_or_else(|| "the demo's session names no pi to run".to_string())?;
-    let model = ModelServer::start()
-        .map_err(|e| format!("cannot start the scripted model on 127.0.0.1: {e}"))?;
+    let model =
+        ModelServer::start().map_err(|e| format!("cannot start the scripted model on 127.0.0.1: {e}"))?;
     model.load(tour.opening());
     let env = DemoEnv::create(parent, &model.base_url(), &tour.settings)
         .map_err(|e| format!("cannot prepare the demo's directory: {e}"))?;
@@ -105,7 +105,10 @@ mod tests {
         let demo = prepare(&args, parent.path()).unwrap();
         assert_eq!(demo.spec.program, Path::new("/x/pi"));
         assert_eq!(demo.spec.cwd.as_deref(), Some(demo.env.work_dir.as_path()));
-        assert!(demo.env.root().starts_with(parent.path()), "under the demo's own directory");
+        assert!(
+            demo.env.root().starts_with(parent.path()),
+            "under the demo's own directory"
+        );
         assert_eq!(
             demo.settings.get(KeyId::PrefixKey),
             &SettingValue::Text("ctrl+b".into())
@@ -128,6 +131,10 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let err = prepare(&args, parent.path()).err().expect("refused");
         assert!(err.contains("no chapter 12"), "{err}");
-        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0, "nothing created");
+        assert_eq!(
+            std::fs::read_dir(parent.path()).unwrap().count(),
+            0,
+            "nothing created"
+        );
     }
 }

@@ -18,8 +18,8 @@ use super::serve::ServerMsg;
 use super::state::SessionSpec;
 use crate::cli::{Cli, DemoArgs, Mode};
 use crate::core::session::Input;
-use crate::demo::layer::DemoLayer;
 use crate::demo::env::DemoEnv;
+use crate::demo::layer::DemoLayer;
 use crate::demo::session::DemoSession;
 use crate::event_loop::build::{SessionConfig, build};
 use crate::event_loop::{WorldEvent, lock};
@@ -36,7 +36,7 @@ fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
 
 /// What a session's command line asks for.
 enum Plan {
-    Session(SessionConfig),
+    Session(Box<SessionConfig>),
     /// `pokeshell demo`: made on the session's thread (it starts the scripted model).
     Demo(DemoArgs),
 }
@@ -61,7 +61,7 @@ fn config(start: &SessionSpec) -> Result<Plan, String> {
         .or_else(|| home.map(|h| h.join(".local/state")))
         .map(|d| d.join("pokeshell"))
         .unwrap_or_else(|| std::env::temp_dir().join("pokeshell"));
-    Ok(Plan::Session(SessionConfig {
+    Ok(Plan::Session(Box::new(SessionConfig {
         label: spec.label.clone(),
         spec,
         settings,
@@ -71,7 +71,7 @@ fn config(start: &SessionSpec) -> Result<Plan, String> {
         name: start.name.clone(),
         dir: start.dir.clone(),
         resume: start.resume,
-    }))
+    })))
 }
 
 /// The demo's session: pi in the demo's environment (made in the session's directory, the demo's
@@ -118,7 +118,7 @@ pub async fn spawn(start: SessionSpec, server: UnboundedSender<ServerMsg>) -> Re
             // The demo's directories live as long as the session, and go before the server hears
             // it ended (the server then ends, and the demo's terminal removes what is left).
             let (cfg, director, demo_env) = match plan {
-                Plan::Session(cfg) => (cfg, None, None),
+                Plan::Session(cfg) => (*cfg, None, None),
                 Plan::Demo(args) => match demo_config(&start, &args) {
                     Ok((cfg, layer, env)) => (cfg, Some(layer), Some(env)),
                     Err(e) => {
