@@ -113,7 +113,13 @@ mod tests {
             demo.settings.get(KeyId::PrefixKey),
             &SettingValue::Text("ctrl+b".into())
         );
-        assert_eq!(demo.layer.narration().heading, "chapter 2/11");
+        assert_eq!(
+            demo.layer.narration().heading,
+            "pokeshell rescues a stalled agent",
+            "the tour's title until pi is ready"
+        );
+        let (_, plans) = tour_and_plans(&args).unwrap();
+        assert_eq!(plans.iter().map(|p| p.number).collect::<Vec<_>>(), [2]);
         let root = demo.env.root().to_path_buf();
         drop(demo);
         assert!(!root.exists(), "its directories go with the session");
