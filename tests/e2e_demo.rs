@@ -294,6 +294,41 @@ fn demo_with_a_plain_script_lets_the_user_type_and_answers_from_the_file() {
 }
 
 #[test]
+fn demo_detached_with_prefix_d_ends_pi_its_own_server_and_its_directory() {
+    let sandbox = Sandbox::new();
+    let script = sandbox.path("plain.json");
+    std::fs::write(&script, r#"{"steps":[{"type":"text","text":"unused"}]}"#).expect("write the script");
+    let mut pty = sandbox.spawn(&["--script", script.to_str().expect("utf-8 path")]);
+    pty.wait_until("the bridge connected", CHAPTER, |s| {
+        side(s).contains("connected") && !side(s).contains("not connected")
+    });
+    let pi: i32 = pty
+        .with_screen(|s| {
+            side(s)
+                .lines()
+                .find_map(|l| l.strip_prefix("pid").and_then(|r| r.trim().parse().ok()))
+        })
+        .unwrap_or_else(|| pty.fail("pi's pid in the side pane"));
+    assert_eq!(sandbox.server_sockets().0.len(), 1, "the demo's own server runs");
+
+    // The prefix (Ctrl+]) and d: in any other session a detach; the demo's server is throw-away.
+    pty.send("\x1d");
+    pty.send("d");
+    let code = pty.wait_exit(CHAPTER);
+    assert_eq!(code, 0, "a detach is no failure\n{}", pty.dump());
+    assert!(
+        pty.with_screen(|s| s.contents().contains("the demo ends with it")),
+        "says why the demo ended\n{}",
+        pty.dump()
+    );
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pi}")).exists(),
+        "pi ended with the demo"
+    );
+    assert_eq!(sandbox.demo_leftovers(), Vec::<String>::new());
+}
+
+#[test]
 fn demo_without_pi_says_what_is_missing_and_exits_127() {
     let sandbox = Sandbox::new();
     let out = std::process::Command::new(EXE)
