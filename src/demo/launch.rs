@@ -120,7 +120,15 @@ pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
             );
             0
         }
-        Ok(ending @ (Ending::Signal(_) | Ending::Hop { .. } | Ending::Failed(_))) => {
+        Ok(Ending::Failed(message)) => {
+            eprintln!("pokeshell demo: {}", escape(&message));
+            // Its log goes with its directory: what it said is shown now.
+            if let Some(log) = server.log_tail() {
+                eprintln!("pokeshell demo: its server's log ends with:\n{}", escape(&log));
+            }
+            1
+        }
+        Ok(ending @ (Ending::Signal(_) | Ending::Hop { .. })) => {
             crate::client::finish(ending, session::LABEL)
         }
         Err(e) => {

@@ -23,6 +23,9 @@ const END_LIMIT: Duration = Duration::from_secs(10);
 /// After pi exited by itself the server ends at once; it gets this long before it is told to.
 const SETTLE: Duration = Duration::from_secs(3);
 
+/// How much of the server's log is shown when the demo failed.
+const LOG_TAIL: usize = 2048;
+
 pub struct OwnServer {
     root: PathBuf,
 }
@@ -65,6 +68,14 @@ impl OwnServer {
             connect::hello_in(&mut stream, &dir)?;
             Ok(stream)
         }
+    }
+
+    /// The end of the server's log (its last 2 KiB), if it wrote one.
+    pub fn log_tail(&self) -> Option<String> {
+        let bytes = std::fs::read(self.server_dir().join("log")).ok()?;
+        let tail = &bytes[bytes.len().saturating_sub(LOG_TAIL)..];
+        let text = String::from_utf8_lossy(tail).trim().to_string();
+        (!text.is_empty()).then_some(text)
     }
 
     /// The server's process, while it runs.

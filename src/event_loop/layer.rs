@@ -88,3 +88,93 @@ impl<A: Layer, B: Layer> Layer for (A, B) {
         self.0.section().or_else(|| self.1.section())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::config::{ConfigPaths, Settings};
+    use crate::core::session::SessionOptions;
+
+    /// Records what it saw under a name, acts with a notice of its name, has a deadline.
+    struct Named {
+        name: &'static str,
+        seen: Vec<String>,
+        due: Option<u64>,
+    }
+
+    impl Layer for Named {
+        fn observe(&mut self, input: &Input) {
+            self.seen.push(format!("{input:?}").chars().take(4).collect());
+        }
+
+        fn act(&mut self, _now: Now, _session: &Session) -> Vec<Input> {
+            vec![Input::Notice {
+                text: self.name.to_string(),
+                tone: crate::core::ui::theme::Tone::Plain,
+            }]
+        }
+
+        fn next_deadline(&self) -> Option<u64> {
+            self.due
+        }
+
+        fn section(&self) -> Option<Section> {
+            Some(Section {
+                title: self.name.to_string(),
+                lines: Vec::new(),
+            })
+        }
+    }
+
+    fn named(name: &'static str, due: Option<u64>) -> Named {
+        Named {
+            name,
+            seen: Vec::new(),
+            due,
+        }
+    }
+
+    fn session() -> Session {
+        let paths = ConfigPaths::resolve(
+            Some(std::path::Path::new("/nonexistent/home")),
+            None,
+            std::path::Path::new("/nonexistent/work"),
+        )
+        .unwrap();
+        let settings = Settings::from_loaded(paths, Vec::new());
+        Session::new(SessionOptions::default(), settings, 120, 40, Now::new(0, 0))
+    }
+
+    fn names(inputs: &[Input]) -> Vec<String> {
+        inputs
+            .iter()
+            .map(|i| match i {
+                Input::Notice { text, .. } => text.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stacked_layers_both_see_everything_and_the_first_acts_first() {
+        let mut both = (named("observer", Some(900)), Some(named("director", Some(300))));
+        both.observe(&Input::Tick);
+        assert_eq!(both.0.seen.len(), 1);
+        assert_eq!(both.1.as_ref().unwrap().seen.len(), 1);
+        let acted = both.act(Now::new(0, 0), &session());
+        assert_eq!(names(&acted), ["observer", "director"]);
+        assert_eq!(both.next_deadline(), Some(300), "the sooner of the two");
+        assert_eq!(both.section().map(|s| s.title), Some("observer".into()));
+    }
+
+    #[test]
+    fn a_missing_layer_does_nothing_and_leaves_the_other_in_charge() {
+        let mut one = (named("observer", None), None::<Named>);
+        let acted = one.act(Now::new(0, 0), &session());
+        assert_eq!(names(&acted), ["observer"]);
+        assert_eq!(one.next_deadline(), None);
+        let mut other = (NoLayer, Some(named("director", Some(5))));
+        assert_eq!(other.next_deadline(), Some(5));
+        assert_eq!(other.section().map(|s| s.title), Some("director".into()));
+    }
+}
