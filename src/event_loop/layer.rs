@@ -173,7 +173,7 @@ mod tests {
         let acted = one.act(Now::new(0, 0), &session());
         assert_eq!(names(&acted), ["observer"]);
         assert_eq!(one.next_deadline(), None);
-        let mut other = (NoLayer, Some(named("director", Some(5))));
+        let other = (NoLayer, Some(named("director", Some(5))));
         assert_eq!(other.next_deadline(), Some(5));
         assert_eq!(other.section().map(|s| s.title), Some("director".into()));
     }
