@@ -52,7 +52,7 @@ const ECHO_GAP: Duration = Duration::from_millis(2);
 pub(crate) const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 /// A partial escape sequence is passed on as it is after this long without more bytes.
 pub(crate) const INPUT_FLUSH: Duration = Duration::from_millis(25);
-/// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
+/// After the server's SIGTERM is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// The loop wakes at least this often, so that it can tell the time it did not run.
 const PULSE: Duration = Duration::from_secs(1);
@@ -98,7 +98,7 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     respawn: Option<Vec<String>>,
     /// The child is running (it has not been reported exited).
     child_alive: bool,
-    /// pokeshell was asked to end (SIGTERM, SIGHUP, the terminal went away): no relaunch.
+    /// The server ended the session (SIGTERM: a kill, or the server shutting down): no relaunch.
     shutting_down: bool,
     /// The last program-status report the session heard of.
     program_status_seq: u64,
@@ -163,7 +163,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         }
     }
 
-    /// The loop was asked to end (a signal, the terminal went away): the child's exit ends it.
+    /// The server ended the session (a kill, a shutdown): the child's exit ends the loop.
     pub fn shutting_down(&self) -> bool {
         self.shutting_down
     }
