@@ -237,6 +237,30 @@ pub enum Shell {
     Powershell,
 }
 
+impl DemoArgs {
+    /// The demo's command line for its session in the server, with the pi this terminal found or
+    /// installed (the server has another directory: paths are made absolute).
+    pub fn session_argv(&self, pi: &std::path::Path) -> Vec<String> {
+        let path = |p: &std::path::Path| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .to_string_lossy()
+                .into_owned()
+        };
+        let mut argv = vec!["demo".to_string(), "--pi".to_string(), path(pi)];
+        if let Some(script) = &self.script {
+            argv.extend(["--script".to_string(), path(script)]);
+        }
+        if let Some(c) = self.chapters {
+            argv.extend(["--chapters".to_string(), format!("{}-{}", c.first, c.last)]);
+        }
+        if let Some(p) = self.prefix {
+            argv.extend(["--prefix".to_string(), p.canonical()]);
+        }
+        argv
+    }
+}
+
 /// `--chapters 2` or `--chapters 1-3` (1-based, inclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChapterRange {
@@ -316,6 +340,33 @@ mod tests {
                 ..
             }))
         ));
+    }
+
+    #[test]
+    fn the_demos_session_argv_parses_back_to_the_same_demo() {
+        let cli = parse(&[
+            "--prefix",
+            "ctrl+b",
+            "demo",
+            "--chapters",
+            "2-3",
+            "--script",
+            "/t/s.json",
+        ])
+        .unwrap();
+        let Some(Mode::Demo(args)) = cli.mode else {
+            panic!("not the demo: {cli:?}")
+        };
+        let argv = args.session_argv(std::path::Path::new("/x/pi"));
+        let back = Cli::try_parse_from_argv(&argv).unwrap();
+        let Some(Mode::Demo(back)) = back.mode else {
+            panic!("not the demo: {argv:?}")
+        };
+        assert_eq!(back.pi.as_deref(), Some(std::path::Path::new("/x/pi")));
+        assert_eq!(back.script, args.script);
+        assert_eq!(back.chapters, args.chapters);
+        assert_eq!(back.prefix, args.prefix);
+        assert!(!back.install_pi, "the terminal installs pi, never the server");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! [`Effect`]s that come back into writes, commands and frames. It is generic over where its
 //! events come from (a channel of [`WorldEvent`]) and over its sinks ([`Screen`], [`Child`],
 //! [`Bridge`]), so tests drive the real loop with ratatui's `TestBackend`, a fake child and a fake
-//! bridge. `start` wires it to the real terminal, PTY and bridge server.
+//! bridge. It runs in one place only: a session's thread in the server (`server/session_thread.rs`
+//! wires it to the clients, the PTY and the bridge server), `pokeshell demo`'s session included.
 
 pub mod build;
 mod child_io;
@@ -13,7 +14,7 @@ pub mod input_meter;
 mod layer;
 mod restart;
 mod sinks;
-pub mod start;
+mod test_screen;
 mod typing;
 mod world;
 
@@ -29,9 +30,10 @@ pub use self::clients::{ClientEvent, ClientLink, ClientOut};
 pub use self::clock::{Clock, Zone};
 pub use self::layer::{Layer, NoLayer};
 pub(crate) use self::sinks::cursor_style;
-pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
+pub use self::sinks::{Bridge, Child, Screen};
+pub use self::test_screen::TestScreen;
 pub use self::world::{Signal, WorldEvent};
-use crate::core::session::{Effect, Input, LOCAL_CLIENT};
+use crate::core::session::{Effect, Input};
 use crate::core::workspace::Workspace;
 use crate::pi::bridge::server::BridgeEvent;
 use crate::pi::ledger::LedgerFile;
@@ -50,7 +52,7 @@ const ECHO_GAP: Duration = Duration::from_millis(2);
 pub(crate) const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 /// A partial escape sequence is passed on as it is after this long without more bytes.
 pub(crate) const INPUT_FLUSH: Duration = Duration::from_millis(25);
-/// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
+/// After the server's SIGTERM is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// The loop wakes at least this often, so that it can tell the time it did not run.
 const PULSE: Duration = Duration::from_secs(1);
@@ -76,9 +78,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     pub events: UnboundedSender<WorldEvent>,
     host_modes: HostModes,
     /// The attached clients whose terminal answered the program-status query (OSC 7501) in its
-    /// start-up probe; `None` while no client ever attached (pokeshell runs in the terminal itself,
-    /// and the mirror's capabilities are that terminal's).
-    status_clients: Option<std::collections::BTreeSet<u64>>,
+    /// start-up probe.
+    status_clients: std::collections::BTreeSet<u64>,
     /// The ledger's state as the session last heard it.
     ledger_status: Option<String>,
     pane: (u16, u16),
@@ -97,7 +98,7 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     respawn: Option<Vec<String>>,
     /// The child is running (it has not been reported exited).
     child_alive: bool,
-    /// pokeshell was asked to end (SIGTERM, SIGHUP, the terminal went away): no relaunch.
+    /// The server ended the session (SIGTERM: a kill, or the server shutting down): no relaunch.
     shutting_down: bool,
     /// The last program-status report the session heard of.
     program_status_seq: u64,
@@ -138,7 +139,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ledger,
             events,
             host_modes: HostModes::default(),
-            status_clients: None,
+            status_clients: Default::default(),
             ledger_status: None,
             pane: (pane.width, pane.height),
             dirty: true,
@@ -162,7 +163,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         }
     }
 
-    /// The loop was asked to end (a signal, the terminal went away): the child's exit ends it.
+    /// The server ended the session (a kill, a shutdown): the child's exit ends the loop.
     pub fn shutting_down(&self) -> bool {
         self.shutting_down
     }
@@ -243,25 +244,14 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let now = Instant::now();
         self.check_zone(now)?;
         match ev {
-            WorldEvent::Stdin(bytes) => self.stdin(LOCAL_CLIENT, bytes)?,
             WorldEvent::Client(ev) => self.on_client(ev)?,
             WorldEvent::Sessions(briefs) => self.input(Input::Sessions(briefs))?,
-            WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
-                // The terminal went away, or asked us to hang up: pass it on, then insist.
-                self.shutting_down = true;
-                self.child.signal(libc::SIGHUP);
-                self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
-            }
             WorldEvent::Signal(Signal::Term) => {
                 self.shutting_down = true;
                 self.child.signal(libc::SIGTERM);
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
-            WorldEvent::Signal(Signal::Int) => self.child.signal(libc::SIGINT),
             WorldEvent::Signal(Signal::Usr1) => self.bridge.disconnect("dropped on request (SIGUSR1)"),
-            WorldEvent::Signal(Signal::Winch) => {
-                self.resize_due.get_or_insert(now + RESIZE_COALESCE);
-            }
             WorldEvent::Pty(PtyEvent::Output) => self.child_output()?,
             WorldEvent::Pty(PtyEvent::Closed) => self.output_closed = true,
             WorldEvent::Pty(PtyEvent::Stopped) => self.input(Input::ChildStopped)?,
@@ -346,13 +336,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                         let _ = self.events.send(WorldEvent::Bridge(reply));
                     }
                 }
+                // With nobody attached, the server's observer (a layer) passes it on to whoever
+                // the server decides should hear it.
                 Effect::Notify { text, bell, desktop } => {
-                    if self.screen.attached() == 0 {
-                        self.screen.notify_away(&text, bell, desktop);
-                    } else {
-                        let bytes = crate::pi::notify::desktop(&text, bell, desktop);
-                        self.screen.write_raw(&bytes)?;
-                    }
+                    let bytes = crate::pi::notify::desktop(&text, bell, desktop);
+                    self.screen.write_raw(&bytes)?;
                 }
                 Effect::Ledger(record) => {
                     self.ledger.append(&record);

@@ -5,14 +5,11 @@ use crate::core::config::{LoadedFile, SaveError};
 use crate::pi::bridge::server::BridgeEvent;
 use crate::term::pty::PtyEvent;
 
-/// A signal pokeshell itself received.
+/// A signal the server passes on to the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signal {
-    /// The terminal was resized.
-    Winch,
+    /// End the session: pi is asked to quit, and killed after a grace.
     Term,
-    Hup,
-    Int,
     /// A debugging aid: drop the bridge connection (the bridge inside pi connects again).
     Usr1,
 }
@@ -20,9 +17,6 @@ pub enum Signal {
 /// Something that happened in the world.
 #[derive(Debug)]
 pub enum WorldEvent {
-    Stdin(Vec<u8>),
-    /// The terminal went away.
-    StdinClosed,
     Pty(PtyEvent),
     Bridge(BridgeEvent),
     Signal(Signal),

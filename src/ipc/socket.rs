@@ -1,6 +1,7 @@
 //! Where the pokeshell server listens and who may talk to it.
 //!
-//! One server per user, in `<private runtime dir>/server/` (0700): `socket`, `token` (0600, 64 hex
+//! One server per user, in `<private runtime dir>/server/` (0700; `$POKESHELL_SERVER_DIR` names
+//! another, for a server of its own): `socket`, `token` (0600, 64 hex
 //! characters, new for every server run) and `pid` (the server's pid as text). A client must run as
 //! the server's uid (`SO_PEERCRED`) and open with a hello carrying the token, which only that user can
 //! read. The env-based functions use the private runtime dir; the `_in` variants take the server
@@ -30,9 +31,22 @@ const PID: &str = "pid";
 /// sockaddr_un holds 108 bytes including the terminating NUL.
 const MAX_SOCKET_PATH: usize = 107;
 
+/// Names another server directory than the per-user one, as an absolute path: a server of its own,
+/// which `pokeshell demo` starts so (docs/demo.md).
+pub const SERVER_DIR_ENV: &str = "POKESHELL_SERVER_DIR";
+
+/// Where the server's directory is: `$POKESHELL_SERVER_DIR`, else `server` in the private runtime
+/// dir (created private when missing).
+fn server_dir_path() -> io::Result<PathBuf> {
+    match std::env::var_os(SERVER_DIR_ENV).map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => Ok(dir),
+        _ => Ok(runtime_dir::private_runtime_dir()?.join("server")),
+    }
+}
+
 /// The server directory, created private (0700) when missing.
 pub fn server_dir() -> io::Result<PathBuf> {
-    let dir = runtime_dir::private_runtime_dir()?.join("server");
+    let dir = server_dir_path()?;
     runtime_dir::ensure_private_dir(&dir)?;
     Ok(dir)
 }
@@ -70,7 +84,7 @@ pub fn server_pid_in(dir: &Path) -> Option<i32> {
 
 /// Connects to the running server (blocking). No server: `NotFound`, "no pokeshell server runs".
 pub fn connect() -> io::Result<StdUnixStream> {
-    connect_in(&runtime_dir::private_runtime_dir()?.join("server"))
+    connect_in(&server_dir_path()?)
 }
 
 pub fn connect_in(dir: &Path) -> io::Result<StdUnixStream> {

@@ -172,10 +172,6 @@ impl Screen for RemoteScreen {
         Ok(())
     }
 
-    fn suspend_blocks(&self) -> bool {
-        false
-    }
-
     fn clear(&mut self, cols: u16, rows: u16) -> Result<()> {
         self.shared.backend_mut().set_size(cols, rows);
         self.shared
@@ -296,9 +292,6 @@ impl Screen for RemoteScreen {
             let _ = server.send(ServerMsg::Request { id: client, req });
         }
     }
-
-    // A notification nobody here sees goes to the server's state through the session's observer,
-    // which alone decides who hears it.
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 pub mod modes;
 pub mod probe;
 pub mod start_gate;
-pub mod stdin;
 pub mod test_hook;
 pub mod watchdog;
 

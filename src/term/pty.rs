@@ -281,14 +281,6 @@ impl ChildPty {
         self.pid
     }
 
-    /// What hands the host's capabilities to the mirror once the start-up probe has its answer.
-    pub fn caps_handoff(&self, mirror: Arc<Mutex<Mirror>>) -> CapsHandoff {
-        CapsHandoff {
-            mirror,
-            input: self.input.clone(),
-        }
-    }
-
     /// Queues bytes for the child's input. Never blocks the caller.
     pub fn write(&self, bytes: Vec<u8>) {
         self.input.send(bytes);
@@ -309,25 +301,6 @@ impl ChildPty {
                 pixel_height: 0,
             })
             .context("cannot resize the pseudo-terminal")
-    }
-}
-
-/// Gives the mirror the host's capabilities and sends the answers it held to the child.
-pub struct CapsHandoff {
-    mirror: Arc<Mutex<Mirror>>,
-    input: InputTx,
-}
-
-impl CapsHandoff {
-    pub fn give(self, caps: crate::term::screen::HostCaps) {
-        let mut m = self
-            .mirror
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        m.set_host_caps(caps);
-        let answers = m.take_replies();
-        // Sent under the lock, like the parser's answers, so no later answer can overtake these.
-        self.input.send(answers);
     }
 }
 

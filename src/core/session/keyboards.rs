@@ -9,12 +9,8 @@ use super::{Overlay, OverlayKind};
 use crate::core::input::prefix::PrefixKey;
 use crate::core::ui::settings_dialog::SettingsDialog;
 
-/// Which terminal an input came from: the server's connection id for a client; the terminal's own
-/// run (the demo) has one, [`LOCAL_CLIENT`].
+/// Which terminal an input came from: the server's connection id for the client.
 pub type ClientId = u64;
-
-/// The one client of a session that runs in the user's own terminal.
-pub const LOCAL_CLIENT: ClientId = 0;
 
 /// One client's keyboard.
 pub struct Keyboard {

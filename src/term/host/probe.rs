@@ -4,21 +4,10 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use crate::term::screen::HostCaps;
-use crate::term::screen::caps::ProbeReading;
 
 /// Long enough for a terminal across a slow SSH link, short enough not to be noticed when the host
 /// answers nothing.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
-
-/// Sends the probe and reads answers until the DA1 reply (always last) or the timeout. Must run in
-/// raw mode, before anything else reads stdin. Keystrokes typed meanwhile come back in `leftover`.
-pub fn probe(timeout: Duration) -> ProbeReading {
-    if send() {
-        read_answers(timeout)
-    } else {
-        HostCaps::parse_probe(b"")
-    }
-}
 
 /// Writes the probe's queries to the host; false when the terminal cannot be written.
 pub fn send() -> bool {
@@ -26,12 +15,6 @@ pub fn send() -> bool {
     out.write_all(&HostCaps::probe_query())
         .and_then(|()| out.flush())
         .is_ok()
-}
-
-/// Reads the host's answers to [`send`] until the DA1 reply or the timeout. Nothing else may read
-/// stdin meanwhile.
-pub fn read_answers(timeout: Duration) -> ProbeReading {
-    HostCaps::parse_probe(&read_raw_answers(timeout))
 }
 
 /// What the host answered to [`send`], as it came (with any keys typed meanwhile).

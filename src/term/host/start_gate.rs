@@ -4,8 +4,9 @@
 //! turns Ctrl+C, Ctrl+\ and Ctrl+Z into signals for pi instead of passing them on as keys: a Ctrl+\
 //! typed while pi starts kills it with SIGQUIT. pi switches to raw mode first and then turns
 //! bracketed paste on, so once the child has asked for bracketed paste its terminal is raw. Until
-//! then (or a time limit, for a pi that never gets there) stdin is held here. A child that is not pi
-//! gets its terminal's usual meaning of those keys, so its gate starts open.
+//! then (or a time limit, for a pi that never gets there) the keys the clients type are held here
+//! (through `event_loop/typing.rs`). A child that is not pi gets its terminal's usual meaning of
+//! those keys, so its gate starts open.
 
 use std::time::{Duration, Instant};
 
@@ -52,7 +53,7 @@ impl StartGate {
         self.held.len()
     }
 
-    /// Bytes read from stdin; returns what to pass on now (held bytes first, in order).
+    /// Bytes a client typed; returns what to pass on now (held bytes first, in order).
     pub fn offer(&mut self, bytes: &[u8], now: Instant, child_ready: bool) -> Option<Vec<u8>> {
         if self.holding() {
             self.held.extend_from_slice(bytes);
