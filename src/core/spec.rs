@@ -2,8 +2,11 @@
 //! session that shows it: the server's core decides it (a new session, a restored one), the session's
 //! thread builds the session from it, the session keeps it to name itself and to resume.
 
-/// A session's identity and its start.
-#[derive(Debug, Clone, PartialEq, Default)]
+use serde::{Deserialize, Serialize};
+
+/// A session's identity and its start. The saved list writes it down (`server_store`) without the
+/// environment and the resume flag, which belong to one start.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SessionSpec {
     /// Stable, 1-based, given at creation and never reused (prefix+1…9 use it); 0 only in tests that
     /// run a session alone.
@@ -13,10 +16,14 @@ pub struct SessionSpec {
     /// The directory pi runs in.
     pub dir: String,
     /// pokeshell's command line for the session (without the program name): pi's arguments after
-    /// `--`, or `--command` for another program.
+    /// `--`, or `--command` for another program. Named `args` in the saved list, as since its first
+    /// version.
+    #[serde(default, rename = "args")]
     pub argv: Vec<String>,
     /// The environment the program runs in: the client's that asked for it.
+    #[serde(skip)]
     pub env: Vec<(String, String)>,
     /// pi was mid-run when a previous server ended: the first pi is asked to carry on (RST-S1).
+    #[serde(skip)]
     pub resume: bool,
 }

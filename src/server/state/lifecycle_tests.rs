@@ -294,11 +294,13 @@ fn all_there() -> crate::server::restore_plan::Found {
 fn a_saved_session_whose_directory_is_gone_is_said_and_not_started() {
     let mut s = ServerState::default();
     let saved = crate::server_store::SavedSession {
-        number: 1,
-        name: "api".into(),
-        dir: "/gone".into(),
-        args: v(&["--", "--model", "m"]),
-        command: None,
+        spec: SessionSpec {
+            number: 1,
+            name: "api".into(),
+            dir: "/gone".into(),
+            argv: v(&["--", "--model", "m"]),
+            ..SessionSpec::default()
+        },
         session_file: Some("/s/1.jsonl".into()),
         mid_run: true,
     };

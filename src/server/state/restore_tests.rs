@@ -8,11 +8,13 @@ use crate::server::restore_plan::{Found, MAX_SESSIONS, RESTORE_PARALLEL};
 
 fn saved(n: u32) -> (SavedSession, Found) {
     let s = SavedSession {
-        number: n,
-        name: format!("s{n}"),
-        dir: "/w".into(),
-        args: v(&["--"]),
-        command: None,
+        spec: SessionSpec {
+            number: n,
+            name: format!("s{n}"),
+            dir: "/w".into(),
+            argv: v(&["--"]),
+            ..SessionSpec::default()
+        },
         session_file: None,
         mid_run: false,
     };

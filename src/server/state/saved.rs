@@ -14,13 +14,7 @@ impl ServerState {
         self.table
             .entries()
             .map(|e| SavedSession {
-                number: e.spec.number,
-                name: e.spec.name.clone(),
-                dir: e.spec.dir.clone(),
-                args: e.spec.argv.clone(),
-                command: crate::cli::Cli::try_parse_from_argv(&e.spec.argv)
-                    .ok()
-                    .and_then(|c| c.command),
+                spec: e.spec.clone(),
                 session_file: e.session_file.clone(),
                 mid_run: e.mid_run,
             })
@@ -80,10 +74,14 @@ impl ServerState {
                 self.left_over.push(s);
                 continue;
             }
-            let argv = relaunch_argv(&s.args, s.session_file.as_deref());
-            let number = self
-                .table
-                .restore(s.number, &s.name, &s.dir, argv.clone(), now.wall_ms);
+            let argv = relaunch_argv(&s.spec.argv, s.session_file.as_deref());
+            let number = self.table.restore(
+                s.spec.number,
+                &s.spec.name,
+                &s.spec.dir,
+                argv.clone(),
+                now.wall_ms,
+            );
             let name = self
                 .table
                 .get(number)
@@ -104,7 +102,7 @@ impl ServerState {
                 spec: SessionSpec {
                     number,
                     name,
-                    dir: s.dir.clone(),
+                    dir: s.spec.dir.clone(),
                     argv,
                     env: self.env.clone(),
                     resume,
@@ -121,7 +119,7 @@ impl ServerState {
                 .left_over
                 .iter()
                 .take(NAMED)
-                .map(|s| format!("{}:{} in {}", s.number, s.name, s.dir))
+                .map(|s| format!("{}:{} in {}", s.spec.number, s.spec.name, s.spec.dir))
                 .collect();
             if self.left_over.len() > NAMED {
                 names.push(format!("and {} more", self.left_over.len() - NAMED));
