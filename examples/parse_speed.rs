@@ -2,7 +2,7 @@ use std::time::Instant;
 fn main() {
     let path = std::env::args().nth(1).unwrap();
     let data = std::fs::read(&path).unwrap();
-    let mut m = pokeshell::screen::Mirror::new(39, 88, Default::default());
+    let mut m = pokeshell::term::screen::Mirror::new(39, 88, Default::default());
     let t = Instant::now();
     for chunk in data.chunks(65536) {
         m.process(chunk);

@@ -2,7 +2,7 @@
 //! (`tests/fixtures_replay.rs`). Run it through `scripts/record-fixtures.sh`.
 //!
 //! pi runs in the test PTY harness against the scripted model. The recorder plays the host terminal
-//! the way pokeshell does: every byte pi writes goes through `pokeshell::screen::Mirror` (a host that
+//! the way pokeshell does: every byte pi writes goes through `pokeshell::term::screen::Mirror` (a host that
 //! answered nothing to pokeshell's start-up probe), whose answers go back to pi. One session is
 //! recorded and cut into consecutive slices (start-up, a prompt and its answer, a tool call, two
 //! resizes), each ending when pi has been quiet for a while.
@@ -19,7 +19,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pokeshell::screen::{HostCaps, Mirror};
+use pokeshell::term::screen::{HostCaps, Mirror};
 use support::fixtures::{self, Fixture};
 use support::pi::{PiEnv, submit_prompt};
 use support::pty::Pty;

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::bridge::version::{VersionCheck, probe};
+use crate::pi::bridge::version::{VersionCheck, probe};
 
 /// How long `pi --version` may take here (node starts in well under a second; a hung pi must not
 /// hang `--version`).
@@ -14,9 +14,11 @@ pub const PI_VERSION_DEADLINE: Duration = Duration::from_secs(5);
 /// `$POKESHELL_PI`, else `pi` on PATH).
 pub fn version_text(pi_flag: Option<&Path>, deadline: Duration) -> String {
     let mut out = format!("pokeshell {}\n", env!("CARGO_PKG_VERSION"));
-    let line = match crate::locate::find_pi(pi_flag) {
-        Err(crate::locate::NotFound::NotOnPath) => "pi: not found (no `pi` on PATH; see --pi)".to_string(),
-        Err(crate::locate::NotFound::BadPath { path, from }) => {
+    let line = match crate::pi::locate::find_pi(pi_flag) {
+        Err(crate::pi::locate::NotFound::NotOnPath) => {
+            "pi: not found (no `pi` on PATH; see --pi)".to_string()
+        }
+        Err(crate::pi::locate::NotFound::BadPath { path, from }) => {
             format!("pi: {} (from {from}) is not an executable file", path.display())
         }
         Ok(pi) => {

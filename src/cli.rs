@@ -4,9 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use crate::config::ConfigArgs;
-use crate::demo::tour::ChapterRange;
-use crate::input::prefix::PrefixKey;
+use crate::core::config::ConfigArgs;
+use crate::core::input::prefix::PrefixKey;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -73,7 +72,6 @@ pub enum Mode {
     Attach {
         /// The session's name or number, as `pokeshell ls` shows them; DEST:NAME for a session on
         /// another machine (through `ssh -t DEST`).
-        #[arg(add = crate::completions::session_names())]
         name: Option<String>,
     },
     /// List the sessions: name, state, running tool, last intervention, age, branch, directory.
@@ -83,7 +81,6 @@ pub enum Mode {
     /// End a session: pi is asked to quit (SIGTERM), then killed after a grace.
     Kill {
         /// The session's name or number.
-        #[arg(add = crate::completions::session_names())]
         name: String,
         /// Also remove the session's git worktree, when it has no uncommitted changes.
         #[arg(long)]
@@ -92,7 +89,7 @@ pub enum Mode {
     /// Print the script that makes SHELL complete pokeshell's commands, options and session names.
     Completions {
         /// The shell: bash, zsh, fish, elvish or powershell.
-        shell: crate::completions::Shell,
+        shell: Shell,
     },
     /// Print pokeshell's manual page (roff), e.g. `pokeshell man | man -l -`.
     Man,
@@ -230,6 +227,69 @@ impl Mode {
     }
 }
 
+/// The shells `pokeshell completions` writes a script for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+}
+
+impl DemoArgs {
+    /// The demo's command line for its session in the server, with the pi this terminal found or
+    /// installed (the server has another directory: paths are made absolute).
+    pub fn session_argv(&self, pi: &std::path::Path) -> Vec<String> {
+        let path = |p: &std::path::Path| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .to_string_lossy()
+                .into_owned()
+        };
+        let mut argv = vec!["demo".to_string(), "--pi".to_string(), path(pi)];
+        if let Some(script) = &self.script {
+            argv.extend(["--script".to_string(), path(script)]);
+        }
+        if let Some(c) = self.chapters {
+            argv.extend(["--chapters".to_string(), format!("{}-{}", c.first, c.last)]);
+        }
+        if let Some(p) = self.prefix {
+            argv.extend(["--prefix".to_string(), p.canonical()]);
+        }
+        argv
+    }
+}
+
+/// `--chapters 2` or `--chapters 1-3` (1-based, inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChapterRange {
+    pub first: usize,
+    pub last: usize,
+}
+
+impl std::str::FromStr for ChapterRange {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let number = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| format!("{t:?} is not a chapter number (1, 2, …)"))
+        };
+        let (first, last) = match s.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(s)?, number(s)?),
+        };
+        if first > last {
+            return Err(format!("{s}: the first chapter comes after the last"));
+        }
+        Ok(ChapterRange { first, last })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,6 +340,33 @@ mod tests {
                 ..
             }))
         ));
+    }
+
+    #[test]
+    fn the_demos_session_argv_parses_back_to_the_same_demo() {
+        let cli = parse(&[
+            "--prefix",
+            "ctrl+b",
+            "demo",
+            "--chapters",
+            "2-3",
+            "--script",
+            "/t/s.json",
+        ])
+        .unwrap();
+        let Some(Mode::Demo(args)) = cli.mode else {
+            panic!("not the demo: {cli:?}")
+        };
+        let argv = args.session_argv(std::path::Path::new("/x/pi"));
+        let back = Cli::try_parse_from_argv(&argv).unwrap();
+        let Some(Mode::Demo(back)) = back.mode else {
+            panic!("not the demo: {argv:?}")
+        };
+        assert_eq!(back.pi.as_deref(), Some(std::path::Path::new("/x/pi")));
+        assert_eq!(back.script, args.script);
+        assert_eq!(back.chapters, args.chapters);
+        assert_eq!(back.prefix, args.prefix);
+        assert!(!back.install_pi, "the terminal installs pi, never the server");
     }
 
     #[test]

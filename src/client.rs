@@ -5,6 +5,8 @@
 pub mod attach;
 pub mod connect;
 pub mod deadline;
+pub mod remote;
+pub mod remove_worktree;
 mod upward;
 pub mod web;
 
@@ -14,9 +16,9 @@ use std::time::Duration;
 
 use deadline::OPEN_LIMIT;
 
-use crate::safe_text::escape;
-use crate::server::wire::{self, Down, Listing, Target, Up};
-use crate::session::usage::{dollars, tokens};
+use crate::core::session::usage::{dollars, tokens};
+use crate::ipc::wire::{self, Down, Listing, Target, Up};
+use crate::term::safe_text::escape;
 
 /// What the user sees when an attachment ends, and the exit code.
 pub fn finish(ending: attach::Ending, label: &str) -> i32 {
@@ -40,7 +42,7 @@ pub fn finish(ending: attach::Ending, label: &str) -> i32 {
             0
         }
         attach::Ending::Signal(sig) => 128 + sig,
-        attach::Ending::Hop { dest, name } => crate::machines::commands::hop(&dest, &name),
+        attach::Ending::Hop { dest, name } => crate::client::remote::hop(&dest, &name),
         attach::Ending::Failed(message) => {
             // A server that went away may have said why in its log.
             let log = connect::log_path()
@@ -173,7 +175,7 @@ pub fn format_listing(list: &[Listing]) -> String {
 /// The server's sessions, each with its checkout's branch and state; None when no server runs.
 pub fn listing() -> Result<Option<Vec<Listing>>, String> {
     match ask(&Up::List, false, "`ls`", deadline::ANSWER_LIMIT) {
-        Ok(Down::Listing(mut list)) => {
+        Ok(Down::Listing { sessions: mut list }) => {
             crate::worktree::fill_trees(&mut list);
             Ok(Some(list))
         }
@@ -233,7 +235,7 @@ pub fn session_names(deadline: Duration) -> Vec<(String, String)> {
             .write_all(&wire::encode_up(&Up::List))
             .map_err(|e| e.to_string())?;
         match connect::read_down(&mut stream)? {
-            Down::Listing(list) => Ok(list),
+            Down::Listing { sessions: list } => Ok(list),
             other => Err(format!("{other:?}")),
         }
     };
@@ -293,7 +295,7 @@ pub fn new_detached(target: Target) -> i32 {
     };
     let mut answer = ask(&open, true, "the new session", OPEN_LIMIT);
     if answer.as_ref().err().map(String::as_str) == Some(connect::CLOSED)
-        && connect::wait_gone(crate::server::socket::server_pid())
+        && connect::wait_gone(crate::ipc::socket::server_pid())
     {
         // The server was ending with its last session as this asked: the next one takes it.
         answer = ask(&open, true, "the new session", OPEN_LIMIT);

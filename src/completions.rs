@@ -12,7 +12,7 @@ use clap::CommandFactory;
 use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use clap_complete::env::{EnvCompleter, Shells};
 
-use crate::cli::Cli;
+use crate::cli::{Cli, Shell};
 
 /// The environment variable that turns a run of pokeshell into a completion request.
 pub const COMPLETE_VAR: &str = "COMPLETE";
@@ -20,47 +20,43 @@ pub const COMPLETE_VAR: &str = "COMPLETE";
 /// How long completing a session name may wait for the server: a Tab must never hang.
 const NAMES_DEADLINE: Duration = Duration::from_millis(300);
 
-/// The shells `pokeshell completions` writes a script for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Shell {
-    Bash,
-    Zsh,
-    Fish,
-    Elvish,
-    Powershell,
-}
-
-impl Shell {
-    fn completer(self) -> &'static dyn EnvCompleter {
-        use clap_complete::env::{Bash, Elvish, Fish, Powershell, Zsh};
-        match self {
-            Shell::Bash => &Bash,
-            Shell::Zsh => &Zsh,
-            Shell::Fish => &Fish,
-            Shell::Elvish => &Elvish,
-            Shell::Powershell => &Powershell,
-        }
+/// The completer clap_complete has for `shell`.
+fn completer(shell: Shell) -> &'static dyn EnvCompleter {
+    use clap_complete::env::{Bash, Elvish, Fish, Powershell, Zsh};
+    match shell {
+        Shell::Bash => &Bash,
+        Shell::Zsh => &Zsh,
+        Shell::Fish => &Fish,
+        Shell::Elvish => &Elvish,
+        Shell::Powershell => &Powershell,
     }
 }
 
 /// Answers a completion request when the shell made this run one (`COMPLETE` set), and exits;
 /// otherwise returns at once. Called first in `main`, before anything is written.
 pub fn answer_if_asked() {
-    clap_complete::CompleteEnv::with_factory(Cli::command)
+    clap_complete::CompleteEnv::with_factory(completing_command)
         .var(COMPLETE_VAR)
         .shells(Shells::builtins())
         .complete();
 }
 
+/// The command line's definition with the running sessions' names as candidates after `attach` and
+/// `kill`. They are added here, not in `cli.rs`, so that the definition of the options needs nothing
+/// from the client.
+fn completing_command() -> clap::Command {
+    Cli::command()
+        .mut_subcommand("attach", |c| c.mut_arg("name", |a| a.add(session_names())))
+        .mut_subcommand("kill", |c| c.mut_arg("name", |a| a.add(session_names())))
+}
+
 /// The script that makes `shell` complete pokeshell (it calls `pokeshell` on PATH back).
 pub fn script(shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
-    shell
-        .completer()
-        .write_registration(COMPLETE_VAR, "pokeshell", "pokeshell", "pokeshell", out)
+    completer(shell).write_registration(COMPLETE_VAR, "pokeshell", "pokeshell", "pokeshell", out)
 }
 
 /// The candidates for a session name: those of the running server, none when no server runs.
-pub fn session_names() -> ArgValueCandidates {
+fn session_names() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {
         crate::client::session_names(NAMES_DEADLINE)
             .into_iter()

@@ -6,12 +6,18 @@
 //! - [`env`]: the throw-away agent dir, work dir and session dir pi runs in;
 //! - [`pi_files`]: pi's `settings.json` and `models.json` for the scripted model (demo and tests);
 //! - [`layer`]: the director as a layer above the session, watching its inputs and effects;
-//! - [`launch`]: the command itself: pi found or installed, the model started, pokeshell run.
+//! - [`session`]: the demo's session as its server starts it (the model, the environment, the
+//!   director);
+//! - [`own_server`]: the demo's server of its own, in the demo's private directory;
+//! - [`launch`]: the command itself: pi found or installed, the server started, this terminal
+//!   attached to the demo's session.
 
 pub mod director;
 pub mod env;
 pub mod launch;
 pub mod layer;
 pub mod model;
+pub mod own_server;
 pub mod pi_files;
+pub mod session;
 pub mod tour;

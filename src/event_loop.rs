@@ -3,17 +3,20 @@
 //! [`Effect`]s that come back into writes, commands and frames. It is generic over where its
 //! events come from (a channel of [`WorldEvent`]) and over its sinks ([`Screen`], [`Child`],
 //! [`Bridge`]), so tests drive the real loop with ratatui's `TestBackend`, a fake child and a fake
-//! bridge. `start` wires it to the real terminal, PTY and bridge server.
+//! bridge. It runs in one place only: a session's thread in the server (`server/session_thread.rs`
+//! wires it to the clients, the PTY and the bridge server), `pokeshell demo`'s session included.
 
 pub mod build;
 mod child_io;
 pub mod clients;
 mod clock;
+pub mod input_meter;
 mod layer;
 mod restart;
 mod sinks;
-pub mod start;
+mod test_screen;
 mod typing;
+mod world;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,15 +30,16 @@ pub use self::clients::{ClientEvent, ClientLink, ClientOut};
 pub use self::clock::{Clock, Zone};
 pub use self::layer::{Layer, NoLayer};
 pub(crate) use self::sinks::cursor_style;
-pub use self::sinks::{Bridge, Child, HostScreen, Screen, TestScreen};
-use crate::bridge::server::BridgeEvent;
-use crate::config::{LoadedFile, SaveError};
-use crate::host::HostModes;
-use crate::ledger::LedgerFile;
-use crate::pty::{ChildExit, PtyEvent};
-use crate::screen::Mirror;
-use crate::session::{Effect, Input, LOCAL_CLIENT};
-use crate::workspace::Workspace;
+pub use self::sinks::{Bridge, Child, Screen};
+pub use self::test_screen::TestScreen;
+pub use self::world::{Signal, WorldEvent};
+use crate::core::session::{Effect, Input};
+use crate::core::workspace::Workspace;
+use crate::pi::bridge::server::BridgeEvent;
+use crate::pi::ledger::LedgerFile;
+use crate::term::host::HostModes;
+use crate::term::pty::{ChildExit, PtyEvent};
+use crate::term::screen::Mirror;
 
 /// At most about 60 frames a second.
 const FRAME: Duration = Duration::from_millis(16);
@@ -48,46 +52,10 @@ const ECHO_GAP: Duration = Duration::from_millis(2);
 pub(crate) const RESIZE_COALESCE: Duration = Duration::from_millis(20);
 /// A partial escape sequence is passed on as it is after this long without more bytes.
 pub(crate) const INPUT_FLUSH: Duration = Duration::from_millis(25);
-/// After SIGTERM/SIGHUP is passed on, the child gets this long before it is killed.
+/// After the server's SIGTERM is passed on, the child gets this long before it is killed.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// The loop wakes at least this often, so that it can tell the time it did not run.
 const PULSE: Duration = Duration::from_secs(1);
-
-/// A signal pokeshell itself received.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
-    /// The terminal was resized.
-    Winch,
-    Term,
-    Hup,
-    Int,
-    /// A debugging aid: drop the bridge connection (the bridge inside pi connects again).
-    Usr1,
-}
-
-/// Something that happened in the world.
-#[derive(Debug)]
-pub enum WorldEvent {
-    Stdin(Vec<u8>),
-    /// The terminal went away.
-    StdinClosed,
-    Pty(PtyEvent),
-    Bridge(BridgeEvent),
-    Signal(Signal),
-    /// Something the user should know, e.g. what `pi --version` said.
-    Notice(String),
-    SettingsLoaded(Vec<LoadedFile>),
-    SettingsSaved {
-        result: Result<(), SaveError>,
-        files: Vec<LoadedFile>,
-    },
-    /// A client of the server attached, typed, resized or left.
-    Client(ClientEvent),
-    /// Every session of the server, as it last reported itself.
-    Sessions(Vec<crate::session::SessionBrief>),
-    /// A client asked for what a prefix key does (the web view's buttons).
-    Request(crate::bridge::protocol::UserRequest),
-}
 
 pub fn lock(m: &Mutex<Mirror>) -> MutexGuard<'_, Mirror> {
     // A poisoned lock means a reader thread panicked; the panic hook is already ending the process.
@@ -110,9 +78,8 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     pub events: UnboundedSender<WorldEvent>,
     host_modes: HostModes,
     /// The attached clients whose terminal answered the program-status query (OSC 7501) in its
-    /// start-up probe; `None` while no client ever attached (pokeshell runs in the terminal itself,
-    /// and the mirror's capabilities are that terminal's).
-    status_clients: Option<std::collections::BTreeSet<u64>>,
+    /// start-up probe.
+    status_clients: std::collections::BTreeSet<u64>,
     /// The ledger's state as the session last heard it.
     ledger_status: Option<String>,
     pane: (u16, u16),
@@ -131,7 +98,7 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     respawn: Option<Vec<String>>,
     /// The child is running (it has not been reported exited).
     child_alive: bool,
-    /// pokeshell was asked to end (SIGTERM, SIGHUP, the terminal went away): no relaunch.
+    /// The server ended the session (SIGTERM: a kill, or the server shutting down): no relaunch.
     shutting_down: bool,
     /// The last program-status report the session heard of.
     program_status_seq: u64,
@@ -172,7 +139,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             ledger,
             events,
             host_modes: HostModes::default(),
-            status_clients: None,
+            status_clients: Default::default(),
             ledger_status: None,
             pane: (pane.width, pane.height),
             dirty: true,
@@ -196,7 +163,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         }
     }
 
-    /// The loop was asked to end (a signal, the terminal went away): the child's exit ends it.
+    /// The server ended the session (a kill, a shutdown): the child's exit ends the loop.
     pub fn shutting_down(&self) -> bool {
         self.shutting_down
     }
@@ -282,25 +249,14 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let now = Instant::now();
         self.check_zone(now)?;
         match ev {
-            WorldEvent::Stdin(bytes) => self.stdin(LOCAL_CLIENT, bytes)?,
             WorldEvent::Client(ev) => self.on_client(ev)?,
             WorldEvent::Sessions(briefs) => self.input(Input::Sessions(briefs))?,
-            WorldEvent::StdinClosed | WorldEvent::Signal(Signal::Hup) => {
-                // The terminal went away, or asked us to hang up: pass it on, then insist.
-                self.shutting_down = true;
-                self.child.signal(libc::SIGHUP);
-                self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
-            }
             WorldEvent::Signal(Signal::Term) => {
                 self.shutting_down = true;
                 self.child.signal(libc::SIGTERM);
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
-            WorldEvent::Signal(Signal::Int) => self.child.signal(libc::SIGINT),
             WorldEvent::Signal(Signal::Usr1) => self.bridge.disconnect("dropped on request (SIGUSR1)"),
-            WorldEvent::Signal(Signal::Winch) => {
-                self.resize_due.get_or_insert(now + RESIZE_COALESCE);
-            }
             WorldEvent::Pty(PtyEvent::Output) => self.child_output()?,
             WorldEvent::Pty(PtyEvent::Closed) => self.output_closed = true,
             WorldEvent::Pty(PtyEvent::Stopped) => self.input(Input::ChildStopped)?,
@@ -309,7 +265,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
-                tone: crate::ui::theme::Tone::Warn,
+                tone: crate::core::ui::theme::Tone::Warn,
             })?,
             WorldEvent::SettingsLoaded(files) => self.input(Input::SettingsLoaded(files))?,
             WorldEvent::SettingsSaved { result, files } => {
@@ -385,13 +341,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                         let _ = self.events.send(WorldEvent::Bridge(reply));
                     }
                 }
+                // With nobody attached, the server's observer (a layer) passes it on to whoever
+                // the server decides should hear it.
                 Effect::Notify { text, bell, desktop } => {
-                    if self.screen.attached() == 0 {
-                        self.screen.notify_away(&text, bell, desktop);
-                    } else {
-                        let bytes = crate::notify::desktop(&text, bell, desktop);
-                        self.screen.write_raw(&bytes)?;
-                    }
+                    let bytes = crate::pi::notify::desktop(&text, bell, desktop);
+                    self.screen.write_raw(&bytes)?;
                 }
                 Effect::Ledger(record) => {
                     self.ledger.append(&record);
@@ -404,15 +358,17 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 Effect::LoadSettings(paths) => {
                     let tx = self.events.clone();
                     tokio::task::spawn_blocking(move || {
-                        let _ = tx.send(WorldEvent::SettingsLoaded(crate::config::read_files(&paths)));
+                        let _ = tx.send(WorldEvent::SettingsLoaded(crate::core::config::read_files(
+                            &paths,
+                        )));
                     });
                 }
                 Effect::SaveSettings { paths, path, values } => {
                     // Writing waits on a lock file: off the loop's thread.
                     let tx = self.events.clone();
                     tokio::task::spawn_blocking(move || {
-                        let result = crate::config::write::write_values(&path, &values);
-                        let files = crate::config::read_files(&paths);
+                        let result = crate::core::config::write::write_values(&path, &values);
+                        let files = crate::core::config::read_files(&paths);
                         let _ = tx.send(WorldEvent::SettingsSaved { result, files });
                     });
                 }

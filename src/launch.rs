@@ -6,15 +6,15 @@ use std::ffi::OsStr;
 use std::path::Path;
 
 use crate::cli::Cli;
-use crate::config::{ConfigPaths, KeyId, SettingValue, Settings};
-use crate::pty::CommandSpec;
+use crate::core::config::{ConfigPaths, KeyId, SettingValue, Settings};
+use crate::term::pty::CommandSpec;
 
 /// What runs: pi with its arguments, or `--command`'s program line. `Err`: why pi cannot be found.
 pub fn child_spec(cli: &Cli) -> Result<CommandSpec, String> {
     if let Some(line) = &cli.command {
         return Ok(CommandSpec::shell(line));
     }
-    let pi = crate::locate::find_pi(cli.pi.as_deref()).map_err(|e| e.to_string())?;
+    let pi = crate::pi::locate::find_pi(cli.pi.as_deref()).map_err(|e| e.to_string())?;
     Ok(CommandSpec {
         label: format!("pi {}", cli.pi_args.join(" ")).trim_end().to_string(),
         program: pi,
@@ -50,6 +50,6 @@ pub fn settings_here(cli: &Cli) -> Result<Settings, String> {
         cli,
         &cwd,
         std::env::home_dir().as_deref(),
-        std::env::var_os(crate::config::paths::AGENT_DIR_ENV).as_deref(),
+        std::env::var_os(crate::core::config::paths::AGENT_DIR_ENV).as_deref(),
     )
 }

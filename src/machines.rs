@@ -5,7 +5,6 @@
 
 pub mod ask;
 pub mod cache;
-pub mod commands;
 pub mod merge;
 pub mod schema;
 pub mod ssh;
@@ -19,6 +18,13 @@ pub fn parse_machines(value: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The wall clock in milliseconds, for the machines' last-known times and the remote briefs.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]

@@ -5,15 +5,18 @@ use std::time::Duration;
 
 use pokeshell::cli::{Cli, Mode, NewArgs};
 use pokeshell::client;
-use pokeshell::passthrough;
-use pokeshell::pty::CommandSpec;
-use pokeshell::server::wire::Target;
+use pokeshell::ipc::wire::Target;
+use pokeshell::pi::passthrough;
+use pokeshell::term::pty::CommandSpec;
 
 fn probe_timeout() -> Duration {
     std::env::var("POKESHELL_PROBE_TIMEOUT_MS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .map_or(pokeshell::host::probe::DEFAULT_TIMEOUT, Duration::from_millis)
+        .map_or(
+            pokeshell::term::host::probe::DEFAULT_TIMEOUT,
+            Duration::from_millis,
+        )
 }
 
 fn code(c: i32) -> ExitCode {
@@ -66,9 +69,7 @@ fn server_argv(raw: &[String], spec: &CommandSpec, command: bool) -> Vec<String>
 fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if let Some(dest) = &args.on {
-        return code(pokeshell::machines::commands::new_on(
-            globals, dest, args, terminal,
-        ));
+        return code(pokeshell::client::remote::new_on(globals, dest, args, terminal));
     }
     let cli = Cli {
         mode: None,
@@ -142,7 +143,7 @@ fn print_or_fail(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<
 
 fn main() -> ExitCode {
     // First: the terminal is not in raw mode yet (see `quit_shield`).
-    pokeshell::host::quit_shield(true);
+    pokeshell::term::host::quit_shield(true);
     // A shell asking for completions (`COMPLETE` set) is answered before anything else runs.
     pokeshell::completions::answer_if_asked();
     let cli = Cli::parse_args();
@@ -170,24 +171,24 @@ fn main() -> ExitCode {
                 }
             };
         }
-        Some(Mode::Ls(args)) => return code(pokeshell::machines::commands::ls(&cli, args)),
+        Some(Mode::Ls(args)) => return code(pokeshell::client::remote::ls(&cli, args)),
         Some(Mode::Kill {
             name,
             remove_worktree: true,
-        }) => return code(pokeshell::worktree::kill::kill_and_remove(name)),
+        }) => return code(pokeshell::client::remove_worktree::kill_and_remove(name)),
         Some(Mode::Kill { name, .. }) => return code(client::kill(name)),
         Some(Mode::New(args)) => return new_session(&cli, args),
         Some(Mode::Attach { name: Some(target) })
             if pokeshell::machines::ssh::split_target(target).is_some() =>
         {
             let (dest, name) = pokeshell::machines::ssh::split_target(target).unwrap_or_default();
-            return code(pokeshell::machines::commands::attach(&cli, dest, name));
+            return code(pokeshell::client::remote::attach(&cli, dest, name));
         }
         Some(Mode::Web { listen }) => {
             // --listen, else the setting when it names another address than the default.
             let listen = listen.clone().or_else(|| {
                 let set = pokeshell::launch::settings_here(&cli).ok()?;
-                let value = set.get(pokeshell::config::KeyId::WebListen).edit_text();
+                let value = set.get(pokeshell::core::config::KeyId::WebListen).edit_text();
                 (value.trim() != pokeshell::web::DEFAULT_LISTEN && !value.trim().is_empty())
                     .then(|| value.trim().to_string())
             });

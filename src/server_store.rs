@@ -17,21 +17,17 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::spec::SessionSpec;
+
 /// The format written by this code. A newer one is left alone; an older or broken one is moved aside.
 const VERSION: u32 = 1;
 const FILE_NAME: &str = "sessions.json";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedSession {
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    /// The user's arguments for pi (not pokeshell's own, not the bridge's).
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// `Some(line)`: a hosted command (`pokeshell --command`) instead of pi.
-    #[serde(default)]
-    pub command: Option<String>,
+    /// Number, name, directory and command line (`args`).
+    #[serde(flatten)]
+    pub spec: SessionSpec,
     /// pi's session file, once pi reported it.
     #[serde(default)]
     pub session_file: Option<String>,
@@ -63,7 +59,7 @@ struct StoredListRef<'a> {
 
 /// Where the server keeps its list, beside the interventions ledger.
 pub fn default_path() -> Option<PathBuf> {
-    crate::ledger::default_dir().map(|dir| dir.join(FILE_NAME))
+    crate::pi::ledger::default_dir().map(|dir| dir.join(FILE_NAME))
 }
 
 /// Why the saved list could not be used. Reading never changes anything on disk: only the server

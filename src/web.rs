@@ -7,6 +7,7 @@ mod assets;
 pub mod auth;
 pub mod guard;
 mod listing;
+pub mod new_session;
 pub mod page_msg;
 mod page_socket;
 pub mod qr;
@@ -19,8 +20,7 @@ use std::time::Instant;
 
 use auth::Auth;
 
-/// Where the web view listens unless told otherwise: loopback only.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
+pub use crate::core::config::schema::DEFAULT_LISTEN;
 
 /// A one-time login for the web view.
 #[derive(Debug, Clone)]
@@ -107,7 +107,7 @@ fn start(addr: SocketAddr) -> Result<Running, String> {
     let shared = routes::Shared {
         auth: auth.clone(),
         port: addr.port(),
-        sessions: listing::start(),
+        feed: listing::start(),
         home: std::env::var("HOME").unwrap_or_else(|_| "/".to_string()),
     };
     let app = routes::router(shared);

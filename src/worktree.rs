@@ -1,14 +1,13 @@
 //! A git worktree per agent: `pokeshell new --worktree BRANCH` creates or reuses a worktree for the
 //! branch beside the repository, `ls` shows each session's branch and whether its tree has changes,
 //! `pokeshell kill --remove-worktree` removes a clean one. Everything goes through `git` itself
-//! (bounded in time and output, see [`crate::bounded_command`]); pokeshell never writes into a
+//! (bounded in time and output, see [`crate::term::bounded_command`]); pokeshell never writes into a
 //! repository otherwise.
 //!
 //! The path scheme: the worktree of BRANCH for the repository whose main checkout is `/src/app` is
 //! `/src/app-worktrees/BRANCH` (a branch `feat/x` is `/src/app-worktrees/feat/x`).
 
 mod git;
-pub mod kill;
 mod list;
 pub mod watch;
 
@@ -104,7 +103,7 @@ pub fn remove(dir: &Path) -> Result<String, String> {
 
 /// Fills each listed session's branch and tree state from its directory, all at once (each `git
 /// status` is bounded, see [`git`]).
-pub fn fill_trees(list: &mut [crate::server::wire::Listing]) {
+pub fn fill_trees(list: &mut [crate::ipc::wire::Listing]) {
     let handles: Vec<_> = list
         .iter()
         .map(|l| {

@@ -5,10 +5,10 @@ mod support;
 
 use std::time::Duration;
 
-use pokeshell::bridge::asset::install_bridge_in;
-use pokeshell::bridge::protocol::PiEvent;
-use pokeshell::bridge::server::ServerOptions;
-use pokeshell::bridge::{BridgeEvent, BridgeServer};
+use pokeshell::pi::bridge::asset::install_bridge_in;
+use pokeshell::pi::bridge::protocol::PiEvent;
+use pokeshell::pi::bridge::server::ServerOptions;
+use pokeshell::pi::bridge::{BridgeEvent, BridgeServer};
 use support::pi::PiEnv;
 use support::{Step, model_server};
 

@@ -8,8 +8,8 @@
 
 mod support;
 
-use pokeshell::bridge::BridgeEvent;
-use pokeshell::bridge::protocol::{
+use pokeshell::pi::bridge::BridgeEvent;
+use pokeshell::pi::bridge::protocol::{
     Block, Command, DeliverAs, InputSource, PiEvent, Role, SendMessage, SessionReason, StopReason, TailEntry,
     ToolReply,
 };

@@ -14,8 +14,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use config_fixture::Fixture;
-use pokeshell::config::read::MAX_SETTINGS_BYTES;
-use pokeshell::config::{KeyId, SaveError, Scope, SettingValue, Settings};
+use pokeshell::core::config::read::MAX_SETTINGS_BYTES;
+use pokeshell::core::config::{KeyId, SaveError, Scope, SettingValue, Settings};
 
 /// Runs `f` on a thread and waits for it with a deadline: a read that blocks fails the test.
 fn within_deadline<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use config_fixture::Fixture;
-use pokeshell::config::{KeyId, SaveError, Scope, SettingValue, Source};
+use pokeshell::core::config::{KeyId, SaveError, Scope, SettingValue, Source};
 use serde_json::{Value, json};
 
 fn read_json(path: &Path) -> Value {

@@ -67,6 +67,26 @@ impl Sandbox {
         Pty::spawn(cmd, 45, 140)
     }
 
+    /// The demo's server sockets: those in the demo's own directories, and whether the user's
+    /// own server directory (the usual runtime dir: TMPDIR here, without XDG_RUNTIME_DIR) has one.
+    fn server_sockets(&self) -> (Vec<std::path::PathBuf>, bool) {
+        let own: Vec<_> = self
+            .demo_leftovers()
+            .into_iter()
+            .map(|d| self.path("tmp").join(d).join("server").join("socket"))
+            .filter(|p| p.exists())
+            .collect();
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        let users = self
+            .path("tmp")
+            .join(format!("pokeshell-{uid}"))
+            .join("server")
+            .join("socket")
+            .exists();
+        (own, users)
+    }
+
     /// The demo's own temporary directories still present.
     fn demo_leftovers(&self) -> Vec<String> {
         std::fs::read_dir(self.path("tmp"))
@@ -108,6 +128,11 @@ fn demo_plays_the_first_chapters_narrates_them_and_shows_the_recoveries() {
         "the side pane says how to leave\n{}",
         pty.dump()
     );
+    // The demo runs as a session of a server, one of its own: its socket is in the demo's
+    // directory, and the user's own server was neither started nor used.
+    let (own, users) = sandbox.server_sockets();
+    assert_eq!(own.len(), 1, "one server socket in the demo's directory: {own:?}");
+    assert!(!users, "no server in the user's own runtime dir");
     pty.wait_for_text("Run the test suite and tell me how it went.", CHAPTER);
     pty.wait_until("the overdue tool in the footer", CHAPTER, |s| {
         footer(s).contains("⚠️ bash")
@@ -265,6 +290,41 @@ fn demo_with_a_plain_script_lets_the_user_type_and_answers_from_the_file() {
     });
     pty.signal(libc::SIGTERM);
     pty.wait_exit(CHAPTER);
+    assert_eq!(sandbox.demo_leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn demo_detached_with_prefix_d_ends_pi_its_own_server_and_its_directory() {
+    let sandbox = Sandbox::new();
+    let script = sandbox.path("plain.json");
+    std::fs::write(&script, r#"{"steps":[{"type":"text","text":"unused"}]}"#).expect("write the script");
+    let mut pty = sandbox.spawn(&["--script", script.to_str().expect("utf-8 path")]);
+    pty.wait_until("the bridge connected", CHAPTER, |s| {
+        side(s).contains("connected") && !side(s).contains("not connected")
+    });
+    let pi: i32 = pty
+        .with_screen(|s| {
+            side(s)
+                .lines()
+                .find_map(|l| l.strip_prefix("pid").and_then(|r| r.trim().parse().ok()))
+        })
+        .unwrap_or_else(|| pty.fail("pi's pid in the side pane"));
+    assert_eq!(sandbox.server_sockets().0.len(), 1, "the demo's own server runs");
+
+    // The prefix (Ctrl+]) and d: in any other session a detach; the demo's server is throw-away.
+    pty.send("\x1d");
+    pty.send("d");
+    let code = pty.wait_exit(CHAPTER);
+    assert_eq!(code, 0, "a detach is no failure\n{}", pty.dump());
+    assert!(
+        pty.with_screen(|s| s.contents().contains("the demo ends with it")),
+        "says why the demo ended\n{}",
+        pty.dump()
+    );
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pi}")).exists(),
+        "pi ended with the demo"
+    );
     assert_eq!(sandbox.demo_leftovers(), Vec::<String>::new());
 }
 

@@ -78,7 +78,7 @@ fn without_pokeshell_the_commands_say_plainly_that_it_is_not_connected() {
     let env = PiEnv::new(&server.base_url());
     let dir = tempfile::tempdir().expect("temp dir for the bridge");
     let bridge =
-        pokeshell::bridge::asset::install_bridge_in(&dir.path().join("rt")).expect("write the bridge");
+        pokeshell::pi::bridge::asset::install_bridge_in(&dir.path().join("rt")).expect("write the bridge");
     let bridge = bridge.to_string_lossy().into_owned();
     let mut pty = Pty::spawn(env.pty_command(&["-e", &bridge]), 40, 120);
     pty.wait_for_text("mock-model", WAIT);

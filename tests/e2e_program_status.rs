@@ -7,7 +7,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use pokeshell::screen::{HostCaps, Mirror, ProgramState, ProgramStatus};
+use pokeshell::term::screen::{HostCaps, Mirror, ProgramState, ProgramStatus};
 use support::pi::{PiEnv, submit_prompt};
 use support::pty::Pty;
 use support::shell::{quit, submit, wait_ready};

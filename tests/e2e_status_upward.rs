@@ -10,8 +10,8 @@ mod support;
 
 use std::time::Instant;
 
-use pokeshell::screen::program_status::{Osc7501, parse};
-use pokeshell::screen::{ProgramState, ProgramStatus};
+use pokeshell::term::screen::program_status::{Osc7501, parse};
+use pokeshell::term::screen::{ProgramState, ProgramStatus};
 use serde_json::json;
 use support::matrix::Matrix;
 use support::pi::PiEnv;

@@ -10,8 +10,8 @@ mod common;
 mod support;
 
 use common::{cli, ls_cell, start, wait_ls};
-use serde_json::{Value, json};
-use support::browser::{Browser, raw_request};
+use serde_json::json;
+use support::browser::{Browser, click, list_names, raw_request, web_login};
 use support::matrix::{COLS, Matrix};
 use support::pty::ServerHome;
 use support::{Step, model_server};
@@ -19,41 +19,8 @@ use support::{Step, model_server};
 const ANSWER: &str = "Figs: the answer the browser asked for.";
 const AFTER_POKE: &str = "Grapes: picked up after the poke.";
 
-/// `pokeshell web` on a free loopback port: the address (host:port) and the login link it printed.
-fn web_login(run: impl Fn(&[&str]) -> std::process::Output) -> (String, String) {
-    let out = run(&["web", "--listen", "127.0.0.1:0"]);
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "pokeshell web: {out:?}");
-    let link = text
-        .split_whitespace()
-        .find(|w| w.contains("/login?token="))
-        .unwrap_or_else(|| panic!("no login link in {text}"))
-        .to_string();
-    let addr = link
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap_or_default()
-        .to_string();
-    (addr, link)
-}
-
 fn web_login_in(m: &Matrix) -> (String, String) {
     web_login(|args| cli(m, args))
-}
-
-async fn click(b: &Browser, css: &str) {
-    let script = format!("document.querySelector({css:?}).click(); return true");
-    b.eval(&script).await;
-}
-
-async fn list_names(b: &Browser) -> Value {
-    b.wait_for(
-        "the session list",
-        "return [...document.querySelectorAll('li.session')].map(l => l.dataset.name)",
-        |v| v.as_array().is_some_and(|a| !a.is_empty()),
-    )
-    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -103,6 +70,7 @@ async fn a_browser_logs_in_opens_a_session_types_pokes_and_fits_a_phone() {
         |v| v.as_str().is_some_and(|s| s.starts_with("last: ")),
     )
     .await;
+    b.screenshot("list-desktop.png").await;
     click(&b, "li.session[data-name='1:work'] button.open").await;
     b.wait_screen(AFTER_POKE).await;
     b.screenshot("desktop.png").await;
@@ -130,6 +98,16 @@ async fn a_browser_logs_in_opens_a_session_types_pokes_and_fits_a_phone() {
     );
     b.wait_screen(AFTER_POKE).await;
     b.screenshot("phone.png").await;
+    click(&b, "#back").await;
+    b.wait_for(
+        "the list within 390 px",
+        "return !document.getElementById('list-view').classList.contains('hidden') && document.documentElement.scrollWidth <= window.innerWidth",
+        |v| v == &json!(true),
+    )
+    .await;
+    b.screenshot("list-phone.png").await;
+    click(&b, "li.session[data-name='1:work'] button.open").await;
+    b.wait_screen(AFTER_POKE).await;
 
     // Kill asks first; "No" keeps the session, "Yes" ends it and the page goes back to the list.
     click(&b, "#kill").await;

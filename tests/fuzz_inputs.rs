@@ -7,9 +7,9 @@ mod fuzz;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 use fuzz::{chunks, config};
-use pokeshell::input::keys::{decode, decode_sgr_mouse};
-use pokeshell::input::tokenizer::{MAX_PENDING_BYTES, Token, Tokenizer};
-use pokeshell::screen::{HostCaps, Mirror};
+use pokeshell::core::input::keys::{decode, decode_sgr_mouse};
+use pokeshell::term::screen::{HostCaps, Mirror};
+use pokeshell::term::tokenizer::{MAX_PENDING_BYTES, Token, Tokenizer};
 use proptest::prelude::*;
 
 /// Bytes that look like terminal input and output: plain bytes mixed with pieces of sequences.

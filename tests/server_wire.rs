@@ -12,7 +12,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::net::UnixListener as StdUnixListener;
 use std::path::PathBuf;
 
-use pokeshell::server::socket::{Listening, connect_in, read_token_in, server_pid_in};
+use pokeshell::ipc::socket::{Listening, connect_in, read_token_in, server_pid_in};
 
 fn mode(path: &std::path::Path) -> u32 {
     fs::symlink_metadata(path).unwrap().mode() & 0o777

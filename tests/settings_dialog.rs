@@ -3,11 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use pokeshell::config::files::{self, ConfigFile, FileFormat};
-use pokeshell::config::{
+use pokeshell::core::config::files::{self, ConfigFile, FileFormat};
+use pokeshell::core::config::{
     Change, ConfigPaths, KeyId, SaveError, SaveReport, Scope, SettingValue, Settings, Source,
 };
-use pokeshell::ui::settings_dialog::{DialogAction, DialogMessage, DialogOutcome, RowKind, SettingsDialog};
+use pokeshell::core::ui::settings_dialog::{
+    DialogAction, DialogMessage, DialogOutcome, RowKind, SettingsDialog,
+};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};

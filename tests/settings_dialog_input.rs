@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use pokeshell::config::{ConfigPaths, KeyId, Settings};
-use pokeshell::ui::settings_dialog::{
+use pokeshell::core::config::{ConfigPaths, KeyId, Settings};
+use pokeshell::core::ui::settings_dialog::{
     DialogMessage, DialogOutcome, MAX_FILTER_CHARS, RowKind, SettingsDialog,
 };
 

@@ -3,10 +3,10 @@
 
 mod support;
 
-use pokeshell::screen::{HostCaps, Mirror};
-use pokeshell::session::{Attention, Input, OverlayKind, Session, SessionBrief, SessionOptions};
-use pokeshell::supervisor::Now;
-use pokeshell::ui::switcher::Switcher;
+use pokeshell::core::session::{Attention, Input, OverlayKind, Session, SessionBrief, SessionOptions};
+use pokeshell::core::supervisor::Now;
+use pokeshell::core::ui::switcher::Switcher;
+use pokeshell::term::screen::{HostCaps, Mirror};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use support::snapshot;
@@ -54,9 +54,12 @@ fn three() -> Vec<SessionBrief> {
 fn session_one(t0: Now) -> Session {
     let opts = SessionOptions {
         label: "pi".into(),
-        number: 1,
-        name: "api".into(),
-        dir: "/home/u/src/api".into(),
+        spec: pokeshell::core::spec::SessionSpec {
+            number: 1,
+            name: "api".into(),
+            dir: "/home/u/src/api".into(),
+            ..Default::default()
+        },
         ..SessionOptions::default()
     };
     let mut s = Session::new(opts, snapshot::settings(), 100, 24, t0);

@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pokeshell::config::files::{self, ConfigFile, FileFormat};
-use pokeshell::config::{ConfigPaths, Scope, Settings};
-use pokeshell::ui::status_overlay::{LiveLine, StatusOverlay};
-use pokeshell::ui::theme;
+use pokeshell::core::config::files::{self, ConfigFile, FileFormat};
+use pokeshell::core::config::{ConfigPaths, Scope, Settings};
+use pokeshell::core::ui::status_overlay::{LiveLine, StatusOverlay};
+use pokeshell::core::ui::theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

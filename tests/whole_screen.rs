@@ -5,10 +5,10 @@
 
 mod support;
 
-use pokeshell::screen::HostCaps;
-use pokeshell::session::{Effect, Input, OverlayKind, Session};
-use pokeshell::supervisor::Now;
-use pokeshell::ui::help;
+use pokeshell::core::session::{Effect, Input, OverlayKind, Session};
+use pokeshell::core::supervisor::Now;
+use pokeshell::core::ui::help;
+use pokeshell::term::screen::HostCaps;
 use support::fixtures::{self, Fixture, replay};
 use support::snapshot;
 

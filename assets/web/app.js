@@ -4,11 +4,12 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
-  const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0 };
+  const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0 };
   window.PS.app = app;
+  const NEW = "new session";
 
-  function toast(text, error) {
-    const t = PS.el("div", "toast" + (error ? " error" : ""), text);
+  function toast(text, error, bell) {
+    const t = PS.el("div", "toast" + (error ? " error" : "") + (bell ? " bell" : ""), text);
     $("toasts").append(t);
     setTimeout(() => t.remove(), error ? 8000 : 5000);
   }
@@ -18,14 +19,13 @@
     else toast("not connected to pokeshell", true);
   }
 
-  // The same events that ring the terminal's bell: a browser notification naming the session.
-  function note(text) {
-    const session = app.current || "pokeshell";
-    const body = text.startsWith(session.split(":")[1] + ":") ? text : session + ": " + text;
+  // The same events that ring the terminal's bell, for any session, told by the server: a note
+  // inside the page, and a browser notification naming the session once they are allowed.
+  function note(session, text) {
     app.notes += 1;
-    toast("🔔 " + body);
+    toast(session + ": " + text, false, true);
     if ("Notification" in window && Notification.permission === "granted") {
-      try { new Notification("pokeshell — " + session, { body, tag: "pokeshell-" + session }); } catch (e) { /* not allowed here */ }
+      try { new Notification("pokeshell — " + session, { body: text, tag: "pokeshell-" + session }); } catch (e) { /* not allowed here */ }
     }
   }
 
@@ -43,7 +43,7 @@
     $("back").classList.remove("hidden");
     $("title").textContent = name;
     if (!app.screen) {
-      app.screen = new PS.Screen($("term"), (d) => send({ type: "input", data: d }), note);
+      app.screen = new PS.Screen($("term"), (d) => send({ type: "input", data: d }));
       window.addEventListener("resize", () => {
         if (!app.current) return;
         if (app.watch && app.pane) app.screen.fitPane(app.pane.cols, app.pane.rows);
@@ -60,7 +60,7 @@
     app.current = name;
     const size = app.screen.ownSize();
     send({ type: "open", session: name.split(":")[0], cols: size.cols, rows: size.rows, watch });
-    $("fit").textContent = watch ? "Fit pi to this screen" : "Only watch";
+    $("fit").textContent = watch ? "Fit to screen" : "Only watch";
   }
 
   function updateActions() {
@@ -72,10 +72,13 @@
     switch (msg.type) {
       case "sessions":
         app.sessions = msg.sessions;
+        app.listedAt = Date.now();
+        app.lists += 1;
         PS.renderList(msg.sessions, (n) => open(n, true), confirmKill);
         updateActions();
         break;
       case "attached":
+        if (app.current === NEW) { $("new-name").value = ""; $("new-worktree").value = ""; }
         app.current = msg.name;
         $("title").textContent = msg.name;
         break;
@@ -95,6 +98,11 @@
         break;
       case "error":
         toast(msg.message, true);
+        // A new session that could not start: back to the form, as it was filled.
+        if (app.current === NEW) showList();
+        break;
+      case "note":
+        note(msg.session, msg.text);
         break;
     }
   }
@@ -165,17 +173,25 @@
   });
   $("new-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    showSession("new session");
-    app.current = "new session";
+    showSession(NEW);
+    app.current = NEW;
     app.watch = false;
     const size = app.screen.ownSize();
-    send({ type: "new", dir: $("new-dir").value, cols: size.cols, rows: size.rows });
+    send({ type: "new", dir: $("new-dir").value, name: $("new-name").value, worktree: $("new-worktree").value,
+      cols: size.cols, rows: size.rows });
   });
   $("notify").addEventListener("click", async () => {
     if (!("Notification" in window)) { toast("this browser has no notifications; they show here instead", true); return; }
     const p = await Notification.requestPermission();
     toast(p === "granted" ? "notifications on while this page is open" : "notifications refused; they show here instead");
+    showPermission();
   });
+  // The button says when notifications are already on.
+  function showPermission() {
+    const on = "Notification" in window && Notification.permission === "granted";
+    $("notify").textContent = on ? "Notifying" : "Notify me";
+  }
+  showPermission();
 
   // For tests and the measuring script: the screen's text, row by row.
   PS.screenText = function () {
@@ -185,6 +201,9 @@
     for (let i = 0; i < b.length; i++) lines.push(b.getLine(i).translateToString(true));
     return lines.join("\n");
   };
+
+  // The list comes only when it changes: its clocks (age, the running tool's time) count on here.
+  setInterval(() => { if (!app.current && app.listedAt) PS.tickList(Math.floor((Date.now() - app.listedAt) / 1000)); }, 1000);
 
   connect();
 })();

@@ -37,10 +37,19 @@ PS.renderList = function (sessions, onOpen, onKill) {
     const top = PS.el("div", "top");
     top.append(PS.el("span", "name", s.name), PS.el("span", "state", s.state));
     const facts = PS.el("div", "facts");
-    if (s.tool) facts.append(PS.el("span", "tool", "⚙ " + s.tool));
+    if (s.tool) {
+      const tool = PS.el("span", "tool", "⚙ " + s.tool);
+      if (typeof s.tool_secs === "number") {
+        tool.dataset.name = s.tool.replace(/ \d+s$/, "");
+        tool.dataset.secs = s.tool_secs;
+      }
+      facts.append(tool);
+    }
     if (s.last_intervention) facts.append(PS.el("span", "intervention", "last: " + s.last_intervention));
     if (typeof s.context_percent === "number") facts.append(PS.el("span", "context", "context " + Math.round(s.context_percent) + "%"));
-    facts.append(PS.el("span", "age", "age " + PS.age(s.age_secs)));
+    const age = PS.el("span", "age", "age " + PS.age(s.age_secs));
+    age.dataset.secs = s.age_secs;
+    facts.append(age);
     if (s.attached > 0) facts.append(PS.el("span", "attached", s.attached + " attached"));
     facts.append(PS.el("span", "dir", s.dir));
     const row = PS.el("div", "row");
@@ -53,4 +62,10 @@ PS.renderList = function (sessions, onOpen, onKill) {
     ul.append(li);
   }
   document.getElementById("empty").classList.toggle("hidden", sessions.length > 0);
+};
+
+// The list's clocks, `elapsed` seconds after the server sent it.
+PS.tickList = function (elapsed) {
+  for (const e of document.querySelectorAll("#sessions .age")) e.textContent = "age " + PS.age(Number(e.dataset.secs) + elapsed);
+  for (const e of document.querySelectorAll("#sessions .tool[data-secs]")) e.textContent = "⚙ " + e.dataset.name + " " + (Number(e.dataset.secs) + elapsed) + "s";
 };

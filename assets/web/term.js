@@ -10,21 +10,15 @@ PS.KEYS = {
 };
 
 PS.Screen = class {
-  constructor(box, onData, onNote) {
+  // The bell and the notification sequences in the pane's bytes are not raised here: the server
+  // tells the page every session's notes (the "note" message), this one's included.
+  constructor(box, onData) {
     this.box = box;
     this.fontSize = 14;
     this.term = new Terminal({ fontSize: this.fontSize, scrollback: 0, cursorBlink: false, allowProposedApi: false,
       fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, monospace" });
     this.term.open(box);
     this.term.onData(onData);
-    this.term.onBell(() => onNote("the bell rang"));
-    // OSC 9 (text) and OSC 777 (notify;title;body): the desktop notifications pokeshell sends.
-    this.term.parser.registerOscHandler(9, (data) => { onNote(data); return true; });
-    this.term.parser.registerOscHandler(777, (data) => {
-      const parts = data.split(";");
-      if (parts[0] === "notify") onNote(parts.slice(2).join(";") || parts[1] || "");
-      return true;
-    });
     this.ratio = PS.Screen.charRatio();
   }
 

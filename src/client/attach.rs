@@ -12,9 +12,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::unbounded_channel;
 
 use super::upward::Upward;
-use crate::host::watchdog::Watchdog;
-use crate::host::{self, TerminalGuard};
-use crate::server::wire::{self, Down, FrameBuf, Target, Up};
+use crate::ipc::wire::{self, Down, FrameBuf, Target, Up};
+use crate::term::host::watchdog::Watchdog;
+use crate::term::host::{self, TerminalGuard};
 
 /// How an attachment ended.
 #[derive(Debug)]
@@ -110,7 +110,7 @@ async fn attached(
     } else {
         Vec::new()
     };
-    let typed = crate::screen::HostCaps::parse_probe(&answers).leftover;
+    let typed = crate::term::screen::HostCaps::parse_probe(&answers).leftover;
     let mut first = wire::encode_up(&Up::Caps(answers));
     if !typed.is_empty() {
         first.extend(wire::encode_input(&typed));
@@ -124,7 +124,7 @@ async fn attached(
         tx.clone(),
         upward.clone(),
         watchdog,
-        crate::host::test_hook::LoopBlocker::from_env(),
+        crate::term::host::test_hook::LoopBlocker::from_env(),
     );
     let mut winch = signal(SignalKind::window_change()).context("cannot watch terminal resizes")?;
     let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
@@ -285,10 +285,11 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
             }
             Down::Welcome { .. }
             | Down::Attached { .. }
-            | Down::Listing(_)
+            | Down::Listing { sessions: _ }
             | Down::Done { .. }
             | Down::Notice { .. }
             | Down::Size { .. }
+            | Down::Note { .. }
             | Down::WebLogin { .. } => {}
         }
     }
@@ -303,7 +304,7 @@ fn spawn_stdin(
     tx: tokio::sync::mpsc::UnboundedSender<Event>,
     upward: Upward,
     watchdog: Watchdog,
-    mut blocker: Option<crate::host::test_hook::LoopBlocker>,
+    mut blocker: Option<crate::term::host::test_hook::LoopBlocker>,
 ) -> Reader {
     let (read_end, write_end) = stop_pipe().map_or((None, None), |(r, w)| (Some(r), Some(w)));
     let thread = std::thread::spawn(move || {

@@ -3,12 +3,13 @@
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::deadline;
-use crate::server::socket;
-use crate::server::wire::{self, Down, Up};
+use crate::ipc::socket;
+use crate::ipc::wire::{self, Down, Up};
 
 /// How long a server just started gets to listen.
 const START_LIMIT: Duration = Duration::from_secs(10);
@@ -23,21 +24,29 @@ pub fn connect() -> Result<UnixStream, std::io::Error> {
 
 /// Connects to the server, starting one first when none runs.
 pub fn connect_or_start() -> Result<UnixStream, String> {
-    match socket::connect() {
+    let dir = socket::server_dir().map_err(|e| format!("cannot reach the pokeshell server: {e}"))?;
+    connect_or_start_in(&dir, &[])
+}
+
+/// Connects to the server whose directory is `dir`, starting one first when none runs, with `vars`
+/// set in its environment (the demo's server of its own is told where its directories are).
+pub fn connect_or_start_in(dir: &Path, vars: &[(&str, &Path)]) -> Result<UnixStream, String> {
+    match socket::connect_in(dir) {
         Ok(s) => return Ok(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(format!("cannot reach the pokeshell server: {e}")),
     }
-    start_server()?;
+    let log = dir.join(LOG);
+    start_server(&log, vars)?;
     let deadline = Instant::now() + START_LIMIT;
     loop {
-        match socket::connect() {
+        match socket::connect_in(dir) {
             Ok(s) => return Ok(s),
             Err(e) if Instant::now() >= deadline => {
                 return Err(format!(
                     "the pokeshell server did not start within {} s ({e}); its log: {}",
                     START_LIMIT.as_secs(),
-                    log_path().map_or_else(|| "none".to_string(), |p| p.display().to_string())
+                    log.display()
                 ));
             }
             Err(_) => std::thread::sleep(START_POLL),
@@ -45,25 +54,33 @@ pub fn connect_or_start() -> Result<UnixStream, String> {
     }
 }
 
+/// The server's log, in its directory.
+const LOG: &str = "log";
+
 /// Where the server writes what goes wrong.
 pub fn log_path() -> Option<std::path::PathBuf> {
-    socket::server_dir().ok().map(|d| d.join("log"))
+    socket::server_dir().ok().map(|d| d.join(LOG))
 }
 
 /// Starts `pokeshell __server`, which leaves this process's family at once (see
 /// [`crate::server::serve::detach_from_parent`]): closing the terminal must not reach it, and
 /// nothing that ends this client's children may end it.
-fn start_server() -> Result<(), String> {
+fn start_server(log: &Path, vars: &[(&str, &Path)]) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find pokeshell's own program: {e}"))?;
-    let log = log_path()
-        .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok())
-        .map_or_else(Stdio::null, Stdio::from);
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_or_else(|_| Stdio::null(), Stdio::from);
     let mut cmd = Command::new(exe);
     cmd.arg("__server")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
         .current_dir("/");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
     // Out of the terminal's process group at once: a Ctrl+\ or Ctrl+C typed while it loads must not
     // reach it.
     // SAFETY: setsid is async-signal-safe and touches no memory of ours.
@@ -88,7 +105,13 @@ fn start_server() -> Result<(), String> {
 /// Says hello; the server answers with a welcome (returned: how many saved sessions it is still
 /// bringing back), or refuses. Within [`deadline::HELLO_LIMIT`].
 pub fn hello(stream: &mut UnixStream) -> Result<u32, String> {
-    let token = socket::read_token().map_err(|e| format!("cannot read the server's token: {e}"))?;
+    let dir = socket::server_dir().map_err(|e| format!("cannot read the server's token: {e}"))?;
+    hello_in(stream, &dir)
+}
+
+/// [`hello`] to the server whose directory is `dir`.
+pub fn hello_in(stream: &mut UnixStream, dir: &Path) -> Result<u32, String> {
+    let token = socket::read_token_in(dir).map_err(|e| format!("cannot read the server's token: {e}"))?;
     let frame = wire::encode_up(&Up::Hello {
         token,
         protocol: wire::PROTOCOL,

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::server::wire::{Down, Up};
+use crate::ipc::wire::{Down, Up};
 
 /// Runs the command; returns the exit code.
 pub fn run(listen: Option<String>) -> i32 {

@@ -15,8 +15,8 @@
 
 use super::model::Scenario;
 use super::tour::ChapterPlan;
-use crate::config::Change;
-use crate::supervisor::LedgerKind;
+use crate::core::config::Change;
+use crate::core::supervisor::LedgerKind;
 
 /// The director's timing, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
-//! The demo's throw-away world: one private temporary directory holding pi's agent dir (models.json
-//! pointing at the scripted model, settings.json), a home, a work dir without `.pi/`, a session dir
-//! and pokeshell's ledger. Nothing of the user's own pi setup is read; everything goes when the demo
-//! ends.
+//! The demo's throw-away world: one private directory (inside the demo's own, see `launch.rs`)
+//! holding pi's agent dir (models.json pointing at the scripted model, settings.json), a home, a
+//! work dir without `.pi/`, a session dir and pokeshell's ledger. Nothing of the user's own pi setup
+//! is read; everything goes when the demo's session ends.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::pi_files::{AgentFiles, DEMO};
-use crate::config::ConfigPaths;
+use crate::core::config::ConfigPaths;
 
 /// A pi extension loaded for the demo: it refuses `rm -rf` and ends the tool batch, which is how a
 /// run in pi 1.6.0 comes to end on a failed tool call (docs/supervision.md, the loop guard).
@@ -40,10 +40,10 @@ fn demo_settings() -> Value {
 }
 
 impl DemoEnv {
-    /// Creates the directories and pi's two files under a new private temporary directory.
+    /// Creates the directories and pi's two files under a new private directory in `parent`.
     /// `settings` (a tour's top-level settings) is merged over the demo's own.
-    pub fn create(base_url: &str, settings: &Map<String, Value>) -> io::Result<DemoEnv> {
-        let root = fresh_private_dir(&std::env::temp_dir())?;
+    pub fn create(parent: &Path, base_url: &str, settings: &Map<String, Value>) -> io::Result<DemoEnv> {
+        let root = fresh_private_dir(parent)?;
         let env = DemoEnv {
             agent_dir: root.join("agent"),
             home_dir: root.join("home"),
@@ -113,7 +113,7 @@ impl Drop for DemoEnv {
 }
 
 /// `<parent>/pokeshell-demo-<pid>-<n>`, created 0700 and new: an existing path is never reused.
-fn fresh_private_dir(parent: &Path) -> io::Result<PathBuf> {
+pub fn fresh_private_dir(parent: &Path) -> io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -143,14 +143,15 @@ fn with_path(e: io::Error, path: &Path) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{KeyId, SettingValue, Settings, Source};
+    use crate::core::config::{KeyId, SettingValue, Settings, Source};
 
     #[test]
     fn the_environment_points_pi_and_pokeshell_at_its_own_files_and_is_removed_on_drop() {
         let mut tour_settings = Map::new();
         tour_settings.insert("poke".into(), json!({"thresholdSeconds": 3}));
         tour_settings.insert("retry".into(), json!({"maxRetries": 0}));
-        let env = DemoEnv::create("http://127.0.0.1:9/v1", &tour_settings).unwrap();
+        let parent = tempfile::tempdir().unwrap();
+        let env = DemoEnv::create(parent.path(), "http://127.0.0.1:9/v1", &tour_settings).unwrap();
         let root = env.root().to_path_buf();
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(

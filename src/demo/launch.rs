@@ -1,22 +1,21 @@
-//! `pokeshell demo`: finds (or installs) pi, builds the throw-away environment, starts the scripted
-//! model on the loopback interface and runs pi inside pokeshell with the tour's director.
+//! `pokeshell demo`: finds (or installs) pi, starts a pokeshell server of the demo's own and asks
+//! it for the demo's session, then attaches this terminal to it as any client attaches. The
+//! server starts the scripted model, the throw-away environment and the tour's director
+//! (`session.rs`). The demo ends with its session; a detach, a closed terminal or a signal end it
+//! too, since nothing could come back to a throw-away server.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
-use super::director::{Director, Pace};
-use super::env::DemoEnv;
-use super::model::ModelServer;
-use super::tour::Tour;
+use super::own_server::OwnServer;
+use super::session;
 use crate::cli::DemoArgs;
-use crate::config::{KeyId, Layer, SettingValue, Settings};
-use crate::demo::layer::DemoLayer;
-use crate::event_loop::start::{RunConfig, run};
-use crate::install;
-use crate::locate::{self, NotFound};
-use crate::pty::CommandSpec;
+use crate::client::attach::{self, Ending};
+use crate::ipc::wire::Target;
+use crate::pi::install;
+use crate::pi::locate::{self, NotFound};
+use crate::term::safe_text::escape;
 
 /// The exit code when pi is missing, as for the main command.
 pub const EXIT_NO_PI: i32 = 127;
@@ -53,24 +52,11 @@ fn is_terminal() -> bool {
 
 /// Runs the demo; returns the exit code (pi's own when it ran).
 pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
-    let tour = match &args.script {
-        Some(path) => Tour::from_file(path),
-        None => Tour::built_in(),
-    };
-    let tour = match tour {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("pokeshell demo: {e:#}");
-            return EXIT_USAGE;
-        }
-    };
-    let plans = match tour.plans(args.chapters) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("pokeshell demo: {e:#}");
-            return EXIT_USAGE;
-        }
-    };
+    // The tour is checked here, before anything is installed or started; the server reads it again.
+    if let Err(e) = super::session::tour_and_plans(args) {
+        eprintln!("pokeshell demo: {e}");
+        return EXIT_USAGE;
+    }
     let cache = install::cache_dir();
     let found = match find_pi(args.pi.as_deref(), &cache) {
         Ok(found) => found,
@@ -100,67 +86,59 @@ pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
             }
         },
     };
-
-    let model = match ModelServer::start() {
-        Ok(m) => Arc::new(m),
-        Err(e) => {
-            eprintln!("pokeshell demo: cannot start the scripted model on 127.0.0.1: {e}");
-            return 1;
-        }
-    };
-    model.load(tour.opening());
-    let env = match DemoEnv::create(&model.base_url(), &tour.settings) {
-        Ok(env) => env,
+    let server = match OwnServer::create() {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("pokeshell demo: cannot prepare its temporary directory: {e}");
             return 1;
         }
     };
-    let mut settings = Settings::load(env.config_paths());
-    if let Some(p) = args.prefix {
-        let mut layer = Layer::new();
-        layer.insert(KeyId::PrefixKey, SettingValue::Text(p.canonical()));
-        settings.set_cli_overrides(layer);
+    let target = Target::New {
+        name: Some("demo".to_string()),
+        dir: server.root().to_string_lossy().into_owned(),
+        args: args.session_argv(&pi),
+    };
+    let ending = attach::run(server.connector(), target, probe_timeout);
+    let pi_exited = matches!(ending, Ok(Ending::Exited { .. }));
+    if !server.end(pi_exited) {
+        eprintln!(
+            "pokeshell demo: its server (in {}) would not end",
+            server.root().display()
+        );
     }
-    let title = match (&tour.title, &args.script) {
-        (Some(t), _) => t.clone(),
-        (None, Some(path)) => path.display().to_string(),
-        (None, None) => "demo".to_string(),
-    };
-    let director = Director::new(title, plans, tour.chapters.len(), Pace::default());
-    let spec = CommandSpec {
-        label: "pi (demo)".to_string(),
-        program: pi,
-        args: env.pi_args(),
-        env: env.pi_env(),
-        cwd: Some(env.work_dir.clone()),
-        base_env: None,
-    };
-    let config = RunConfig {
-        spec,
-        label: "pi (demo)".to_string(),
-        settings,
-        bridge: true,
-        probe_timeout,
-        ledger_dir: Some(env.state_dir.clone()),
-        // pi's resume hint names the demo's session dir, which is removed on the way out.
-        final_screen: false,
-    };
-    let result = run(config, DemoLayer::new(director, Some(model)));
-    drop(env);
-    match result {
-        Ok(code) => {
+    let code = match ending {
+        Ok(Ending::Exited { code, .. }) => {
             if code != 0 {
                 eprintln!("pokeshell demo: pi exited with code {code}");
             }
-            eprintln!("pokeshell demo: finished; its temporary files are removed.");
             code
         }
-        Err(e) => {
-            eprintln!("pokeshell demo: {e:#}");
+        Ok(Ending::Detached(reason)) => {
+            eprintln!(
+                "pokeshell demo: {}: the demo ends with it (it ran in a server of its own)",
+                escape(&reason)
+            );
+            0
+        }
+        Ok(Ending::Failed(message)) => {
+            eprintln!("pokeshell demo: {}", escape(&message));
+            // Its log goes with its directory: what it said is shown now.
+            if let Some(log) = server.log_tail() {
+                eprintln!("pokeshell demo: its server's log ends with:\n{}", escape(&log));
+            }
             1
         }
-    }
+        Ok(ending @ (Ending::Signal(_) | Ending::Hop { .. })) => {
+            crate::client::finish(ending, session::LABEL)
+        }
+        Err(e) => {
+            eprintln!("pokeshell demo: {}", escape(&format!("{e:#}")));
+            1
+        }
+    };
+    drop(server);
+    eprintln!("pokeshell demo: finished; its temporary files are removed.");
+    code
 }
 
 #[cfg(test)]

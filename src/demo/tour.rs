@@ -11,10 +11,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::model::{Scenario, Step};
-use crate::config::Change;
-use crate::config::schema::{self, Block};
-use crate::supervisor::LedgerKind;
-use crate::supervisor::ledger::rule;
+use crate::cli::ChapterRange;
+use crate::core::config::Change;
+use crate::core::config::schema::{self, Block};
+use crate::core::supervisor::LedgerKind;
+use crate::core::supervisor::ledger::rule;
 
 /// The tour `pokeshell demo` plays when no `--script` is given.
 pub const BUILT_IN: &str = include_str!("../../assets/demo/tour.json");
@@ -168,35 +169,6 @@ pub struct ChapterPlan {
     pub scenario: Scenario,
     pub expect: Vec<Expect>,
     pub timeout_ms: u64,
-}
-
-/// `--chapters 2` or `--chapters 1-3` (1-based, inclusive).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChapterRange {
-    pub first: usize,
-    pub last: usize,
-}
-
-impl std::str::FromStr for ChapterRange {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let number = |t: &str| {
-            t.trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| format!("{t:?} is not a chapter number (1, 2, …)"))
-        };
-        let (first, last) = match s.split_once('-') {
-            Some((a, b)) => (number(a)?, number(b)?),
-            None => (number(s)?, number(s)?),
-        };
-        if first > last {
-            return Err(format!("{s}: the first chapter comes after the last"));
-        }
-        Ok(ChapterRange { first, last })
-    }
 }
 
 impl Tour {

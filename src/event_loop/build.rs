@@ -11,13 +11,14 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::{Clock, Layer, Loop, Screen, WorldEvent};
-use crate::bridge::server::{BridgeHandle, BridgeServer};
-use crate::config::Settings;
-use crate::ledger::LedgerFile;
-use crate::pty::{ChildPty, CommandSpec};
-use crate::screen::Mirror;
-use crate::session::{Input, Session, SessionOptions};
-use crate::workspace::Workspace;
+use crate::core::config::Settings;
+use crate::core::session::{Input, Session, SessionOptions};
+use crate::core::spec::SessionSpec;
+use crate::core::workspace::Workspace;
+use crate::pi::bridge::server::{BridgeHandle, BridgeServer};
+use crate::pi::ledger::LedgerFile;
+use crate::term::pty::{ChildPty, CommandSpec};
+use crate::term::screen::Mirror;
 
 /// How one session starts.
 pub struct SessionConfig {
@@ -29,12 +30,8 @@ pub struct SessionConfig {
     pub bridge: bool,
     /// Where the intervention ledger goes.
     pub ledger_dir: std::path::PathBuf,
-    /// The session's number, name and directory among several (0, "", "": the only one).
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    /// A restarted server brought the session back mid-run: resume it (RST-S1).
-    pub resume: bool,
+    /// Who the session is, and whether a restarted server brought it back mid-run.
+    pub session: SessionSpec,
 }
 
 /// A session with its child running.
@@ -80,14 +77,14 @@ fn start_bridge(
 ) -> Result<
     (
         BridgeHandle,
-        tokio::sync::mpsc::Receiver<crate::bridge::server::BridgeEvent>,
+        tokio::sync::mpsc::Receiver<crate::pi::bridge::server::BridgeEvent>,
     ),
     String,
 > {
     let path =
-        crate::bridge::asset::install_bridge().map_err(|e| format!("cannot write the extension: {e}"))?;
+        crate::pi::bridge::asset::install_bridge().map_err(|e| format!("cannot write the extension: {e}"))?;
     let (handle, events) = BridgeServer::start().map_err(|e| format!("cannot open its socket: {e}"))?;
-    let mut args: Vec<String> = crate::bridge::asset::pi_args(&path)
+    let mut args: Vec<String> = crate::pi::bridge::asset::pi_args(&path)
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -99,7 +96,7 @@ fn start_bridge(
     // The schedule_wakeup tool's description names the bounds in force now.
     let wakeups = settings.effective().wakeups;
     spec.env.push((
-        crate::bridge::protocol::ENV_WAKEUP_BOUNDS.to_string(),
+        crate::pi::bridge::protocol::ENV_WAKEUP_BOUNDS.to_string(),
         format!("{},{}", wakeups.min_seconds, wakeups.max_seconds),
     ));
     Ok((handle, events))
@@ -114,10 +111,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         settings,
         bridge,
         ledger_dir,
-        number,
-        name,
-        dir,
-        resume,
+        session: identity,
     } = cfg;
     let (bridge, bridge_state) = if bridge {
         match start_bridge(&mut spec, &settings) {
@@ -150,10 +144,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         // Not known yet: the mirror's modes carry it once the host's answers are in.
         host_kitty: false,
         child_args: spec.args.clone(),
-        number,
-        name,
-        dir,
-        resume_after_server_restart: resume,
+        spec: identity,
     };
     let mut session = Session::new(opts, settings, cols, rows, clock.now(start));
     // Local time from the start (the loop gives it again when it changes).
@@ -178,7 +169,7 @@ pub fn build(cfg: SessionConfig, cols: u16, rows: u16, tx: &UnboundedSender<Worl
         let program = spec.program.clone();
         let version_tx = tx.clone();
         tokio::task::spawn_blocking(move || {
-            let check = crate::bridge::version::probe_once(&program, Duration::from_secs(10));
+            let check = crate::pi::bridge::version::probe_once(&program, Duration::from_secs(10));
             if let Some(msg) = check.message() {
                 let _ = version_tx.send(WorldEvent::Notice(msg.to_string()));
             }

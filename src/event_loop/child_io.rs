@@ -6,26 +6,23 @@ use std::sync::atomic::Ordering;
 use anyhow::{Context, Result};
 
 use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::host::HostModes;
-use crate::session::Input;
+use crate::core::session::Input;
+use crate::term::host::HostModes;
 
 impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
-    /// pi stopped itself (Ctrl+Z): stop with it, as pi alone would have; back from `fg`, every mode
-    /// and every cell is set again, then pi is continued.
+    /// pi stopped itself (Ctrl+Z): the clients give their terminals back, as pi alone would have.
+    /// They come back on their own time (a client's `fg`); with none attached, pi is continued.
     pub(super) fn suspend(&mut self) -> Result<()> {
         self.screen.suspend()?;
-        if !self.screen.suspend_blocks() {
-            // The clients come back on their own time (or pi is continued when none is left).
-            self.suspended = self.screen.attached() > 0;
-            if !self.suspended {
-                self.child.signal(libc::SIGCONT);
-            }
-            return Ok(());
+        self.suspended = self.screen.attached() > 0;
+        if !self.suspended {
+            self.child.signal(libc::SIGCONT);
         }
-        self.resume()
+        Ok(())
     }
 
-    /// Back from a suspension: every mode and every cell is set again, then pi is continued.
+    /// A client is back from a suspension: every mode and every cell is set again, then pi is
+    /// continued.
     pub(super) fn resume(&mut self) -> Result<()> {
         self.host_modes = HostModes::default();
         self.cursor = None;

@@ -1,5 +1,6 @@
-//! The loop's side of the terminals attached to its session, when it runs in the server: a client
-//! attaches with its size and its terminal's answers to the start-up probe, types, resizes, leaves.
+//! The loop's side of the terminals attached to its session (every session runs in a server): a
+//! client attaches with its size and its terminal's answers to the start-up probe, types, resizes,
+//! leaves.
 //! The screen (the server's) keeps the clients and fans frames out to them; the loop re-applies
 //! pi's input modes and draws everything again for a newcomer, and gives pi the newcomer's
 //! terminal capabilities.
@@ -12,9 +13,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, RESIZE_COALESCE, Screen, lock};
-use crate::host::HostModes;
-use crate::screen::HostCaps;
-use crate::session::{ClientId, Input};
+use crate::core::session::{ClientId, Input};
+use crate::term::host::HostModes;
+use crate::term::screen::HostCaps;
 
 /// What the loop sends one attached client.
 #[derive(Debug)]
@@ -61,6 +62,8 @@ pub enum ClientEvent {
     Input {
         id: u64,
         bytes: Vec<u8>,
+        /// Counts the bytes against the client's input bound until the loop has taken them.
+        ticket: crate::event_loop::input_meter::Ticket,
     },
     Resize {
         id: u64,
@@ -80,7 +83,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let now = Instant::now();
         match ev {
             ClientEvent::Attach { id, link, caps } => {
-                self.status_clients.get_or_insert_default();
                 if let Some(caps) = caps {
                     self.client_caps(id, &caps);
                 }
@@ -100,9 +102,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 self.screen.detach(id);
                 self.typing.left(id);
                 self.input(Input::ClientLeft { client: id })?;
-                if let Some(set) = &mut self.status_clients {
-                    set.remove(&id);
-                }
+                self.status_clients.remove(&id);
                 if self.suspended && self.screen.attached() == 0 {
                     // Nobody is left to bring pi back with `fg`: it goes on working unattended.
                     self.suspended = false;
@@ -110,7 +110,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 }
                 self.resize_due.get_or_insert(now + RESIZE_COALESCE);
             }
-            ClientEvent::Input { id, bytes } => self.stdin(id, bytes)?,
+            ClientEvent::Input { id, bytes, ticket } => {
+                self.stdin(id, bytes)?;
+                // Now counted in the child's input queue (or held by the start gate, bounded).
+                drop(ticket);
+            }
             ClientEvent::Resize { id, cols, rows } => {
                 self.screen.client_resize(id, cols, rows);
                 self.resize_due.get_or_insert(now + RESIZE_COALESCE);
@@ -131,9 +135,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         for id in self.screen.take_dropped() {
             self.typing.left(id);
             self.input(Input::ClientLeft { client: id })?;
-            if let Some(set) = &mut self.status_clients {
-                set.remove(&id);
-            }
+            self.status_clients.remove(&id);
         }
         Ok(())
     }
@@ -142,22 +144,15 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// program-status reports if its terminal reads them.
     fn client_caps(&mut self, id: u64, answers: &[u8]) {
         if HostCaps::parse_probe(answers).caps.program_status {
-            self.status_clients.get_or_insert_default().insert(id);
+            self.status_clients.insert(id);
         }
         self.give_caps(answers);
     }
 
-    /// A program-status report goes to the terminals that said they read them: each client that
-    /// answered the query, or (without clients) the terminal pokeshell runs in.
+    /// A program-status report goes to each client whose terminal said it reads them.
     pub(super) fn status_report(&mut self, bytes: &[u8]) -> Result<()> {
-        match &self.status_clients {
-            Some(ids) => {
-                for id in ids.clone() {
-                    self.screen.write_to(id, bytes)?;
-                }
-            }
-            None if lock(&self.mirror).host_caps().program_status => self.screen.write_raw(bytes)?,
-            None => {}
+        for id in self.status_clients.clone() {
+            self.screen.write_to(id, bytes)?;
         }
         Ok(())
     }
@@ -172,7 +167,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         self.child.write(replies);
     }
 
-    /// A client's keys: held while pi's screen is not up (see [`crate::host::start_gate`]), then
+    /// A client's keys: held while pi's screen is not up (see [`crate::term::host::start_gate`]), then
     /// into the session as that client's.
     pub(super) fn stdin(&mut self, client: ClientId, bytes: Vec<u8>) -> Result<()> {
         let ready = lock(&self.mirror).modes().bracketed_paste;

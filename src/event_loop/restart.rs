@@ -10,11 +10,11 @@ use anyhow::Result;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::pty::ChildExit;
-use crate::session::Input;
-use crate::supervisor::ledger::rule;
-use crate::supervisor::{LedgerKind, LedgerRecord};
-use crate::ui::theme::Tone;
+use crate::core::session::Input;
+use crate::core::supervisor::ledger::rule;
+use crate::core::supervisor::{LedgerKind, LedgerRecord};
+use crate::core::ui::theme::Tone;
+use crate::term::pty::ChildExit;
 
 /// A child being replaced gets this long after SIGTERM before it is killed.
 const RESTART_GRACE: Duration = Duration::from_secs(3);
@@ -121,7 +121,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             self.typing.hold_until_ready(std::time::Instant::now());
         }
         // Killed, the old pi could not end its tools; the new one's are its own children.
-        tokio::task::spawn_blocking(|| crate::reaper::end_orphans(ORPHAN_GRACE));
+        tokio::task::spawn_blocking(|| crate::term::reaper::end_orphans(ORPHAN_GRACE));
         self.dirty = true;
         self.input(Input::ChildStarted { pid })
     }

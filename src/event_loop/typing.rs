@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use tokio::time::Instant;
 
 use super::INPUT_FLUSH;
-use crate::host::start_gate::StartGate;
-use crate::session::ClientId;
+use crate::core::session::ClientId;
+use crate::term::host::start_gate::StartGate;
 
 pub(super) struct Typing {
     gate: StartGate,

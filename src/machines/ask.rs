@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::schema::{self, LsJson};
 use super::ssh;
-use crate::bounded_command::{self, Ran};
+use crate::term::bounded_command::{self, Ran};
 
 /// The most a machine's listing may be; a longer answer is not a listing.
 pub const ANSWER_LIMIT: usize = 4 << 20;

@@ -25,7 +25,7 @@ pub struct Known {
 pub type Cache = BTreeMap<String, Known>;
 
 pub fn default_path() -> Option<PathBuf> {
-    crate::ledger::default_dir().map(|d| d.join(FILE_NAME))
+    crate::pi::ledger::default_dir().map(|d| d.join(FILE_NAME))
 }
 
 /// The cache; empty when missing or unreadable.

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::ask::Answer;
 use super::cache::{Cache, Known};
 use super::schema::{SCHEMA, SessionJson, attention_rank};
-use crate::safe_text::escape;
+use crate::term::safe_text::escape;
 
 /// What `ls --all` calls this machine.
 pub const LOCAL: &str = "local";

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::server::wire::Listing;
-use crate::session::Attention;
+use crate::core::session::Attention;
+use crate::ipc::wire::Listing;
 
 /// The schema's version, the first field of every document.
 pub const SCHEMA: u32 = 1;
@@ -207,6 +207,7 @@ mod tests {
             dir: "/w/api".into(),
             state: "waiting for you: deploy?".into(),
             tool: None,
+            tool_secs: None,
             last_intervention: Some("poked".into()),
             age_secs: 90,
             attached: 1,

@@ -5,8 +5,8 @@
 //! session at a time: switching hands the writer a new channel, so nothing of the old session can
 //! arrive after the new one's first frame.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
@@ -15,61 +15,15 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::perform::Handle;
+use super::route::Route;
 use super::serve::ServerMsg;
-use super::socket;
-use super::wire::{self, Down, Up};
-use crate::event_loop::{ClientEvent, ClientOut, WorldEvent};
+use crate::event_loop::ClientOut;
+use crate::event_loop::input_meter::{self, Ticket, Verdict};
+use crate::ipc::socket;
+use crate::ipc::wire::{self, Down, Up};
 
 /// How often a client typing the short way tells the core, which keeps the session used last.
 const TYPED_EVERY: Duration = Duration::from_secs(1);
-
-/// Where a client's keys go the short way, straight from its connection to the session's loop: the
-/// session the core made it follow ([`super::state::ServerEffect::Follow`]), set and cleared by the
-/// performer as the core decides. Everything else the client sends goes through the core.
-#[derive(Default)]
-pub struct Route {
-    session: Mutex<Option<UnboundedSender<WorldEvent>>>,
-    /// What the client sent the long way and the core has not had yet. A key goes the short way
-    /// only when this is zero, so it never overtakes a resize, the terminal's answers or a key the
-    /// client sent before it.
-    long_way: AtomicUsize,
-}
-
-impl Route {
-    /// From now on keys go to `session` (`None`: through the core).
-    pub fn set(&self, session: Option<UnboundedSender<WorldEvent>>) {
-        *self
-            .session
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = session;
-    }
-
-    /// The core has had one more of what was sent the long way.
-    pub fn arrived(&self) {
-        let _ = self
-            .long_way
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
-    }
-
-    /// Hands the session client `id`'s key; gives it back when the key must go through the core.
-    fn key(&self, id: u64, bytes: Vec<u8>) -> Result<(), Vec<u8>> {
-        if self.long_way.load(Ordering::Acquire) != 0 {
-            return Err(bytes);
-        }
-        let session = self
-            .session
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some(tx) = session.as_ref() else {
-            return Err(bytes);
-        };
-        let ev = WorldEvent::Client(ClientEvent::Input { id, bytes });
-        tx.send(ev).map_err(|e| match e.0 {
-            WorldEvent::Client(ClientEvent::Input { bytes, .. }) => bytes,
-            _ => Vec::new(),
-        })
-    }
-}
 
 /// What the server's state tells a connection's writer.
 #[derive(Debug)]
@@ -79,6 +33,8 @@ pub enum ConnCmd {
     Follow {
         out: UnboundedReceiver<ClientOut>,
         queued: Arc<AtomicUsize>,
+        /// The session's program's input queue: reading this client stops while it is high.
+        input_queued: Arc<AtomicUsize>,
     },
     /// Stop following any session.
     Unfollow,
@@ -122,27 +78,38 @@ pub async fn serve(
     if handles.send(handle).is_err() {
         return;
     }
-    let writer = tokio::spawn(write_loop(wr, ctl_rx));
+    let following = Following::default();
+    let writer = tokio::spawn(write_loop(wr, ctl_rx, following.clone()));
+    // This client's input not yet taken by its session's loop.
+    let in_flight = Arc::new(AtomicUsize::new(0));
     let mut told_typed: Option<Instant> = None;
     loop {
+        if let Err(reason) = input_room(&in_flight, &following).await {
+            let _ = server.send(ServerMsg::Garbage { id, reason });
+            break;
+        }
         match wire::read_frame_async(&mut rd).await {
             Ok(Some((kind, payload))) => match wire::decode_up(kind, &payload) {
-                Ok(up) => {
-                    let up = match up {
-                        Up::Input(bytes) => match route.key(id, bytes) {
-                            Ok(()) => {
-                                // Off the key's path: the key is with the session already.
-                                if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
-                                    told_typed = Some(Instant::now());
-                                    let _ = server.send(ServerMsg::Typed { id });
-                                }
-                                continue;
+                Ok(Up::Input(bytes)) => {
+                    let ticket = Ticket::new(&in_flight, bytes.len());
+                    match route.key(id, bytes, ticket) {
+                        Ok(()) => {
+                            // Off the key's path: the key is with the session already.
+                            if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
+                                told_typed = Some(Instant::now());
+                                let _ = server.send(ServerMsg::Typed { id });
                             }
-                            Err(bytes) => Up::Input(bytes),
-                        },
-                        up => up,
-                    };
-                    route.long_way.fetch_add(1, Ordering::AcqRel);
+                        }
+                        Err((bytes, ticket)) => {
+                            route.went_long_way();
+                            if server.send(ServerMsg::Input { id, bytes, ticket }).is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                Ok(up) => {
+                    route.went_long_way();
                     if server.send(ServerMsg::Up { id, up }).is_err() {
                         break;
                     }
@@ -170,7 +137,34 @@ pub async fn serve(
     let _ = writer.await;
 }
 
-async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>) {
+/// The input queue of the session the client follows: the writer hears of switches, the reader
+/// holds back while it is high.
+type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
+
+/// Waits until there is room for this client's input ([`input_meter::verdict`]); `Err`: the client
+/// is to be dropped, and why.
+async fn input_room(in_flight: &AtomicUsize, following: &Following) -> Result<(), String> {
+    let held = tokio::time::Instant::now();
+    loop {
+        let queued = following
+            .lock()
+            .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)));
+        match input_meter::verdict(in_flight.load(Ordering::Acquire), queued, held.elapsed()) {
+            Verdict::Read => return Ok(()),
+            Verdict::Drop(reason) => return Err(reason),
+            // The queue drains as the program reads: looked at again shortly, cheaply.
+            Verdict::Wait => tokio::time::sleep(input_meter::RECHECK).await,
+        }
+    }
+}
+
+fn set_following(following: &Following, queue: Option<Arc<AtomicUsize>>) {
+    if let Ok(mut f) = following.lock() {
+        *f = queue;
+    }
+}
+
+async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>, following: Following) {
     let mut follow: Option<(UnboundedReceiver<ClientOut>, Arc<AtomicUsize>)> = None;
     loop {
         let out = async {
@@ -201,12 +195,14 @@ async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>)
                     }
                     continue;
                 }
-                Some(ConnCmd::Follow { out, queued }) => {
+                Some(ConnCmd::Follow { out, queued, input_queued }) => {
                     follow = Some((out, queued));
+                    set_following(&following, Some(input_queued));
                     continue;
                 }
                 Some(ConnCmd::Unfollow) => {
                     follow = None;
+                    set_following(&following, None);
                     continue;
                 }
             },

@@ -19,7 +19,7 @@ impl AwayNote {
         if self.command.trim().is_empty() {
             return;
         }
-        if let Err(e) = crate::notify_command::run(&self.command, &self.text, &self.session) {
+        if let Err(e) = crate::pi::notify_command::run(&self.command, &self.text, &self.session) {
             eprintln!("pokeshell: pokeshell.notifyCommand: {e}");
         }
     }
@@ -28,6 +28,6 @@ impl AwayNote {
     /// names this one.
     pub fn bytes(&self) -> Vec<u8> {
         let text = format!("{}: {}", self.session, self.text);
-        crate::notify::desktop(&text, self.bell, self.desktop)
+        crate::pi::notify::desktop(&text, self.bell, self.desktop)
     }
 }

@@ -7,12 +7,13 @@ use std::sync::atomic::AtomicUsize;
 
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::conn::{ConnCmd, Route};
+use super::conn::ConnCmd;
+use super::route::Route;
 use super::saver::Saver;
 use super::session_thread;
 use super::state::{ServerEffect, ServerEvent, ServerState};
-use super::wire::Down;
 use crate::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
+use crate::ipc::wire::Down;
 
 /// A channel to something the state talks to, from where it was made to the performer. Handles
 /// travel apart from the events and are taken first, so a handle always arrives before anything
@@ -27,7 +28,7 @@ pub enum Handle {
     /// A session's thread runs (its loop's events) or could not start.
     Session {
         number: u32,
-        result: Result<UnboundedSender<WorldEvent>, String>,
+        result: Result<session_thread::Ready, String>,
     },
 }
 
@@ -43,7 +44,8 @@ pub struct Performer {
     me: UnboundedSender<ServerEvent>,
     handles: UnboundedSender<Handle>,
     conns: HashMap<u64, Conn>,
-    sessions: HashMap<u32, UnboundedSender<WorldEvent>>,
+    /// Each running session's loop, and its program's input queue (see `input_meter`).
+    sessions: HashMap<u32, session_thread::Ready>,
     saver: Saver,
 }
 
@@ -71,8 +73,8 @@ impl Performer {
                 self.event(ServerEvent::Connected { id });
             }
             Handle::Session { number, result } => {
-                let result = result.map(|tx| {
-                    self.sessions.insert(number, tx);
+                let result = result.map(|ready| {
+                    self.sessions.insert(number, ready);
                 });
                 self.event(ServerEvent::Started { number, result });
             }
@@ -85,7 +87,7 @@ impl Performer {
             self.sessions.remove(number);
         }
         let from = match &ev {
-            ServerEvent::Up { id, .. } => Some(*id),
+            ServerEvent::Up { id, .. } | ServerEvent::Input { id, .. } => Some(*id),
             _ => None,
         };
         let now = self.clock.now(tokio::time::Instant::now());
@@ -100,7 +102,7 @@ impl Performer {
     }
 
     fn to_session(&self, number: u32, ev: WorldEvent) {
-        if let Some(tx) = self.sessions.get(&number) {
+        if let Some((tx, _)) = self.sessions.get(&number) {
             let _ = tx.send(ev);
         }
     }
@@ -126,11 +128,17 @@ impl Performer {
                 // next one's first frame.
                 let (tx, out) = unbounded_channel();
                 let queued = Arc::new(AtomicUsize::new(0));
+                let input_queued = self
+                    .sessions
+                    .get(&number)
+                    .map(|(_, q)| q.clone())
+                    .unwrap_or_default();
                 self.to_conn(
                     id,
                     ConnCmd::Follow {
                         out,
                         queued: queued.clone(),
+                        input_queued,
                     },
                 );
                 let link = ClientLink {
@@ -144,7 +152,8 @@ impl Performer {
                 self.to_session(number, ev);
                 // The route the core chose, kept by the connection until the core changes it.
                 if let Some(conn) = self.conns.get(&id) {
-                    conn.route.set(self.sessions.get(&number).cloned());
+                    conn.route
+                        .set(self.sessions.get(&number).map(|(tx, _)| tx.clone()));
                 }
             }
             ServerEffect::Unfollow { id, number } => {
@@ -155,11 +164,11 @@ impl Performer {
                 self.to_session(number, WorldEvent::Client(ClientEvent::Detach { id }));
             }
             ServerEffect::ToSession { number, ev } => self.to_session(number, ev),
-            ServerEffect::Start(spec) => {
+            ServerEffect::Start(start) => {
                 let (me, handles) = (self.me.clone(), self.handles.clone());
                 tokio::spawn(async move {
-                    let number = spec.number;
-                    let result = session_thread::spawn(spec, me).await;
+                    let number = start.spec.number;
+                    let result = session_thread::spawn(start, me).await;
                     let _ = handles.send(Handle::Session { number, result });
                 });
             }

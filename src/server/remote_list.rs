@@ -1,16 +1,16 @@
 //! Other machines' sessions in the side pane and the switcher: the server asks the machines of
 //! `pokeshell.machines` in the background (as `pokeshell ls --all` does, in a blocking thread of its
 //! own, so no key and no frame waits on ssh) and lists their sessions after its own. Choosing one in
-//! the switcher tells the client to go there ([`super::wire::Down::Hop`]).
+//! the switcher tells the client to go there ([`crate::ipc::wire::Down::Hop`]).
 
 use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::serve::ServerMsg;
+use crate::core::session::{Attention, SessionBrief};
 use crate::machines::ask::{Answer, ask_all};
 use crate::machines::parse_machines;
-use crate::session::{Attention, SessionBrief};
 
 /// Other machines' sessions are numbered from here: above any number of this machine's, and never
 /// reached by prefix+1…9.
@@ -57,7 +57,7 @@ pub fn briefs(answers: &[Answer], now_wall_ms: u64) -> Vec<SessionBrief> {
             dirty: s.dirty,
             machine: Some(dest.clone()),
             context_percent: None,
-            spend: crate::session::usage::Spend {
+            spend: crate::core::session::usage::Spend {
                 input: s.tokens_in,
                 output: s.tokens_out,
                 cache_read: s.cache_read,
@@ -76,9 +76,9 @@ fn machines() -> (Vec<String>, Duration) {
     };
     match crate::launch::settings_here(&cli) {
         Ok(s) => {
-            let list = parse_machines(&s.get(crate::config::KeyId::Machines).edit_text());
+            let list = parse_machines(&s.get(crate::core::config::KeyId::Machines).edit_text());
             let secs = s
-                .get(crate::config::KeyId::MachineTimeoutSeconds)
+                .get(crate::core::config::KeyId::MachineTimeoutSeconds)
                 .as_int()
                 .and_then(|i| u64::try_from(i).ok())
                 .unwrap_or(5);
@@ -99,7 +99,7 @@ pub fn spawn_refresher(tx: UnboundedSender<ServerMsg>) {
                 } else {
                     ask_all(&dests, timeout)
                 };
-                briefs(&answers, crate::machines::commands::now_ms())
+                briefs(&answers, crate::machines::now_ms())
             })
             .await
             .unwrap_or_default();

@@ -177,10 +177,6 @@ impl Screen for RemoteScreen {
         Ok(())
     }
 
-    fn suspend_blocks(&self) -> bool {
-        false
-    }
-
     fn clear(&mut self, cols: u16, rows: u16) -> Result<()> {
         self.shared.backend_mut().set_size(cols, rows);
         self.shared
@@ -295,15 +291,12 @@ impl Screen for RemoteScreen {
         self.resize_to_clients(None);
     }
 
-    fn request(&mut self, client: u64, req: crate::session::WorkspaceRequest) {
+    fn request(&mut self, client: u64, req: crate::core::session::WorkspaceRequest) {
         // Straight to the server's state, for the client whose keys asked.
         if let Some(server) = &self.server {
             let _ = server.send(ServerMsg::Request { id: client, req });
         }
     }
-
-    // A notification nobody here sees goes to the server's state through the session's observer,
-    // which alone decides who hears it.
 }
 
 #[cfg(test)]

@@ -5,6 +5,14 @@
 
 use crate::server_store::SavedSession;
 
+/// The most sessions one server runs (each is a pi, a Node process of its own, on top of the
+/// server's threads): a new one past it is refused, saved ones past it are not brought back (they
+/// stay saved), and both are said.
+pub const MAX_SESSIONS: usize = 64;
+/// How many saved sessions start at once: enough to bring a long list back quickly, few enough
+/// that the machine stays usable while their pis load.
+pub const RESTORE_PARALLEL: usize = 4;
+
 /// What the file system says of a saved session now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {
@@ -17,7 +25,7 @@ pub struct Found {
 impl Found {
     /// Looks at `saved`'s directory and session file.
     pub fn look(saved: &SavedSession) -> Found {
-        let dir = match std::fs::metadata(&saved.dir) {
+        let dir = match std::fs::metadata(&saved.spec.dir) {
             Ok(m) if m.is_dir() => Ok(()),
             Ok(_) => Err("it is not a directory".to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("it is gone".to_string()),
@@ -41,7 +49,7 @@ pub enum Plan {
 
 /// The plan for one saved session.
 pub fn plan(saved: &SavedSession, found: &Found) -> Plan {
-    let label = format!("{}:{}", saved.number, saved.name);
+    let label = format!("{}:{}", saved.spec.number, saved.spec.name);
     if let Err(why) = &found.dir {
         let by_hand = match (&saved.session_file, found.session_file) {
             (Some(file), Some(true)) => format!(
@@ -54,7 +62,7 @@ pub fn plan(saved: &SavedSession, found: &Found) -> Plan {
             note: format!(
                 "session {label} was not brought back: its directory {} cannot be used ({why}), and \
                  it is not started anywhere else{by_hand}",
-                saved.dir
+                saved.spec.dir
             ),
         };
     }
@@ -85,14 +93,17 @@ pub fn plan(saved: &SavedSession, found: &Found) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::spec::SessionSpec;
 
     fn saved(mid_run: bool, file: Option<&str>) -> SavedSession {
         SavedSession {
-            number: 2,
-            name: "api".into(),
-            dir: "/w/api".into(),
-            args: Vec::new(),
-            command: None,
+            spec: SessionSpec {
+                number: 2,
+                name: "api".into(),
+                dir: "/w/api".into(),
+                argv: Vec::new(),
+                ..SessionSpec::default()
+            },
             session_file: file.map(str::to_string),
             mid_run,
         }
@@ -160,9 +171,9 @@ mod tests {
         let file = tmp.path().join("s.jsonl");
         std::fs::write(&file, "").unwrap();
         let mut s = saved(true, Some(&file.to_string_lossy()));
-        s.dir = tmp.path().to_string_lossy().into_owned();
+        s.spec.dir = tmp.path().to_string_lossy().into_owned();
         assert_eq!(Found::look(&s), found(true, Some(true)));
-        s.dir = tmp.path().join("gone").to_string_lossy().into_owned();
+        s.spec.dir = tmp.path().join("gone").to_string_lossy().into_owned();
         s.session_file = Some(tmp.path().join("none").to_string_lossy().into_owned());
         assert_eq!(Found::look(&s), found(false, Some(false)));
     }

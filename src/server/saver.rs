@@ -50,14 +50,17 @@ mod tests {
     use tokio::sync::mpsc::unbounded_channel;
 
     use super::*;
+    use crate::core::spec::SessionSpec;
 
     fn list(n: u32) -> Vec<SavedSession> {
         vec![SavedSession {
-            number: n,
-            name: format!("s{n}"),
-            dir: "/w".into(),
-            args: Vec::new(),
-            command: None,
+            spec: SessionSpec {
+                number: n,
+                name: format!("s{n}"),
+                dir: "/w".into(),
+                argv: Vec::new(),
+                ..SessionSpec::default()
+            },
             session_file: None,
             mid_run: n % 2 == 1,
         }]

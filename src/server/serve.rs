@@ -13,8 +13,8 @@ use tokio::sync::mpsc::unbounded_channel;
 use super::conn;
 use super::perform::{Handle, Performer};
 use super::saver::Saver;
-use super::socket::Listening;
 pub use super::state::ServerEvent;
+use crate::ipc::socket::Listening;
 
 /// How long the server waits for its clients to read their last message before it exits.
 const FAREWELL_GRACE: Duration = Duration::from_secs(2);
@@ -55,8 +55,8 @@ async fn serve() -> Result<()> {
     // The panes show the children's own colours, which NO_COLOR does not govern (see
     // `TerminalGuard::enter`); the server draws them for its clients.
     crossterm::style::Colored::set_ansi_color_disabled(false);
-    crate::host::install_panic_hook();
-    crate::reaper::adopt_orphans(crate::pty::live_children);
+    crate::term::host::install_panic_hook();
+    crate::term::reaper::adopt_orphans(crate::term::pty::live_children);
     let (tx, mut rx) = unbounded_channel::<ServerEvent>();
     let (handle_tx, mut handle_rx) = unbounded_channel::<Handle>();
     for kind in [SignalKind::terminate(), SignalKind::interrupt()] {

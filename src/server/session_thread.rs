@@ -1,8 +1,12 @@
-//! One session in the server: its own thread and runtime, running the same loop as a session in
-//! the user's terminal, with the attached clients as its screen. Sessions do not share a runtime,
-//! so a busy one (a flood of output) does not hold up the others' keys.
+//! One session in the server: its own thread and runtime, running the session's loop with the
+//! attached clients as its screen. Sessions do not share a runtime, so a busy one (a flood of
+//! output) does not hold up the others' keys. `pokeshell demo`'s session is one of them, in a
+//! server of its own: its command line says it is the demo, and the tour's director watches its
+//! loop from above, beside the server's observer.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -11,24 +15,42 @@ use tokio::sync::oneshot;
 use super::observer::Observer;
 use super::remote_screen::RemoteScreen;
 use super::serve::ServerMsg;
-use super::state::SessionSpec;
-use crate::cli::Cli;
+use super::state::{SessionSpec, SessionStart};
+use crate::cli::{Cli, DemoArgs, Mode};
+use crate::core::session::Input;
+use crate::demo::env::DemoEnv;
+use crate::demo::layer::DemoLayer;
+use crate::demo::session::DemoSession;
 use crate::event_loop::build::{SessionConfig, build};
-use crate::event_loop::start::final_screen;
 use crate::event_loop::{WorldEvent, lock};
-use crate::pty::PtyEvent;
-use crate::session::Input;
+use crate::term::pty::PtyEvent;
+use crate::term::screen::Mirror;
+
+/// The most threads a session's blocking pool runs at once, and how long an idle one is kept.
+const BLOCKING_THREADS: usize = 2;
+const BLOCKING_KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
     env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
+/// What a session's command line asks for.
+enum Plan {
+    Session(Box<SessionConfig>),
+    /// `pokeshell demo`: made on the session's thread (it starts the scripted model).
+    Demo(DemoArgs),
+}
+
 /// The session's configuration from its command line, in the client's environment.
-fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
+fn config(start: &SessionSpec) -> Result<Plan, String> {
     let cli = Cli::try_parse_from_argv(&start.argv)?;
+    if let Some(Mode::Demo(args)) = cli.mode {
+        return Ok(Plan::Demo(args));
+    }
     let dir = PathBuf::from(&start.dir);
     let home = env_get(&start.env, "HOME").map(PathBuf::from);
-    let agent_dir = env_get(&start.env, crate::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
+    let agent_dir =
+        env_get(&start.env, crate::core::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
     let settings = crate::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
     let mut spec = crate::launch::child_spec(&cli)?;
     spec.cwd = Some(dir);
@@ -39,47 +61,90 @@ fn config(start: &SessionSpec) -> Result<SessionConfig, String> {
         .or_else(|| home.map(|h| h.join(".local/state")))
         .map(|d| d.join("pokeshell"))
         .unwrap_or_else(|| std::env::temp_dir().join("pokeshell"));
-    Ok(SessionConfig {
+    Ok(Plan::Session(Box::new(SessionConfig {
         label: spec.label.clone(),
         spec,
         settings,
         bridge: cli.command.is_none(),
         ledger_dir,
-        number: start.number,
-        name: start.name.clone(),
-        dir: start.dir.clone(),
-        resume: start.resume,
-    })
+        session: start.clone(),
+    })))
 }
 
+/// The demo's session: pi in the demo's environment (made in the session's directory, the demo's
+/// private one), its ledger there too, and the director.
+fn demo_config(start: &SessionSpec, args: &DemoArgs) -> Result<(SessionConfig, DemoLayer, DemoEnv), String> {
+    let DemoSession {
+        mut spec,
+        settings,
+        layer,
+        env,
+    } = crate::demo::session::prepare(args, std::path::Path::new(&start.dir))?;
+    spec.base_env = Some(start.env.clone());
+    let config = SessionConfig {
+        label: spec.label.clone(),
+        spec,
+        settings,
+        bridge: true,
+        ledger_dir: env.state_dir.clone(),
+        session: SessionSpec {
+            resume: false,
+            ..start.clone()
+        },
+    };
+    Ok((config, layer, env))
+}
+
+/// A started session: where its world events go, and its program's input queue (bytes not yet
+/// written to its terminal; see [`crate::event_loop::input_meter`]).
+pub type Ready = (UnboundedSender<WorldEvent>, Arc<AtomicUsize>);
+
 /// Starts the session's thread; returns where its world events go once pi runs.
-pub async fn spawn(
-    start: SessionSpec,
-    server: UnboundedSender<ServerMsg>,
-) -> Result<UnboundedSender<WorldEvent>, String> {
-    let meta = std::fs::metadata(&start.dir).map_err(|e| format!("{}: {e}", start.dir))?;
+pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
+    let meta = std::fs::metadata(&start.spec.dir).map_err(|e| format!("{}: {e}", start.spec.dir))?;
     if !meta.is_dir() {
-        return Err(format!("{} is not a directory", start.dir));
+        return Err(format!("{} is not a directory", start.spec.dir));
     }
-    let cfg = config(&start)?;
+    let plan = config(&start.spec)?;
     let (ready_tx, ready_rx) = oneshot::channel();
-    let name = format!("session-{}", start.number);
+    let name = format!("session-{}", start.spec.number);
     std::thread::Builder::new()
         .name(name)
         .spawn(move || {
-            let number = start.number;
-            let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            let number = start.spec.number;
+            // The demo's directories live as long as the session, and go before the server hears
+            // it ended (the server then ends, and the demo's terminal removes what is left).
+            let (cfg, director, demo_env) = match plan {
+                Plan::Session(cfg) => (*cfg, None, None),
+                Plan::Demo(args) => match demo_config(&start.spec, &args) {
+                    Ok((cfg, layer, env)) => (cfg, Some(layer), Some(env)),
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                },
+            };
+            // Its blocking pool (settings files, the version check, orphans ended after a relaunch)
+            // stays small and lets its threads go soon: sessions brought back together must not
+            // each keep one for long.
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .max_blocking_threads(BLOCKING_THREADS)
+                .thread_keep_alive(BLOCKING_KEEP_ALIVE)
+                .build()
+            {
                 Ok(rt) => rt,
                 Err(e) => {
                     let _ = ready_tx.send(Err(format!("cannot start the session's runtime: {e}")));
                     return;
                 }
             };
-            let ended = rt.block_on(run(start, cfg, server.clone(), ready_tx));
+            let ended = rt.block_on(run(start, cfg, director, server.clone(), ready_tx));
             let (code, shutdown, farewell) = ended.unwrap_or_else(|e| {
                 eprintln!("pokeshell server: session {number}: {e:#}");
                 (1, false, Vec::new())
             });
+            drop(demo_env);
             let _ = server.send(ServerMsg::Ended {
                 number,
                 code,
@@ -94,12 +159,14 @@ pub async fn spawn(
 }
 
 /// The session's life: returns pi's exit code, whether the server was shutting down, and what pi
-/// left on its main screen.
+/// left on its main screen (nothing for the demo: pi's resume hint would name a session dir that
+/// is removed on the way out).
 async fn run(
-    start: SessionSpec,
+    start: SessionStart,
     cfg: SessionConfig,
+    director: Option<DemoLayer>,
     server: UnboundedSender<ServerMsg>,
-    ready: oneshot::Sender<Result<UnboundedSender<WorldEvent>, String>>,
+    ready: oneshot::Sender<Result<Ready, String>>,
 ) -> Result<(i32, bool, Vec<u8>)> {
     let (tx, mut rx) = unbounded_channel::<WorldEvent>();
     let with_bridge = cfg.bridge;
@@ -110,12 +177,18 @@ async fn run(
             return Ok((1, false, Vec::new()));
         }
     };
+    let input_queued = built.child.input_queued();
     let mut screen = RemoteScreen::new(start.cols, start.rows)?;
     screen.server = Some(server.clone());
-    if let Some(bound) = env_get(&start.env, "POKESHELL_TEST_CLIENT_BOUND").and_then(|v| v.parse().ok()) {
+    if let Some(bound) = env_get(&start.spec.env, "POKESHELL_TEST_CLIENT_BOUND").and_then(|v| v.parse().ok())
+    {
         screen.bound = bound;
     }
-    let layer = Observer::new(start.number, server, built.session.notify_command());
+    let demo = director.is_some();
+    let layer = (
+        Observer::new(start.spec.number, server, built.session.notify_command()),
+        director,
+    );
     let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     if with_bridge {
         lp.hold_keys_until_ready();
@@ -124,10 +197,10 @@ async fn run(
         lp.give_caps(caps);
     }
     lp.input(Input::ChildStarted { pid })?;
-    let _ = ready.send(Ok(tx));
+    let _ = ready.send(Ok((tx, input_queued)));
     // A test hook: proves a client's terminal is restored and the children stopped when the server
     // panics.
-    if env_get(&start.env, "POKESHELL_TEST_PANIC").is_some() {
+    if env_get(&start.spec.env, "POKESHELL_TEST_PANIC").is_some() {
         while let Some(ev) = rx.recv().await {
             if matches!(ev, WorldEvent::Pty(PtyEvent::Output)) {
                 panic!("POKESHELL_TEST_PANIC is set: panicking on purpose");
@@ -138,6 +211,31 @@ async fn run(
     let exit = lp.run(&mut rx).await.context("the session's loop failed")?;
     lp.drain_output(&mut rx).await;
     let shutdown = lp.shutting_down();
-    let farewell = final_screen(&lock(&lp.mirror));
+    let farewell = if demo {
+        Vec::new()
+    } else {
+        final_screen(&lock(&lp.mirror))
+    };
     Ok((exit.code, shutdown, farewell))
+}
+
+/// What the child left on its main screen (pi's resume hint), for the client to print after its
+/// terminal is restored, as it would have stayed in the user's terminal without pokeshell.
+fn final_screen(m: &Mirror) -> Vec<u8> {
+    let screen = m.screen();
+    if screen.alternate_screen() {
+        return Vec::new();
+    }
+    let (_, cols) = screen.size();
+    let rows: Vec<String> = screen.rows_formatted(0, cols.get()).collect();
+    let plain: Vec<String> = screen.rows(0, cols.get()).collect();
+    let Some(last) = plain.iter().rposition(|r| !r.trim().is_empty()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for row in &rows[..=last] {
+        out.extend_from_slice(row.as_bytes());
+        out.extend_from_slice(b"\x1b[0m\r\n");
+    }
+    out
 }

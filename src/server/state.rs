@@ -1,4 +1,4 @@
-//! The server's state without any I/O, like [`crate::session::Session`] for a session: events and
+//! The server's state without any I/O, like [`crate::core::session::Session`] for a session: events and
 //! the time in, [`ServerEffect`]s out. It alone knows the clients, the sessions, which client
 //! follows which session, the clients' sizes, the sessions' names and what the saved list holds.
 //! Connections, session threads, the socket and the disk only perform its effects
@@ -8,24 +8,28 @@ mod clients;
 mod events;
 #[cfg(test)]
 mod lifecycle_tests;
+mod restore_queue;
+#[cfg(test)]
+mod restore_tests;
 mod saved;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod web_tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-pub use self::events::{Report, ServerEffect, ServerEvent, SessionSpec};
+pub use self::events::{Report, ServerEffect, ServerEvent, SessionStart};
 pub(crate) use self::saved::options_only;
 pub use self::saved::relaunch_argv;
+pub use crate::core::spec::SessionSpec;
 
 use super::notes::AwayNote;
 use super::table::Table;
-use super::wire::Down;
+use crate::core::supervisor::Now;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
+use crate::ipc::wire::Down;
 use crate::server_store::SavedSession;
-use crate::supervisor::Now;
 
 /// The size of a session started with nobody attached, until a client comes.
 pub const DETACHED_SIZE: (u16, u16) = (120, 40);
@@ -83,21 +87,30 @@ pub struct ServerState {
     /// the client that started the server is still on its way).
     served: bool,
     /// The other machines' sessions (`remote_list`), listed after this machine's.
-    pub(super) remote: Vec<crate::session::SessionBrief>,
+    pub(super) remote: Vec<crate::core::session::SessionBrief>,
     /// What happened without anyone asking (a saved list set aside, a session not brought back as
     /// it was), for the next client that opens, lists or kills: told once.
     pub(super) news: Vec<String>,
     /// A note for a restored session's footer, given once it runs.
     pub(super) footer_notes: BTreeMap<u32, String>,
-    /// Saved sessions still being brought back.
+    /// Saved sessions still being brought back (those starting and those queued).
     pub(super) restoring: BTreeSet<u32>,
+    /// Saved sessions waiting their turn to start ([`super::restore_plan::RESTORE_PARALLEL`] at once).
+    pub(super) restore_queue: VecDeque<SessionStart>,
+    /// Saved sessions past [`super::restore_plan::MAX_SESSIONS`]: not brought back, kept in the list.
+    pub(super) left_over: Vec<SavedSession>,
     /// The web view listens (it runs in this process, for as long as the server does).
     web: bool,
+    /// Clients told the list whenever it changes and every notification ([`Up::Subscribe`]).
+    pub(super) subscribers: BTreeSet<u64>,
+    /// The wall clock of the last event, for the lists told to subscribers.
+    wall_ms: u64,
 }
 
 impl ServerState {
     pub fn handle(&mut self, ev: ServerEvent, now: Now) -> Vec<ServerEffect> {
         let mut fx = Vec::new();
+        self.wall_ms = now.wall_ms;
         match ev {
             ServerEvent::Connected { id } => {
                 self.served = true;
@@ -121,6 +134,7 @@ impl ServerState {
                     self.table.touch(n);
                 }
             }
+            ServerEvent::Input { id, bytes, ticket } => self.input(id, bytes, ticket, &mut fx),
             ServerEvent::Garbage { id, reason } => {
                 let message = format!("the server dropped this client: {reason}");
                 fx.push(ServerEffect::Tell {
@@ -163,10 +177,24 @@ impl ServerState {
                 desktop,
                 command,
             } => {
+                // Subscribers (the web view's pages) hear every session's note, shown or not.
+                if bell || desktop {
+                    for &id in &self.subscribers {
+                        let down = Down::Note {
+                            session: self.label(number),
+                            text: text.clone(),
+                        };
+                        fx.push(ServerEffect::Tell { id, down });
+                    }
+                }
                 if self.attached(number) > 0 {
                     return fx;
                 }
-                let session = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+                let session = self
+                    .table
+                    .get(number)
+                    .map(|e| e.spec.name.clone())
+                    .unwrap_or_default();
                 let note = AwayNote {
                     text,
                     bell,
@@ -205,6 +233,8 @@ impl ServerState {
                 if !self.shutting_down {
                     self.save(&mut fx);
                     self.shutting_down = true;
+                    // Those not started yet stay saved, as they are.
+                    self.drop_restore_queue(SHUTTING_DOWN, &mut fx);
                     for &number in self.runs.keys() {
                         let ev = WorldEvent::Signal(Signal::Term);
                         fx.push(ServerEffect::ToSession { number, ev });
@@ -238,7 +268,7 @@ impl ServerState {
     pub(super) fn label(&self, n: u32) -> String {
         self.table
             .get(n)
-            .map_or_else(|| n.to_string(), |e| format!("{}:{}", e.number, e.name))
+            .map_or_else(|| n.to_string(), |e| format!("{}:{}", e.spec.number, e.spec.name))
     }
 
     fn started(&mut self, number: u32, result: Result<(), String>, fx: &mut Vec<ServerEffect>) {
@@ -246,6 +276,7 @@ impl ServerState {
             return;
         };
         if self.restoring.remove(&number) {
+            self.start_restores(fx);
             fx.push(ServerEffect::Restoring(self.restoring.len() as u32));
         }
         match result {
@@ -272,6 +303,7 @@ impl ServerState {
                 let label = self.label(number);
                 self.footer_notes.remove(&number);
                 self.table.remove(number);
+                self.publish(fx);
                 if waiting.is_empty() {
                     fx.push(ServerEffect::Log(format!(
                         "cannot start session {label}: {message}"
@@ -372,6 +404,7 @@ impl ServerState {
     }
 
     pub(super) fn share_briefs(&self, fx: &mut Vec<ServerEffect>) {
+        self.publish(fx);
         let mut briefs = self.table.briefs(|n| self.attached(n));
         briefs.extend(self.remote.iter().cloned());
         for (&number, run) in &self.runs {
@@ -379,6 +412,23 @@ impl ServerState {
                 let ev = WorldEvent::Sessions(briefs.clone());
                 fx.push(ServerEffect::ToSession { number, ev });
             }
+        }
+    }
+}
+
+impl ServerState {
+    /// The list as `pokeshell ls` has it, told to every subscriber: whenever a session comes, goes,
+    /// changes what it says of itself or gains or loses a client.
+    pub(super) fn publish(&self, fx: &mut Vec<ServerEffect>) {
+        if self.subscribers.is_empty() {
+            return;
+        }
+        let listing = self.table.listing(self.wall_ms, |n| self.attached(n));
+        for &id in &self.subscribers {
+            let down = Down::Listing {
+                sessions: listing.clone(),
+            };
+            fx.push(ServerEffect::Tell { id, down });
         }
     }
 }

@@ -3,18 +3,17 @@
 
 use std::collections::BTreeMap;
 
-use super::wire::Listing;
-use crate::session::SessionBrief;
+use crate::core::session::SessionBrief;
+use crate::core::spec::SessionSpec;
+use crate::ipc::wire::Listing;
 
 /// One session as the server keeps it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
-    /// Stable and small: prefix+1…9 switch by it. The lowest free number is given.
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    /// pokeshell's command line for the session (its options, then `--` and pi's arguments).
-    pub argv: Vec<String>,
+    /// Who the session is: its number (stable and small: prefix+1…9 switch by it; the lowest free
+    /// one is given), name, directory and command line. The environment is not kept: it goes with
+    /// the start, and a restored session gets the server's.
+    pub spec: SessionSpec,
     pub created_wall_ms: u64,
     /// What the session last reported of itself.
     pub brief: Option<SessionBrief>,
@@ -37,7 +36,7 @@ fn default_name(dir: &str) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "pi".to_string());
-    crate::safe_text::to_name(&base)
+    crate::term::safe_text::to_name(&base)
 }
 
 impl Table {
@@ -51,13 +50,13 @@ impl Table {
         now_wall_ms: u64,
     ) -> Result<u32, String> {
         let name = match name.map(str::trim) {
-            Some(n) if let Err(e) = crate::safe_text::check_name(n) => return Err(e),
+            Some(n) if let Err(e) = crate::term::safe_text::check_name(n) => return Err(e),
             Some(n) if n.parse::<u32>().is_ok() => {
                 return Err(format!(
                     "{n:?} cannot be a session's name: numbers are taken by the sessions' numbers"
                 ));
             }
-            Some(n) if self.entries.values().any(|e| e.name == n) => {
+            Some(n) if self.entries.values().any(|e| e.spec.name == n) => {
                 return Err(format!("a session named {n:?} exists already"));
             }
             Some(n) => n.to_string(),
@@ -78,9 +77,9 @@ impl Table {
         now_wall_ms: u64,
     ) -> u32 {
         // A list from disk may hold any text: a name no client could give is made into one.
-        let name = crate::safe_text::to_name(name);
+        let name = crate::term::safe_text::to_name(name);
         let name = name.as_str();
-        let free_name = !self.entries.values().any(|e| e.name == name) && name.parse::<u32>().is_err();
+        let free_name = !self.entries.values().any(|e| e.spec.name == name) && name.parse::<u32>().is_err();
         let name = if free_name {
             name.to_string()
         } else {
@@ -102,10 +101,13 @@ impl Table {
     fn insert(&mut self, number: u32, name: String, dir: &str, argv: Vec<String>, now_wall_ms: u64) {
         self.uses += 1;
         let entry = Entry {
-            number,
-            name,
-            dir: dir.to_string(),
-            argv,
+            spec: SessionSpec {
+                number,
+                name,
+                dir: dir.to_string(),
+                argv,
+                ..SessionSpec::default()
+            },
             created_wall_ms: now_wall_ms,
             brief: None,
             session_file: None,
@@ -116,7 +118,7 @@ impl Table {
     }
 
     fn free_name(&self, base: &str) -> String {
-        let taken = |n: &str| self.entries.values().any(|e| e.name == n);
+        let taken = |n: &str| self.entries.values().any(|e| e.spec.name == n);
         if !taken(base) {
             return base.to_string();
         }
@@ -133,14 +135,14 @@ impl Table {
                 .entries
                 .values()
                 .max_by_key(|e| e.used)
-                .map(|e| e.number)
+                .map(|e| e.spec.number)
                 .ok_or_else(|| "no sessions".to_string()),
             Some(n) => self
                 .entries
                 .values()
-                .find(|e| e.name == n)
+                .find(|e| e.spec.name == n)
                 .or_else(|| n.parse::<u32>().ok().and_then(|k| self.entries.get(&k)))
-                .map(|e| e.number)
+                .map(|e| e.spec.number)
                 .ok_or_else(|| format!("no session named {n:?} (see `pokeshell ls`)")),
         }
     }
@@ -169,6 +171,10 @@ impl Table {
         self.entries.is_empty()
     }
 
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.entries.values()
     }
@@ -180,10 +186,10 @@ impl Table {
             .values()
             .filter_map(|e| {
                 let mut b = e.brief.clone()?;
-                b.number = e.number;
-                b.name = e.name.clone();
-                b.dir = e.dir.clone();
-                b.attached = attached(e.number);
+                b.number = e.spec.number;
+                b.name = e.spec.name.clone();
+                b.dir = e.spec.dir.clone();
+                b.attached = attached(e.spec.number);
                 Some(b)
             })
             .collect()
@@ -194,8 +200,8 @@ impl Table {
         self.entries
             .values()
             .map(|e| Listing {
-                name: format!("{}:{}", e.number, e.name),
-                dir: e.dir.clone(),
+                name: format!("{}:{}", e.spec.number, e.spec.name),
+                dir: e.spec.dir.clone(),
                 state: e
                     .brief
                     .as_ref()
@@ -205,9 +211,14 @@ impl Table {
                     .as_ref()
                     .and_then(|b| b.tool.as_ref())
                     .map(|(name, since)| format!("{name} {}s", now_wall_ms.saturating_sub(*since) / 1000)),
+                tool_secs: e
+                    .brief
+                    .as_ref()
+                    .and_then(|b| b.tool.as_ref())
+                    .map(|(_, since)| now_wall_ms.saturating_sub(*since) / 1000),
                 last_intervention: e.brief.as_ref().and_then(|b| b.last_intervention.clone()),
                 age_secs: now_wall_ms.saturating_sub(e.created_wall_ms) / 1000,
-                attached: attached(e.number),
+                attached: attached(e.spec.number),
                 tokens_in: e.brief.as_ref().map_or(0, |b| b.spend.input),
                 tokens_out: e.brief.as_ref().map_or(0, |b| b.spend.output),
                 cache_read: e.brief.as_ref().map_or(0, |b| b.spend.cache_read),
@@ -237,11 +248,11 @@ mod tests {
         let a = t.add(None, "/home/u/web app", argv(), 0).unwrap();
         let b = t.add(None, "/srv/web app", argv(), 0).unwrap();
         assert_eq!((a, b), (1, 2));
-        assert_eq!(t.get(a).unwrap().name, "web-app");
-        assert_eq!(t.get(b).unwrap().name, "web-app-2");
+        assert_eq!(t.get(a).unwrap().spec.name, "web-app");
+        assert_eq!(t.get(b).unwrap().spec.name, "web-app-2");
         assert_eq!(
             t.add(None, "/", argv(), 0)
-                .map(|n| t.get(n).unwrap().name.clone()),
+                .map(|n| t.get(n).unwrap().spec.name.clone()),
             Ok("pi".into())
         );
     }
@@ -289,7 +300,7 @@ mod tests {
         let mut t = Table::default();
         assert_eq!(t.restore(3, "api", "/a", argv(), 0), 3);
         assert_eq!(t.restore(3, "api", "/b", argv(), 0), 1);
-        assert_eq!(t.get(1).unwrap().name, "api-2");
+        assert_eq!(t.get(1).unwrap().spec.name, "api-2");
     }
 
     #[test]
@@ -301,7 +312,7 @@ mod tests {
             number: n,
             name: "api".into(),
             dir: "/a".into(),
-            attention: crate::session::Attention::Working,
+            attention: crate::core::session::Attention::Working,
             state: "working".into(),
             tool: Some(("bash".into(), 49_000)),
             last_intervention: None,

@@ -8,7 +8,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use crate::bridge::runtime_dir::{check_private_dir, current_uid, ensure_private_dir};
+use crate::pi::bridge::runtime_dir::{check_private_dir, current_uid, ensure_private_dir};
 
 /// Far beyond any real list (a session is a few hundred bytes); a bigger file is not read.
 pub const MAX_LIST_BYTES: u64 = 16 * 1024 * 1024;

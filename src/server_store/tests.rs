@@ -1,24 +1,29 @@
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
+use crate::core::spec::SessionSpec;
 
 fn sample() -> Vec<SavedSession> {
     vec![
         SavedSession {
-            number: 1,
-            name: "api".into(),
-            dir: "/home/u/api".into(),
-            args: vec!["--model".into(), "x".into()],
-            command: None,
+            spec: SessionSpec {
+                number: 1,
+                name: "api".into(),
+                dir: "/home/u/api".into(),
+                argv: vec!["--model".into(), "x".into()],
+                ..SessionSpec::default()
+            },
             session_file: Some("/home/u/.pi/agent/sessions/a.jsonl".into()),
             mid_run: true,
         },
         SavedSession {
-            number: 3,
-            name: "logs \"quoted\" ünï".into(),
-            dir: "/tmp".into(),
-            args: Vec::new(),
-            command: Some("tail -f /var/log/syslog".into()),
+            spec: SessionSpec {
+                number: 3,
+                name: "logs \"quoted\" ünï".into(),
+                dir: "/tmp".into(),
+                argv: Vec::new(),
+                ..SessionSpec::default()
+            },
             session_file: None,
             mid_run: false,
         },
@@ -47,12 +52,21 @@ fn a_missing_file_is_an_empty_list() {
 fn unknown_fields_are_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sessions.json");
+    // `command` was written by earlier versions and is read no more.
     let text = r#"{"version": 1, "later": true, "sessions": [
-        {"number": 2, "name": "n", "dir": "/d", "args": [], "mid_run": false, "colour": "red"}]}"#;
+        {"number": 2, "name": "n", "dir": "/d", "args": ["--", "-c"], "command": null,
+         "mid_run": false, "colour": "red"}]}"#;
     fs::write(&path, text).unwrap();
     let list = read(&path).unwrap();
     assert_eq!(list.len(), 1);
-    assert_eq!((list[0].number, list[0].command.clone()), (2, None));
+    assert_eq!(
+        (list[0].spec.number, list[0].spec.argv.clone()),
+        (2, vec!["--".to_string(), "-c".to_string()])
+    );
+    assert!(
+        list[0].spec.env.is_empty() && !list[0].spec.resume,
+        "a start's own, never saved"
+    );
 }
 
 fn bad_files(dir: &Path) -> Vec<PathBuf> {
@@ -199,6 +213,6 @@ fn the_file_and_its_new_directory_are_private() {
 #[test]
 fn the_default_path_is_in_the_state_dir() {
     let path = default_path();
-    let dir = crate::ledger::default_dir();
+    let dir = crate::pi::ledger::default_dir();
     assert_eq!(path, dir.map(|d| d.join("sessions.json")));
 }

@@ -4,14 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::server::wire::{Down, Listing, SessionCommand, Target, Up};
+use super::new_session::{self, Form, Plan};
+use crate::ipc::wire::{Down, Listing, SessionCommand, Target, Up};
 
 /// The largest message the page may send. Typing and pasting fit; anything bigger is refused.
 pub const MAX_PAGE_MESSAGE: usize = 64 << 10;
 
 /// A message from the page.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FromPage {
     /// Show a session (by name or number) at this size; `watch`: only look (see docs/web.md).
     Open {
@@ -37,9 +38,14 @@ pub enum FromPage {
     Supervision {
         on: bool,
     },
-    /// A new session in `dir` with a fresh pi (and the server's options), shown at once.
+    /// A new session in `dir` with a fresh pi (and the server's options), shown at once; named
+    /// `name`, in a worktree of branch `worktree` (as `pokeshell new --name --worktree`).
     New {
         dir: String,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        worktree: Option<String>,
         cols: u16,
         rows: u16,
     },
@@ -54,17 +60,50 @@ pub enum FromPage {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToPage {
-    Sessions { sessions: Vec<Listing> },
-    Attached { name: String },
-    Size { cols: u16, rows: u16 },
-    Exited { code: i32 },
-    Detached { reason: String },
-    Done { message: String },
-    Error { message: String },
+    Sessions {
+        sessions: Vec<Listing>,
+    },
+    Attached {
+        name: String,
+    },
+    Size {
+        cols: u16,
+        rows: u16,
+    },
+    Exited {
+        code: i32,
+    },
+    Detached {
+        reason: String,
+    },
+    Done {
+        message: String,
+    },
+    Error {
+        message: String,
+    },
+    /// A session wants the user: the page raises a browser notification naming it.
+    Note {
+        session: String,
+        text: String,
+    },
 }
 
-/// A page message as the wire message for the server, or what to tell the page instead.
-pub fn to_wire(msg: FromPage, home: &str) -> Result<Up, String> {
+/// What a page message asks of the server.
+#[derive(Debug, PartialEq)]
+pub enum Ask {
+    Wire(Up),
+    /// A new session: the directory and worktree are looked at first (off the page's task), then
+    /// [`open_new`] makes the wire message.
+    New {
+        plan: Plan,
+        cols: u16,
+        rows: u16,
+    },
+}
+
+/// A page message as what to ask the server, or what to tell the page instead.
+pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
     let sized = |c: u16, r: u16| -> Result<(u16, u16), String> {
         if (2..=1000).contains(&c) && (2..=1000).contains(&r) {
             Ok((c, r))
@@ -72,7 +111,7 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Up, String> {
             Err(format!("a size of {c}x{r} is out of range (2 to 1000)"))
         }
     };
-    Ok(match msg {
+    Ok(Ask::Wire(match msg {
         FromPage::Open {
             session,
             cols,
@@ -90,25 +129,25 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Up, String> {
         FromPage::Poke => Up::Command(SessionCommand::Poke),
         FromPage::Handoff { focus } => Up::Command(SessionCommand::Handoff { focus }),
         FromPage::Supervision { on } => Up::Command(SessionCommand::Supervision { on }),
-        FromPage::New { dir, cols, rows } => {
+        FromPage::New {
+            dir,
+            name,
+            worktree,
+            cols,
+            rows,
+        } => {
             let (cols, rows) = sized(cols, rows)?;
-            let dir = match dir.trim() {
-                "" | "~" => home.to_string(),
-                d => match d.strip_prefix("~/") {
-                    Some(rest) => format!("{home}/{rest}"),
-                    None => d.to_string(),
-                },
-            };
-            let target = Target::New {
-                name: None,
-                dir,
-                args: Vec::new(),
-            };
-            open(target, cols, rows, false)
+            let plan = new_session::plan(&Form { dir, name, worktree }, home)?;
+            return Ok(Ask::New { plan, cols, rows });
         }
         FromPage::Kill { session } => Up::Kill { name: session },
         FromPage::Close => Up::Detach,
-    })
+    }))
+}
+
+/// The wire message for a new session the page asked for, once prepared.
+pub fn open_new(target: Target, cols: u16, rows: u16) -> Up {
+    open(target, cols, rows, false)
 }
 
 fn open(target: Target, cols: u16, rows: u16, watch: bool) -> Up {
@@ -126,7 +165,7 @@ fn open(target: Target, cols: u16, rows: u16, watch: bool) -> Up {
 /// A server message for the page; `None`: nothing the page needs.
 pub fn from_wire(down: Down) -> Option<ToPage> {
     Some(match down {
-        Down::Listing(sessions) => ToPage::Sessions { sessions },
+        Down::Listing { sessions } => ToPage::Sessions { sessions },
         Down::Attached { name } => ToPage::Attached { name },
         Down::Size { cols, rows } => ToPage::Size { cols, rows },
         Down::Exited { code, .. } => ToPage::Exited { code },
@@ -134,6 +173,7 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         // Said once to the next client: a page shows it as it shows an answer.
         Down::Done { message } | Down::Notice { message } => ToPage::Done { message },
         Down::Error { message } => ToPage::Error { message },
+        Down::Note { session, text } => ToPage::Note { session, text },
         // The server already let go of this client: the page cannot follow it over SSH.
         Down::Hop { dest, name } => ToPage::Detached {
             reason: format!("session {name} runs on {dest}; the web view shows this machine's sessions"),
@@ -154,9 +194,9 @@ mod tests {
     #[test]
     fn page_messages_become_wire_messages() {
         let open = parse(r#"{"type":"open","session":"1","cols":80,"rows":24,"watch":true}"#).unwrap();
-        let Up::Open {
+        let Ask::Wire(Up::Open {
             target, watch, cols, ..
-        } = to_wire(open, "/h").unwrap()
+        }) = to_wire(open, "/h").unwrap()
         else {
             panic!("not an open");
         };
@@ -170,29 +210,33 @@ mod tests {
         assert_eq!(cols, 80);
         assert_eq!(
             to_wire(parse(r#"{"type":"input","data":"hi\r"}"#).unwrap(), "/h"),
-            Ok(Up::Input(b"hi\r".to_vec()))
+            Ok(Ask::Wire(Up::Input(b"hi\r".to_vec())))
         );
         assert_eq!(
             to_wire(parse(r#"{"type":"handoff","focus":"tests"}"#).unwrap(), "/h"),
-            Ok(Up::Command(SessionCommand::Handoff {
+            Ok(Ask::Wire(Up::Command(SessionCommand::Handoff {
                 focus: Some("tests".into())
-            }))
+            })))
         );
-        let Up::Open { target, .. } = to_wire(
-            parse(r#"{"type":"new","dir":"~/src","cols":80,"rows":24}"#).unwrap(),
+        let ask = to_wire(
+            parse(r#"{"type":"new","dir":"~/src","name":"api","worktree":"feat/x","cols":80,"rows":24}"#)
+                .unwrap(),
             "/h",
-        )
-        .unwrap() else {
-            panic!("not an open")
-        };
-        assert_eq!(
-            target,
-            Target::New {
-                name: None,
-                dir: "/h/src".into(),
-                args: vec![]
-            }
         );
+        assert_eq!(
+            ask,
+            Ok(Ask::New {
+                plan: Plan {
+                    dir: "/h/src".into(),
+                    name: Some("api".into()),
+                    worktree: Some("feat/x".into()),
+                },
+                cols: 80,
+                rows: 24
+            })
+        );
+        let bad = parse(r#"{"type":"new","dir":"/x","name":"a\u0007","cols":80,"rows":24}"#).unwrap();
+        assert!(to_wire(bad, "/h").unwrap_err().contains("control characters"));
     }
 
     #[test]
@@ -211,6 +255,10 @@ mod tests {
     fn garbage_and_silly_sizes_get_a_clear_error() {
         assert!(parse("{").unwrap_err().contains("did not understand"));
         assert!(parse(r#"{"type":"rm"}"#).is_err());
+        assert!(
+            parse(r#"{"type":"supervision","on":true,"force":true}"#).is_err(),
+            "an unknown field"
+        );
         assert!(parse(r#"{"type":"open","session":"1"}"#).is_err(), "no size");
         let huge = parse(r#"{"type":"resize","cols":0,"rows":24}"#).unwrap();
         assert!(to_wire(huge, "/h").unwrap_err().contains("out of range"));

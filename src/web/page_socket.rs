@@ -5,14 +5,18 @@
 
 use axum::extract::ws::{Message, WebSocket};
 
-use super::listing::Sessions;
-use super::page_msg::{self, MAX_PAGE_MESSAGE, ToPage};
+use super::listing::Feed;
+use super::new_session::{self, Plan};
+use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, ToPage};
 use super::upstream::Upstream;
-use crate::server::wire::{Down, Up};
+use crate::ipc::wire::Target;
+use crate::ipc::wire::{Down, Up};
 
 /// Serves the page until it goes away.
-pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
+pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
     let mut up: Option<Upstream> = None;
+    let mut sessions = feed.sessions.clone();
+    let mut notes = feed.notes();
     sessions.mark_changed();
     loop {
         let from_server = async {
@@ -46,9 +50,13 @@ pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
                     }
                     Message::Ping(_) | Message::Pong(_) => continue,
                 };
-                let wire = page_msg::parse(text.as_str()).and_then(|m| page_msg::to_wire(m, &home));
-                let sent = match wire {
-                    Ok(wire) => deliver(&mut up, &wire).await,
+                let ask = page_msg::parse(text.as_str()).and_then(|m| page_msg::to_wire(m, &home));
+                let sent = match ask {
+                    Ok(Ask::Wire(wire)) => deliver(&mut up, &wire).await,
+                    Ok(Ask::New { plan, cols, rows }) => match prepare(plan).await {
+                        Ok(target) => deliver(&mut up, &page_msg::open_new(target, cols, rows)).await,
+                        Err(message) => Err(message),
+                    },
                     Err(message) => Err(message),
                 };
                 if let Err(message) = sent
@@ -87,11 +95,30 @@ pub async fn run(mut ws: WebSocket, mut sessions: Sessions, home: String) {
                     break;
                 }
             }
+            note = notes.recv() => {
+                let msg = match note {
+                    Ok(n) => ToPage::Note { session: n.session, text: n.text },
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        error(&format!("this page missed {missed} notifications"))
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                if tell(&mut ws, msg).await.is_err() {
+                    break;
+                }
+            }
         }
     }
     if let Some(mut u) = up {
         let _ = u.send(&Up::Detach).await;
     }
+}
+
+/// Looks at the new session's directory and worktree (git may run) without holding up the others.
+async fn prepare(plan: Plan) -> Result<Target, String> {
+    tokio::task::spawn_blocking(move || new_session::prepare(plan))
+        .await
+        .map_err(|e| format!("the new session could not be prepared: {e}"))?
 }
 
 /// Sends a wire message, connecting first when there is no connection.

@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use super::auth::{self, Auth};
 use super::guard;
-use super::listing::Sessions;
+use super::listing::Feed;
 use super::page_msg::MAX_PAGE_MESSAGE;
 use super::{assets, page_socket};
 
@@ -26,7 +26,7 @@ use super::{assets, page_socket};
 pub struct Shared {
     pub auth: Arc<Mutex<Auth>>,
     pub port: u16,
-    pub sessions: Sessions,
+    pub feed: Feed,
     pub home: String,
 }
 
@@ -168,11 +168,11 @@ async fn socket(State(shared): State<Shared>, headers: HeaderMap, ws: WebSocketU
     if !logged_in(&shared, &headers) {
         return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
     }
-    let sessions = shared.sessions.clone();
+    let feed = shared.feed.clone();
     let home = shared.home.clone();
     // The WebSocket layer's own bound is twice the page's: a message between the two is refused by
     // the page's socket with a clean close (1009) that says why; beyond, the connection just ends.
     ws.max_message_size(2 * MAX_PAGE_MESSAGE)
         .max_frame_size(2 * MAX_PAGE_MESSAGE)
-        .on_upgrade(move |ws| page_socket::run(ws, sessions, home))
+        .on_upgrade(move |ws| page_socket::run(ws, feed, home))
 }

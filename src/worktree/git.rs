@@ -5,7 +5,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::list::{Worktree, parse_porcelain};
-use crate::bounded_command::{self, Ran};
+use crate::term::bounded_command::{self, Ran};
 
 /// Reading commands answer fast; a checkout of a large tree may take a while.
 const READ_DEADLINE: Duration = Duration::from_secs(10);

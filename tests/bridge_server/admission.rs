@@ -2,8 +2,8 @@
 //! while one is live and welcomed once it is gone, another uid never gets in.
 
 use crate::foreign_peer::{ForeignPeer, can_pose};
-use pokeshell::bridge::BridgeEvent;
-use pokeshell::bridge::protocol::{Command, PROTOCOL_VERSION};
+use pokeshell::pi::bridge::BridgeEvent;
+use pokeshell::pi::bridge::protocol::{Command, PROTOCOL_VERSION};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pokeshell::config::{ConfigPaths, Settings};
+use pokeshell::core::config::{ConfigPaths, Settings};
 
 pub struct Fixture {
     _dir: tempfile::TempDir,

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::support::matrix::{Matrix, side_flat};
 use crate::support::pty::{Pty, ServerHome};
 use crate::support::shell::footer;
-use crate::support::{ModelServer, WAIT};
+use crate::support::{ModelServer, START_WAIT, WAIT};
 
 /// The prefix key (Ctrl+]).
 pub const PREFIX: u8 = 0x1d;
@@ -99,7 +99,7 @@ pub fn wait_ls(m: &Matrix, what: &str, mut done: impl FnMut(&str) -> bool) -> St
 pub fn wait_ready(pty: &Pty) {
     pty.wait_until(
         "pi's footer, pokeshell's footer and a connected bridge",
-        WAIT,
+        START_WAIT,
         |s| {
             s.contents().contains("mock-")
                 && footer(s).contains("📌 p:")

@@ -1,10 +1,10 @@
-//! Several terminals on one session through the real loop, as the server drives it: each client's
-//! keys carry its id, each keeps its own half-typed prefix, sequence and overlay, and what the keys
+//! Several terminals on one session through the real loop, as the server drives it: both attach,
+//! each client's keys carry its id, each keeps its own half-typed prefix, sequence and overlay, and what the keys
 //! ask of the server goes out for the client that asked.
 
-use pokeshell::session::WorkspaceRequest;
+use pokeshell::core::session::WorkspaceRequest;
 
-use super::world::{PREFIX, World};
+use super::world::{COLS, PREFIX, ROWS, World};
 
 const A: u64 = 1;
 const B: u64 = 2;
@@ -16,6 +16,7 @@ fn footer_of(w: &World, client: u64) -> String {
 #[tokio::test(start_paused = true)]
 async fn a_prefix_pressed_in_one_terminal_leaves_the_others_keys_to_pi() {
     let mut w = World::numbered(1);
+    w.attach(B, COLS, ROWS);
     w.keys(A, PREFIX);
     w.settle().await;
     assert!(
@@ -50,6 +51,7 @@ async fn a_prefix_pressed_in_one_terminal_leaves_the_others_keys_to_pi() {
 #[tokio::test(start_paused = true)]
 async fn a_detach_asked_from_one_terminal_goes_out_for_that_terminal() {
     let mut w = World::numbered(1);
+    w.attach(B, COLS, ROWS);
     w.keys(B, PREFIX);
     w.keys(A, b"x");
     w.keys(B, b"d");
@@ -61,6 +63,7 @@ async fn a_detach_asked_from_one_terminal_goes_out_for_that_terminal() {
 #[tokio::test(start_paused = true)]
 async fn a_terminal_that_leaves_takes_its_armed_prefix_with_it() {
     let mut w = World::numbered(1);
+    w.attach(B, COLS, ROWS);
     w.keys(A, PREFIX);
     w.settle().await;
     w.leave(A);
@@ -76,6 +79,7 @@ async fn a_terminal_that_leaves_takes_its_armed_prefix_with_it() {
 #[tokio::test(start_paused = true)]
 async fn one_terminals_pause_does_not_cut_another_terminals_sequence() {
     let mut w = World::numbered(1);
+    w.attach(B, COLS, ROWS);
     w.keys(A, b"\x1b[1;");
     w.keys(B, b"q");
     w.settle().await;
@@ -86,6 +90,7 @@ async fn one_terminals_pause_does_not_cut_another_terminals_sequence() {
 #[tokio::test(start_paused = true)]
 async fn keys_held_while_pi_starts_keep_their_terminal() {
     let mut w = World::numbered(1);
+    w.attach(B, COLS, ROWS);
     w.lp.hold_keys_until_ready();
     w.keys(A, PREFIX);
     w.keys(B, b"d");
@@ -104,6 +109,7 @@ async fn keys_held_while_pi_starts_keep_their_terminal() {
 #[tokio::test(start_paused = true)]
 async fn a_terminal_the_screen_drops_for_not_reading_loses_its_keyboard_too() {
     let mut w = World::numbered(1);
+    w.attach(B, COLS, ROWS);
     w.keys(A, PREFIX);
     w.settle().await;
     // The real screen drops a client while writing to it, inside one of the loop's turns; here the

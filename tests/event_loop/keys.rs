@@ -1,9 +1,7 @@
 //! The user's keys through the real loop: pi's go to the child as typed, pokeshell's act on the
 //! layout, the child's PTY and the next frame.
 
-use pokeshell::event_loop::{Signal, WorldEvent};
-
-use super::world::{COLS, PREFIX, ROWS, World};
+use super::world::{CLIENT, COLS, PREFIX, ROWS, World};
 
 #[tokio::test(start_paused = true)]
 async fn typed_keys_reach_the_child_unchanged() {
@@ -75,16 +73,14 @@ async fn prefix_s_hides_the_side_pane_resizes_the_child_and_the_next_frame_has_n
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_burst_of_terminal_resizes_resizes_the_child_once_to_the_new_pane() {
+async fn a_burst_of_client_resizes_resizes_the_child_once_to_the_new_pane() {
     let mut w = World::new();
     w.settle().await;
-    // The user drags the terminal narrower, below the side pane's automatic width: signals come while
-    // the size still changes, and only the size it settles at is applied.
-    w.lp.screen.terminal.backend_mut().resize(90, 30);
-    w.send(WorldEvent::Signal(Signal::Winch));
+    // The user drags the terminal narrower, below the side pane's automatic width: sizes come while
+    // it still changes, and only the size it settles at is applied.
+    w.resize(CLIENT, 90, 30);
     w.run_for_ms(10).await;
-    w.lp.screen.terminal.backend_mut().resize(80, 24);
-    w.send(WorldEvent::Signal(Signal::Winch));
+    w.resize(CLIENT, 80, 24);
     w.settle().await;
     assert_eq!(
         w.lp.child.resizes,
@@ -94,4 +90,20 @@ async fn a_burst_of_terminal_resizes_resizes_the_child_once_to_the_new_pane() {
     let rows = w.rows();
     assert_eq!(rows.len(), 24, "the frame has the new size");
     assert!(!w.screen_text().contains("uptime"), "{}", w.screen_text());
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_session_takes_the_smallest_attached_terminals_size_and_grows_when_it_leaves() {
+    let mut w = World::new();
+    w.settle().await;
+    w.attach(2, 100, 30);
+    w.settle().await;
+    assert_eq!(w.rows().len(), 30, "the smaller terminal sets the rows");
+    let (rows, cols) = *w.lp.child.resizes.last().expect("the child was resized");
+    assert_eq!(rows, 29, "the pane above the footer");
+    assert!(cols <= 100, "the pane fits the smaller terminal: {cols}");
+    w.leave(2);
+    w.settle().await;
+    assert_eq!(w.rows().len(), ROWS as usize, "back to the one terminal left");
+    assert_eq!(w.lp.child.resizes.last().map(|r| r.0), Some(ROWS - 1));
 }

@@ -4,7 +4,7 @@
 //! pokeshell that is being ended never relaunches.
 
 use pokeshell::event_loop::{Signal, WorldEvent};
-use pokeshell::pty::{ChildExit, PtyEvent};
+use pokeshell::term::pty::{ChildExit, PtyEvent};
 use serde_json::json;
 
 use super::world::{World, event};

@@ -1,12 +1,13 @@
-//! Ending through the real loop: signals pokeshell receives are passed on to the child, which is
-//! killed when it outlives the grace; the child's exit ends the loop with that exit.
+//! Ending through the real loop, as the server ends a session: SIGTERM is passed on to the child,
+//! which is killed when it outlives the grace; terminals leaving end nothing; the child's exit ends
+//! the loop with that exit.
 
 use std::time::Duration;
 
-use pokeshell::event_loop::{Signal, WorldEvent};
-use pokeshell::pty::{ChildExit, PtyEvent};
+use pokeshell::event_loop::{Screen, Signal, WorldEvent};
+use pokeshell::term::pty::{ChildExit, PtyEvent};
 
-use super::world::World;
+use super::world::{CLIENT, World};
 
 #[tokio::test(start_paused = true)]
 async fn sigterm_is_passed_on_and_the_child_is_killed_after_five_seconds() {
@@ -35,21 +36,26 @@ async fn a_second_sigterm_does_not_push_the_kill_back() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_closed_terminal_hangs_the_child_up_then_kills_it() {
+async fn the_last_terminal_leaving_leaves_pi_running() {
     let mut w = World::new();
-    w.send(WorldEvent::StdinClosed);
-    w.run_for_ms(4_900).await;
-    assert_eq!(w.lp.child.signals, vec![libc::SIGHUP]);
-    w.run_for_ms(200).await;
-    assert_eq!(w.lp.child.signals, vec![libc::SIGHUP, libc::SIGKILL]);
-}
-
-#[tokio::test(start_paused = true)]
-async fn sigint_is_passed_on_and_nothing_is_killed() {
-    let mut w = World::new();
-    w.send(WorldEvent::Signal(Signal::Int));
+    w.stdin(b"go on\r");
+    w.settle().await;
+    w.leave(CLIENT);
     w.run_secs(30).await;
-    assert_eq!(w.lp.child.signals, vec![libc::SIGINT]);
+    assert!(
+        w.lp.child.signals.is_empty(),
+        "a session outlives its terminals: {:?}",
+        w.lp.child.signals
+    );
+    assert!(!w.lp.shutting_down());
+    assert_eq!(w.lp.screen.attached(), 0);
+    w.send(WorldEvent::Signal(Signal::Term));
+    w.run_for_ms(5_100).await;
+    assert_eq!(
+        w.lp.child.signals,
+        vec![libc::SIGTERM, libc::SIGKILL],
+        "ending it is the server's call"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,20 +1,23 @@
-//! A world for the real loop: a fake child, a fake bridge, a `TestScreen`, a ledger in a temp dir,
-//! and one channel of `WorldEvent`s, the way the server's session thread wires the real ones: keys
-//! come from clients, each with its id, as the server hands them over.
+//! A world for the real loop: a fake child, a fake bridge, a `TestScreen` shaped like the server's
+//! screen, a ledger in a temp dir, and one channel of `WorldEvent`s, the way the server's session
+//! thread wires the real ones: terminals attach as clients, and their keys, sizes and departures
+//! come with their ids, as the server hands them over.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pokeshell::bridge::protocol::{Command, FromBridge, SendMessage, parse_from_bridge};
-use pokeshell::bridge::server::BridgeEvent;
-use pokeshell::config::{ConfigPaths, Settings};
-use pokeshell::event_loop::{Bridge, Child, ClientEvent, Clock, Layer, Loop, TestScreen, WorldEvent, lock};
-use pokeshell::ledger::LedgerFile;
-use pokeshell::pty::{ChildExit, PtyEvent};
-use pokeshell::screen::{HostCaps, Mirror};
-use pokeshell::session::{Input, Session, SessionOptions};
-use pokeshell::workspace::Workspace;
+use pokeshell::core::config::{ConfigPaths, Settings};
+use pokeshell::core::session::{Input, Session, SessionOptions};
+use pokeshell::core::workspace::Workspace;
+use pokeshell::event_loop::{
+    Bridge, Child, ClientEvent, ClientLink, Clock, Layer, Loop, TestScreen, WorldEvent, lock,
+};
+use pokeshell::pi::bridge::protocol::{Command, FromBridge, SendMessage, parse_from_bridge};
+use pokeshell::pi::bridge::server::BridgeEvent;
+use pokeshell::pi::ledger::LedgerFile;
+use pokeshell::term::pty::{ChildExit, PtyEvent};
+use pokeshell::term::screen::{HostCaps, Mirror};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::time::Instant;
@@ -22,7 +25,7 @@ use tokio::time::Instant;
 /// The host terminal: wide enough for the side pane.
 pub const COLS: u16 = 120;
 pub const ROWS: u16 = 40;
-/// The client that types when a test does not say which.
+/// The client attached from the start, which types when a test does not say which.
 pub const CLIENT: u64 = 1;
 /// The default prefix key, Ctrl+].
 pub const PREFIX: &[u8] = b"\x1d";
@@ -191,8 +194,10 @@ impl World {
             ledger_path: Some(ledger.path().to_path_buf()),
             host_kitty: true,
             child_args: vec!["-e".into(), "/b/bridge.ts".into(), "fix it".into()],
-            number,
-            ..SessionOptions::default()
+            spec: pokeshell::core::spec::SessionSpec {
+                number,
+                ..Default::default()
+            },
         };
         let session = Session::new(opts, settings, COLS, ROWS, clock.now(start));
         let pane = session.pane();
@@ -226,7 +231,28 @@ impl World {
             clock,
             tx.clone(),
         );
-        Self { lp, rx, tx, dir }
+        let w = Self { lp, rx, tx, dir };
+        w.attach(CLIENT, COLS, ROWS);
+        w
+    }
+
+    /// A terminal of `cols`×`rows` attaches as client `id`, as the server attaches one (its probe's
+    /// answers follow later, or never).
+    pub fn attach(&self, id: u64, cols: u16, rows: u16) {
+        let (tx, _) = unbounded_channel();
+        let link = ClientLink {
+            tx,
+            cols,
+            rows,
+            queued: Default::default(),
+            watch: false,
+        };
+        self.send(WorldEvent::Client(ClientEvent::Attach { id, link, caps: None }));
+    }
+
+    /// Client `id`'s terminal now has this size.
+    pub fn resize(&self, id: u64, cols: u16, rows: u16) {
+        self.send(WorldEvent::Client(ClientEvent::Resize { id, cols, rows }));
     }
 
     pub fn send(&self, ev: WorldEvent) {
@@ -243,6 +269,7 @@ impl World {
         self.send(WorldEvent::Client(ClientEvent::Input {
             id: client,
             bytes: bytes.to_vec(),
+            ticket: Default::default(),
         }));
     }
 

@@ -53,6 +53,21 @@ impl Home {
         self.pokeshell(&["new", "-d", "--name", name, "--pi", &pi])
     }
 
+    /// A session named `name` whose program reads nothing: its terminal in raw mode (so that its
+    /// input is not dropped by the line discipline as a full line would be) and never read.
+    pub fn deaf_session(&self, name: &str) {
+        let deaf = self.work.join("deaf-pi");
+        std::fs::write(
+            &deaf,
+            "#!/bin/sh\ncase \"$1\" in --version) echo 1.6.0; exit 0;; esac\nstty raw -echo\nexec sleep 600\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&deaf, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let out = self.pokeshell(&["new", "-d", "--name", name, "--pi", &deaf.to_string_lossy()]);
+        assert!(out.status.success(), "{out:?}");
+        self.wait_listed(name);
+    }
+
     /// The server's log.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.server.runtime_dir().join("pokeshell/server/log")).unwrap_or_default()
@@ -105,4 +120,18 @@ pub fn saved_list(home: &Home) -> PathBuf {
 
 pub fn exists(p: &Path) -> bool {
     std::fs::symlink_metadata(p).is_ok()
+}
+
+/// The server's resident memory now, and its peak, in KiB (`/proc/PID/status`).
+pub fn rss_kib(pid: i32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pokeshell::server::socket::{Listening, admit, connect_in, read_hello, read_token_in};
-use pokeshell::server::wire::{
+use pokeshell::ipc::socket::{Listening, admit, connect_in, read_hello, read_token_in};
+use pokeshell::ipc::wire::{
     Down, PROTOCOL, Up, decode_down, decode_up, encode_down, encode_up, read_frame_async,
 };
 use tokio::io::AsyncWriteExt;

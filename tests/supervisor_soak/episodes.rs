@@ -1,6 +1,8 @@
 //! The soak's days: what pi, the model, the bridge and the user do, drawn from a seeded generator.
 
-use pokeshell::supervisor::{Block, CompactReason, ContextUsage, Event, InputSource, Message, StopReason};
+use pokeshell::core::supervisor::{
+    Block, CompactReason, ContextUsage, Event, InputSource, Message, StopReason,
+};
 use serde_json::json;
 
 use super::{KEPT_RECORDS, Soak};

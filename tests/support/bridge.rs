@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command as Process, Output, Stdio};
 use std::time::Duration;
 
-use pokeshell::bridge::asset::install_bridge_in;
-use pokeshell::bridge::protocol::{Command, PiEvent};
-use pokeshell::bridge::server::ServerOptions;
-use pokeshell::bridge::{BridgeEvent, BridgeHandle, BridgeServer, Hello};
 use pokeshell::demo::model::{RecordedRequest, RequestKind};
+use pokeshell::pi::bridge::asset::install_bridge_in;
+use pokeshell::pi::bridge::protocol::{Command, PiEvent};
+use pokeshell::pi::bridge::server::ServerOptions;
+use pokeshell::pi::bridge::{BridgeEvent, BridgeHandle, BridgeServer, Hello};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::Receiver;
 

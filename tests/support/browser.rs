@@ -156,3 +156,38 @@ pub fn raw_request(addr: &str, request: &str) -> (String, String) {
     let status = text.lines().next().unwrap_or_default().to_string();
     (status, text)
 }
+
+/// `pokeshell web` (run by `run`) on a free loopback port: the address (host:port) and the login link it printed.
+pub fn web_login(run: impl Fn(&[&str]) -> std::process::Output) -> (String, String) {
+    let out = run(&["web", "--listen", "127.0.0.1:0"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "pokeshell web: {out:?}");
+    let link = text
+        .split_whitespace()
+        .find(|w| w.contains("/login?token="))
+        .unwrap_or_else(|| panic!("no login link in {text}"))
+        .to_string();
+    let addr = link
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    (addr, link)
+}
+
+/// Clicks the element `css` selects.
+pub async fn click(b: &Browser, css: &str) {
+    let script = format!("document.querySelector({css:?}).click(); return true");
+    b.eval(&script).await;
+}
+
+/// Waits for a session list that is not empty; the names in it.
+pub async fn list_names(b: &Browser) -> Value {
+    b.wait_for(
+        "the session list",
+        "return [...document.querySelectorAll('li.session')].map(l => l.dataset.name)",
+        |v| v.as_array().is_some_and(|a| !a.is_empty()),
+    )
+    .await
+}

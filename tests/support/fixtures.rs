@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use pokeshell::screen::{HostCaps, Mirror};
+use pokeshell::term::screen::{HostCaps, Mirror};
 
 /// One slice of the recorded session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

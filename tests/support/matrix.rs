@@ -13,7 +13,7 @@ use tempfile::TempDir;
 use super::pi::PiEnv;
 use super::pty::Pty;
 use super::shell::{footer, side, submit};
-use super::{ModelServer, RecordedRequest, Step, WAIT};
+use super::{ModelServer, RecordedRequest, START_WAIT, Step, WAIT};
 
 pub const ROWS: u16 = 50;
 pub const COLS: u16 = 150;
@@ -136,7 +136,7 @@ fn spawn_pokeshell(env: &PiEnv, pi_args: &[&str]) -> Pty {
 fn wait_ready(pty: &Pty) {
     pty.wait_until(
         "pi's footer, pokeshell's footer and a connected bridge",
-        WAIT,
+        START_WAIT,
         |s| {
             let text = s.contents();
             text.contains("mock-") && footer(s).contains("📌 p:") && side_flat(s).contains("bridge connected")

@@ -21,6 +21,10 @@ pub use pokeshell::demo::model::{ModelServer, RecordedRequest, Reply, Scenario, 
 /// the 30 s a test may take.
 pub const WAIT: Duration = Duration::from_secs(15);
 
+/// The bound for pi's start (node loading pi, the bridge connecting): the slowest step when several
+/// test binaries start pis at once on two cores. Only a failing test waits it out.
+pub const START_WAIT: Duration = Duration::from_secs(40);
+
 pub fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::WAIT;
 use super::pi::PiEnv;
 use super::pty::Pty;
+use super::{START_WAIT, WAIT};
 use pokeshell::demo::model::ModelServer;
 
 /// pokeshell at `rows`×`cols` hosting pi in `env`, with `args` for pokeshell itself.
@@ -35,7 +35,7 @@ pub fn side(s: &vt100::Screen) -> String {
 pub fn wait_ready(pty: &Pty) {
     pty.wait_until(
         "pi's footer, pokeshell's footer and a connected bridge",
-        WAIT,
+        START_WAIT,
         |s| {
             let text = s.contents();
             text.contains("mock-model")

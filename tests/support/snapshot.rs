@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use pokeshell::config::{ConfigPaths, Settings};
-use pokeshell::session::{Input, Session, SessionOptions};
-use pokeshell::supervisor::Now;
+use pokeshell::core::config::{ConfigPaths, Settings};
+use pokeshell::core::session::{Input, Session, SessionOptions};
+use pokeshell::core::supervisor::Now;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use unicode_width::UnicodeWidthStr;

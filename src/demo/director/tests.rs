@@ -1,5 +1,5 @@
 use super::*;
-use crate::config::{KeyId, SettingValue};
+use crate::core::config::{KeyId, SettingValue};
 use crate::demo::model::Step;
 use crate::demo::tour::{Expect, ExpectKind, Tour};
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::config::{KeyId, SettingValue};
+use crate::core::config::{KeyId, SettingValue};
 use crate::demo::model::Reply;
 
 fn chapter_json(extra: &str) -> String {

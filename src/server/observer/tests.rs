@@ -4,16 +4,16 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::*;
-use crate::bridge::protocol::{FromBridge, parse_from_bridge};
-use crate::bridge::server::BridgeEvent;
-use crate::config::Settings;
-use crate::session::SessionOptions;
+use crate::core::config::Settings;
+use crate::core::session::SessionOptions;
+use crate::pi::bridge::protocol::{FromBridge, parse_from_bridge};
+use crate::pi::bridge::server::BridgeEvent;
 
 const FILE: &str = "/s/one.jsonl";
 
 fn settings() -> Settings {
     let dir = std::env::temp_dir();
-    let paths = crate::config::ConfigPaths::resolve(
+    let paths = crate::core::config::ConfigPaths::resolve(
         Some(&dir.join("pokeshell-no-home")),
         None,
         &dir.join("pokeshell-no-work"),

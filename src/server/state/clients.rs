@@ -3,13 +3,15 @@
 //! and who follows which session.
 
 use super::{
-    DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, TYPE_AHEAD_MAX, client_ev, options_only,
+    DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, SessionStart, TYPE_AHEAD_MAX, client_ev,
+    options_only,
 };
-use crate::bridge::protocol::UserRequest;
+use crate::core::session::WorkspaceRequest;
+use crate::core::supervisor::Now;
+use crate::event_loop::input_meter::Ticket;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
-use crate::server::wire::{Down, SessionCommand, Target, Up};
-use crate::session::WorkspaceRequest;
-use crate::supervisor::Now;
+use crate::ipc::wire::{Down, SessionCommand, Target, Up};
+use crate::pi::bridge::protocol::UserRequest;
 
 impl ServerState {
     pub(super) fn on_up(&mut self, id: u64, up: Up, now: Now, fx: &mut Vec<ServerEffect>) {
@@ -69,14 +71,7 @@ impl ServerState {
                     fx.push(client_ev(n, ClientEvent::Caps { id, caps }));
                 }
             }
-            Up::Input(bytes) => {
-                if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
-                    self.table.touch(n);
-                    fx.push(client_ev(n, ClientEvent::Input { id, bytes }));
-                } else if self.starting_for(id) {
-                    self.type_ahead(id, bytes, fx);
-                }
-            }
+            Up::Input(bytes) => self.input(id, bytes, Ticket::default(), fx),
             Up::Resize { cols, rows } | Up::Resumed { cols, rows } => {
                 let resumed = matches!(up, Up::Resumed { .. });
                 let Some(c) = self.clients.get_mut(&id) else {
@@ -97,7 +92,15 @@ impl ServerState {
                 let listing = self.table.listing(now.wall_ms, |n| self.attached(n));
                 fx.push(ServerEffect::Tell {
                     id,
-                    down: Down::Listing(listing),
+                    down: Down::Listing { sessions: listing },
+                });
+            }
+            Up::Subscribe => {
+                self.subscribers.insert(id);
+                let listing = self.table.listing(now.wall_ms, |n| self.attached(n));
+                fx.push(ServerEffect::Tell {
+                    id,
+                    down: Down::Listing { sessions: listing },
                 });
             }
             Up::Command(command) => self.on_command(id, command, fx),
@@ -137,6 +140,17 @@ impl ServerState {
 
     /// What a prefix key does, asked by a client without prefix keys (the web view's buttons), for
     /// the session it follows.
+    /// Keys typed in client `id`, for the session it follows; the ticket counts them against the
+    /// client's input bound until the session's loop has them ([`crate::event_loop::input_meter`]).
+    pub(super) fn input(&mut self, id: u64, bytes: Vec<u8>, ticket: Ticket, fx: &mut Vec<ServerEffect>) {
+        if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
+            self.table.touch(n);
+            fx.push(client_ev(n, ClientEvent::Input { id, bytes, ticket }));
+        } else if self.starting_for(id) {
+            self.type_ahead(id, bytes, fx);
+        }
+    }
+
     fn on_command(&mut self, id: u64, command: SessionCommand, fx: &mut Vec<ServerEffect>) {
         let Some(number) = self.clients.get(&id).and_then(|c| c.session) else {
             let message = "a command needs a session: open one first".to_string();
@@ -162,7 +176,10 @@ impl ServerState {
     fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
         let label = self.label(n);
         self.table.remove(n);
-        if self.runs.contains_key(&n) {
+        let why = format!("session {label} was ended before it came back");
+        if self.unqueue(n, &why, fx) {
+            // Never started: nothing to end.
+        } else if self.runs.contains_key(&n) {
             self.killing.insert(n);
             let ev = WorldEvent::Signal(Signal::Term);
             fx.push(ServerEffect::ToSession { number: n, ev });
@@ -211,7 +228,7 @@ impl ServerState {
                 // The new session gets the current one's pokeshell options, and a fresh pi.
                 let argv = current
                     .and_then(|n| self.table.get(n))
-                    .map(|e| options_only(&e.argv))
+                    .map(|e| options_only(&e.spec.argv))
                     .unwrap_or_default();
                 if let Err(e) = self.create(Some(id), None, &dir, argv, now, fx)
                     && let Some(cur) = current
@@ -233,6 +250,7 @@ impl ServerState {
         now: Now,
         fx: &mut Vec<ServerEffect>,
     ) -> Result<u32, String> {
+        self.room_for_one_more()?;
         let client = id.and_then(|id| self.clients.get(&id));
         let (cols, rows, env, waiting) = client
             .map(|c| {
@@ -249,23 +267,30 @@ impl ServerState {
         let caps_now = (!waiting).then(|| self.last_caps.clone());
         let env = if env.is_empty() { self.env.clone() } else { env };
         let number = self.table.add(name, dir, argv.clone(), now.wall_ms)?;
-        let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+        let name = self
+            .table
+            .get(number)
+            .map(|e| e.spec.name.clone())
+            .unwrap_or_default();
+        self.publish(fx);
         self.runs.insert(
             number,
             Run::Starting {
                 waiting: id.into_iter().collect(),
             },
         );
-        fx.push(ServerEffect::Start(SessionSpec {
-            number,
-            name,
-            dir: dir.to_string(),
-            argv,
-            env,
+        fx.push(ServerEffect::Start(SessionStart {
+            spec: SessionSpec {
+                number,
+                name,
+                dir: dir.to_string(),
+                argv,
+                env,
+                resume: false,
+            },
             cols,
             rows,
             caps_now,
-            resume: false,
         }));
         Ok(number)
     }
@@ -307,7 +332,14 @@ impl ServerState {
         });
         let typed = std::mem::take(&mut c.typed_ahead);
         if !typed.is_empty() {
-            fx.push(client_ev(n, ClientEvent::Input { id, bytes: typed }));
+            fx.push(client_ev(
+                n,
+                ClientEvent::Input {
+                    id,
+                    bytes: typed,
+                    ticket: Ticket::default(),
+                },
+            ));
         }
         self.table.touch(n);
         self.share_briefs(fx);
@@ -367,6 +399,7 @@ impl ServerState {
 
     /// The client's connection is gone (or dropped): it follows nothing any more.
     pub(super) fn forget(&mut self, id: u64, fx: &mut Vec<ServerEffect>) {
+        self.subscribers.remove(&id);
         self.leave(id, fx);
         for run in self.runs.values_mut() {
             if let Run::Starting { waiting } = run {

@@ -1,11 +1,12 @@
 //! What the server's state hears and what it asks for.
 
 use super::AwayNote;
+use crate::core::session::{SessionBrief, WorkspaceRequest};
+use crate::core::spec::SessionSpec;
 use crate::event_loop::WorldEvent;
+use crate::ipc::wire::{Down, Up};
 use crate::server::restore_plan::Found;
-use crate::server::wire::{Down, Up};
 use crate::server_store::SavedSession;
-use crate::session::{SessionBrief, WorkspaceRequest};
 
 /// What happened, as the server's state hears it.
 #[derive(Debug)]
@@ -22,6 +23,13 @@ pub enum ServerEvent {
     /// the session; said at most about once a second).
     Typed {
         id: u64,
+    },
+    /// Keys typed in a client ([`Up::Input`] as its connection sends it), counted against the
+    /// client's input bound until the session's loop takes them.
+    Input {
+        id: u64,
+        bytes: Vec<u8>,
+        ticket: crate::event_loop::input_meter::Ticket,
     },
     /// The client sent something that is not a message: it is dropped.
     Garbage {
@@ -75,7 +83,7 @@ pub enum ServerEvent {
     /// SIGTERM or SIGINT: end every session, keep them saved, exit.
     Shutdown,
     /// The other machines' sessions, as the background asker found them (`remote_list`).
-    Remote(Vec<crate::session::SessionBrief>),
+    Remote(Vec<crate::core::session::SessionBrief>),
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
     /// The web view listens: a page may ask for a session at any time, so the server stays.
@@ -99,22 +107,14 @@ pub struct Report {
     pub mid_run: bool,
 }
 
-/// How a session starts in the server: its identity and the terminal it starts for.
+/// A session to start: who it is, and the terminal it starts for.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionSpec {
-    pub number: u32,
-    pub name: String,
-    pub dir: String,
-    /// pokeshell's command line for the session (without the program name).
-    pub argv: Vec<String>,
-    /// The environment pi runs in: the client's.
-    pub env: Vec<(String, String)>,
+pub struct SessionStart {
+    pub spec: SessionSpec,
     pub cols: u16,
     pub rows: u16,
     /// Terminal capabilities to give pi at once, for a session started with nobody attached.
     pub caps_now: Option<Vec<u8>>,
-    /// pi was mid-run when a previous server ended: resume it through the arbiter.
-    pub resume: bool,
 }
 
 /// What the server's state wants done.
@@ -139,7 +139,7 @@ pub enum ServerEffect {
     /// Something for a session's loop (never an attach: see [`ServerEffect::Follow`]).
     ToSession { number: u32, ev: WorldEvent },
     /// Start a session's thread; it answers with [`ServerEvent::Started`].
-    Start(SessionSpec),
+    Start(SessionStart),
     /// Replace the saved list with this one (in one step, durably); answered with
     /// [`ServerEvent::Saved`].
     SaveList { seq: u64, list: Vec<SavedSession> },

@@ -2,7 +2,7 @@
 
 use super::tests::{ack_saves, client_with_session, listing, new_session, now, server, told, up, v};
 use super::*;
-use crate::server::wire::Up;
+use crate::ipc::wire::Up;
 
 #[test]
 fn kill_answers_once_the_list_without_the_session_is_on_disk() {
@@ -144,17 +144,20 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
         },
         now(),
     );
-    let spec = fx
+    let start = fx
         .iter()
         .find_map(|e| match e {
             ServerEffect::Start(spec) => Some(spec.clone()),
             _ => None,
         })
         .expect("the session comes back");
-    assert_eq!((spec.number, spec.name.as_str()), (n, "api"));
-    assert!(spec.resume, "it was mid-run");
-    assert_eq!(spec.argv, v(&["--", "--model", "m", "--session", "/s/1.jsonl"]));
-    assert_eq!(spec.env, vec![("HOME".to_string(), "/h".to_string())]);
+    assert_eq!((start.spec.number, start.spec.name.as_str()), (n, "api"));
+    assert!(start.spec.resume, "it was mid-run");
+    assert_eq!(
+        start.spec.argv,
+        v(&["--", "--model", "m", "--session", "/s/1.jsonl"])
+    );
+    assert_eq!(start.spec.env, vec![("HOME".to_string(), "/h".to_string())]);
     next.handle(
         ServerEvent::Started {
             number: n,
@@ -291,11 +294,13 @@ fn all_there() -> crate::server::restore_plan::Found {
 fn a_saved_session_whose_directory_is_gone_is_said_and_not_started() {
     let mut s = ServerState::default();
     let saved = crate::server_store::SavedSession {
-        number: 1,
-        name: "api".into(),
-        dir: "/gone".into(),
-        args: v(&["--", "--model", "m"]),
-        command: None,
+        spec: SessionSpec {
+            number: 1,
+            name: "api".into(),
+            dir: "/gone".into(),
+            argv: v(&["--", "--model", "m"]),
+            ..SessionSpec::default()
+        },
         session_file: Some("/s/1.jsonl".into()),
         mid_run: true,
     };

@@ -3,7 +3,10 @@
 
 use crate::server::restore_plan::{self, Found};
 
-use super::{DETACHED_SIZE, Down, Now, Run, SavedSession, ServerEffect, ServerState, SessionSpec};
+use super::{DETACHED_SIZE, Down, Now, SavedSession, ServerEffect, ServerState, SessionSpec, SessionStart};
+
+/// How many sessions left out of a restore are named in its message.
+const NAMED: usize = 8;
 
 impl ServerState {
     /// The list as it should be on disk now.
@@ -11,16 +14,11 @@ impl ServerState {
         self.table
             .entries()
             .map(|e| SavedSession {
-                number: e.number,
-                name: e.name.clone(),
-                dir: e.dir.clone(),
-                args: e.argv.clone(),
-                command: crate::cli::Cli::try_parse_from_argv(&e.argv)
-                    .ok()
-                    .and_then(|c| c.command),
+                spec: e.spec.clone(),
                 session_file: e.session_file.clone(),
                 mid_run: e.mid_run,
             })
+            .chain(self.left_over.iter().cloned())
             .collect()
     }
 
@@ -52,7 +50,8 @@ impl ServerState {
         }
     }
 
-    /// Brings back the sessions a previous server left.
+    /// Brings back the sessions a previous server left, [`restore_plan::RESTORE_PARALLEL`] at a
+    /// time, at most [`restore_plan::MAX_SESSIONS`] of them.
     pub(super) fn restore(
         &mut self,
         saved: Vec<(SavedSession, Found)>,
@@ -71,11 +70,23 @@ impl ServerState {
                     continue;
                 }
             };
-            let argv = relaunch_argv(&s.args, s.session_file.as_deref());
-            let number = self
+            if self.table.len() >= restore_plan::MAX_SESSIONS {
+                self.left_over.push(s);
+                continue;
+            }
+            let argv = relaunch_argv(&s.spec.argv, s.session_file.as_deref());
+            let number = self.table.restore(
+                s.spec.number,
+                &s.spec.name,
+                &s.spec.dir,
+                argv.clone(),
+                now.wall_ms,
+            );
+            let name = self
                 .table
-                .restore(s.number, &s.name, &s.dir, argv.clone(), now.wall_ms);
-            let name = self.table.get(number).map(|e| e.name.clone()).unwrap_or_default();
+                .get(number)
+                .map(|e| e.spec.name.clone())
+                .unwrap_or_default();
             if let Some(e) = self.table.get_mut(number) {
                 // Until the relaunched pi says otherwise: a server that ends before then must not
                 // forget the run.
@@ -87,19 +98,42 @@ impl ServerState {
                 // In the session's footer too, for whoever looks at it first.
                 self.footer_notes.insert(number, note);
             }
-            self.runs.insert(number, Run::Starting { waiting: Vec::new() });
-            self.restoring.insert(number);
-            fx.push(ServerEffect::Start(SessionSpec {
-                number,
-                name,
-                dir: s.dir.clone(),
-                argv,
-                env: self.env.clone(),
+            let start = SessionStart {
+                spec: SessionSpec {
+                    number,
+                    name,
+                    dir: s.spec.dir.clone(),
+                    argv,
+                    env: self.env.clone(),
+                    resume,
+                },
                 cols: DETACHED_SIZE.0,
                 rows: DETACHED_SIZE.1,
                 caps_now: Some(Vec::new()),
-                resume,
-            }));
+            };
+            self.queue_restore(start, fx);
+        }
+        if !self.left_over.is_empty() {
+            // Named up to a few: a list of a thousand is not read.
+            let mut names: Vec<String> = self
+                .left_over
+                .iter()
+                .take(NAMED)
+                .map(|s| format!("{}:{} in {}", s.spec.number, s.spec.name, s.spec.dir))
+                .collect();
+            if self.left_over.len() > NAMED {
+                names.push(format!("and {} more", self.left_over.len() - NAMED));
+            }
+            self.say(
+                format!(
+                    "{} saved sessions were not brought back, as a server runs at most {} sessions: \
+                     {}. They stay saved and come back with a later server once fewer run",
+                    self.left_over.len(),
+                    restore_plan::MAX_SESSIONS,
+                    names.join(", ")
+                ),
+                fx,
+            );
         }
         self.restored = true;
         fx.push(ServerEffect::Restoring(self.restoring.len() as u32));
@@ -122,6 +156,6 @@ pub fn relaunch_argv(argv: &[String], session_file: Option<&str>) -> Vec<String>
     let pi_args: Vec<String> = argv.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
     let mut out = options_only(argv);
     out.push("--".to_string());
-    out.extend(crate::session::relaunch_args(&pi_args, file));
+    out.extend(crate::core::session::relaunch_args(&pi_args, file));
     out
 }

@@ -1,8 +1,8 @@
 //! The server's state driven as the performer drives it: events in, effects checked.
 
 use super::*;
-use crate::server::wire::{Target, Up};
-use crate::session::WorkspaceRequest;
+use crate::core::session::WorkspaceRequest;
+use crate::ipc::wire::{Target, Up};
 
 pub(super) fn now() -> Now {
     Now::new(0, 1_000_000)
@@ -66,27 +66,27 @@ pub(super) fn new_session(name: &str) -> Up {
 pub(super) fn client_with_session(s: &mut ServerState, id: u64, name: &str) -> u32 {
     s.handle(ServerEvent::Connected { id }, now());
     let fx = up(s, id, new_session(name));
-    let spec = fx
+    let start = fx
         .iter()
         .find_map(|e| match e {
             ServerEffect::Start(spec) => Some(spec.clone()),
             _ => None,
         })
         .expect("a session is started");
-    assert_eq!((spec.cols, spec.rows), (100, 30), "at the client's size");
-    assert_eq!(spec.env, vec![("TERM".to_string(), "xterm".to_string())]);
+    assert_eq!((start.cols, start.rows), (100, 30), "at the client's size");
+    assert_eq!(start.spec.env, vec![("TERM".to_string(), "xterm".to_string())]);
     let fx = s.handle(
         ServerEvent::Started {
-            number: spec.number,
+            number: start.spec.number,
             result: Ok(()),
         },
         now(),
     );
     assert!(fx.iter().any(
-        |e| matches!(e, ServerEffect::Follow { id: i, number, .. } if *i == id && *number == spec.number)
+        |e| matches!(e, ServerEffect::Follow { id: i, number, .. } if *i == id && *number == start.spec.number)
     ));
     ack_saves(s, &fx);
-    spec.number
+    start.spec.number
 }
 
 pub(super) fn told(fx: &[ServerEffect], id: u64) -> Vec<&Down> {
@@ -98,12 +98,12 @@ pub(super) fn told(fx: &[ServerEffect], id: u64) -> Vec<&Down> {
         .collect()
 }
 
-pub(super) fn listing(s: &mut ServerState) -> Vec<crate::server::wire::Listing> {
+pub(super) fn listing(s: &mut ServerState) -> Vec<crate::ipc::wire::Listing> {
     s.handle(ServerEvent::Connected { id: 99 }, now());
     let fx = up(s, 99, Up::List);
     s.handle(ServerEvent::Gone { id: 99 }, now());
     match told(&fx, 99).first() {
-        Some(Down::Listing(l)) => l.clone(),
+        Some(Down::Listing { sessions: l }) => l.clone(),
         other => panic!("no listing: {other:?}"),
     }
 }
@@ -214,7 +214,7 @@ fn a_new_session_from_the_keys_that_cannot_start_is_a_notice_and_the_terminal_st
         },
         now(),
     );
-    let spec = fx
+    let start = fx
         .iter()
         .find_map(|e| match e {
             ServerEffect::Start(spec) => Some(spec.clone()),
@@ -222,13 +222,13 @@ fn a_new_session_from_the_keys_that_cannot_start_is_a_notice_and_the_terminal_st
         })
         .expect("asked to start");
     assert_eq!(
-        spec.argv,
+        start.spec.argv,
         Vec::<String>::new(),
         "the current one's options, a fresh pi"
     );
     let fx = s.handle(
         ServerEvent::Started {
-            number: spec.number,
+            number: start.spec.number,
             result: Err("/nope: No such file or directory".into()),
         },
         now(),
@@ -276,7 +276,7 @@ fn keys_typed_while_the_session_starts_reach_it_once_it_runs_after_the_attach() 
     let number = fx
         .iter()
         .find_map(|e| match e {
-            ServerEffect::Start(spec) => Some(spec.number),
+            ServerEffect::Start(start) => Some(start.spec.number),
             _ => None,
         })
         .expect("a session is started");
@@ -295,7 +295,7 @@ fn keys_typed_while_the_session_starts_reach_it_once_it_runs_after_the_attach() 
         .iter()
         .position(|e| matches!(e, ServerEffect::Follow { id: 1, .. }));
     let typed = fx.iter().position(|e| {
-        matches!(e, ServerEffect::ToSession { number: n, ev: WorldEvent::Client(ClientEvent::Input { id: 1, bytes }) }
+        matches!(e, ServerEffect::ToSession { number: n, ev: WorldEvent::Client(ClientEvent::Input { id: 1, bytes, .. }) }
             if *n == number && bytes == b"abc")
     });
     assert!(
@@ -335,4 +335,38 @@ fn keys_typed_without_a_session_on_the_way_are_dropped() {
         "a key typed before asking for any session is not kept: {fx:?}"
     );
     assert_eq!(s.following(1), Some(n));
+}
+
+/// Issue 21, item 2: a connection's input carries its ticket to the session's loop, so the bytes
+/// count against the client's bound until the loop has them; input for no session counts no more.
+#[test]
+fn a_clients_input_stays_counted_until_its_session_takes_it() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use crate::event_loop::input_meter::Ticket;
+    let mut s = server();
+    let n = client_with_session(&mut s, 1, "api");
+    let gauge = Arc::new(AtomicUsize::new(0));
+    let ev = ServerEvent::Input {
+        id: 1,
+        bytes: b"xyz".to_vec(),
+        ticket: Ticket::new(&gauge, 3),
+    };
+    let fx = s.handle(ev, now());
+    assert_eq!(gauge.load(Ordering::Acquire), 3, "counted while on its way");
+    assert!(matches!(
+        fx.as_slice(),
+        [ServerEffect::ToSession { number, ev: WorldEvent::Client(ClientEvent::Input { id: 1, .. }) }] if *number == n
+    ));
+    drop(fx);
+    assert_eq!(gauge.load(Ordering::Acquire), 0, "the loop took it");
+    s.handle(ServerEvent::Connected { id: 2 }, now());
+    let ev = ServerEvent::Input {
+        id: 2,
+        bytes: b"ab".to_vec(),
+        ticket: Ticket::new(&gauge, 2),
+    };
+    assert!(s.handle(ev, now()).is_empty());
+    assert_eq!(gauge.load(Ordering::Acquire), 0, "nobody to take it: not counted");
 }

@@ -1,0 +1,29 @@
+//! Who a session is and how it starts, kept in one shape from the request that makes it to the
+//! session that shows it: the server's core decides it (a new session, a restored one), the session's
+//! thread builds the session from it, the session keeps it to name itself and to resume.
+
+use serde::{Deserialize, Serialize};
+
+/// A session's identity and its start. The saved list writes it down (`server_store`) without the
+/// environment and the resume flag, which belong to one start.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SessionSpec {
+    /// Stable, 1-based, given at creation and never reused (prefix+1…9 use it); 0 only in tests that
+    /// run a session alone.
+    pub number: u32,
+    /// As the session list shows it.
+    pub name: String,
+    /// The directory pi runs in.
+    pub dir: String,
+    /// pokeshell's command line for the session (without the program name): pi's arguments after
+    /// `--`, or `--command` for another program. Named `args` in the saved list, as since its first
+    /// version.
+    #[serde(default, rename = "args")]
+    pub argv: Vec<String>,
+    /// The environment the program runs in: the client's that asked for it.
+    #[serde(skip)]
+    pub env: Vec<(String, String)>,
+    /// pi was mid-run when a previous server ended: the first pi is asked to carry on (RST-S1).
+    #[serde(skip)]
+    pub resume: bool,
+}

@@ -1,0 +1,49 @@
+//! The sessions pokeshell holds and which one the terminal shows. Today there is one; the event
+//! loop talks to the workspace, so more can come without the loop changing.
+
+use ratatui::Frame;
+
+use crate::core::session::{Effect, Input, Session};
+use crate::core::supervisor::Now;
+use crate::core::ui::side::Section;
+
+pub struct Workspace {
+    sessions: Vec<Session>,
+    shown: usize,
+}
+
+impl Workspace {
+    pub fn new(first: Session) -> Self {
+        Self {
+            sessions: vec![first],
+            shown: 0,
+        }
+    }
+
+    /// The session the terminal shows.
+    pub fn shown(&self) -> &Session {
+        &self.sessions[self.shown]
+    }
+
+    /// Every input goes to the shown session: there is one session, and the terminal is its own.
+    pub fn handle(&mut self, input: Input, now: Now) -> Vec<Effect> {
+        self.sessions[self.shown].handle(input, now)
+    }
+
+    /// The earliest time any session needs a tick (mono ms).
+    pub fn next_deadline(&self, now: Now) -> Option<u64> {
+        self.sessions.iter().filter_map(|s| s.next_deadline(now)).min()
+    }
+
+    /// Draws the shown session as `viewer` sees it.
+    pub fn draw(
+        &self,
+        frame: &mut Frame,
+        screen: &vt100::Screen,
+        now: Now,
+        extra: Option<Section>,
+        viewer: Option<crate::core::session::ClientId>,
+    ) {
+        self.shown().draw(frame, screen, now, extra, viewer);
+    }
+}

@@ -1,0 +1,6 @@
+//! What a client and the server say to each other, imported by both sides and owned by neither: the
+//! framed messages (`wire`, each declared once) and where the server listens, with its token and the
+//! check of who may connect (`socket`). docs/protocol.md describes the frames.
+
+pub mod socket;
+pub mod wire;

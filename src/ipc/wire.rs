@@ -1,0 +1,374 @@
+//! The protocol between a terminal (the client) and the pokeshell server that owns the sessions.
+//!
+//! A frame is a 4-byte big-endian length N, then N bytes: one kind byte and N-1 bytes of payload.
+//! N is at least 1 and at most [`MAX_FRAME`]; a reader checks N before it allocates anything, so a
+//! peer cannot make us reserve gigabytes by lying in a header. Keystrokes ([`Up::Input`]) and screen
+//! bytes ([`Down::Output`]) travel as raw payload: they are the hot path and need no escaping. Every
+//! other message carries one JSON object of its fields (snake_case names, unknown fields ignored).
+//! `docs/protocol.md` has the table of kinds and the JSON shapes.
+//!
+//! Client kinds are below 0x80 and server kinds above, so a frame sent the wrong way decodes as an
+//! unknown kind instead of as some other message.
+
+mod body;
+mod frame;
+#[cfg(test)]
+mod kind_tests;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::io;
+
+use serde::{Deserialize, Serialize};
+
+pub use frame::{FrameBuf, read_frame, read_frame_async};
+
+/// The largest N a frame header may announce (kind byte plus payload).
+pub const MAX_FRAME: usize = 1 << 20;
+
+/// The protocol version a client announces in its hello; the server accepts only its own.
+pub const PROTOCOL: u32 = 1;
+
+/// Every message's kind byte and its name, the one place either is given. A message's fields are
+/// declared once, in its variant of [`Up`] or [`Down`]; its JSON body is that variant serialized, its
+/// name the variant's (snake_case). The raw messages, the hot path, have constants of their own.
+pub mod kind {
+    pub const INPUT: u8 = 0x03;
+    pub const CAPS: u8 = 0x09;
+    pub const OUTPUT: u8 = 0x82;
+
+    /// Client to server: below 0x80.
+    pub(super) const UP: &[(u8, &str)] = &[
+        (0x01, "hello"),
+        (0x02, "open"),
+        (INPUT, "input"),
+        (0x04, "resize"),
+        (0x05, "detach"),
+        (0x06, "resumed"),
+        (0x07, "list"),
+        (0x08, "kill"),
+        (CAPS, "caps"),
+        (0x0a, "command"),
+        (0x0b, "web"),
+        (0x0c, "subscribe"),
+    ];
+
+    /// Server to client: 0x80 and above.
+    pub(super) const DOWN: &[(u8, &str)] = &[
+        (0x81, "welcome"),
+        (OUTPUT, "output"),
+        (0x83, "attached"),
+        (0x84, "detached"),
+        (0x85, "exited"),
+        (0x86, "suspend"),
+        (0x87, "listing"),
+        (0x88, "done"),
+        (0x89, "error"),
+        (0x8a, "hop"),
+        (0x8b, "size"),
+        (0x8c, "web_login"),
+        (0x8d, "notice"),
+        (0x8e, "note"),
+    ];
+
+    /// The message's name, for error texts and logs.
+    pub fn name(kind: u8) -> Option<&'static str> {
+        UP.iter().chain(DOWN).find(|(k, _)| *k == kind).map(|(_, n)| *n)
+    }
+
+    /// The kind byte of the message named `name` in `table`.
+    pub(super) fn byte(table: &[(u8, &str)], name: &str) -> Option<u8> {
+        table.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
+    }
+}
+
+/// Client to server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Up {
+    /// Always the first message of a connection.
+    Hello {
+        token: String,
+        protocol: u32,
+    },
+    /// Attach to a session or start one, with what the server needs to know of this terminal.
+    Open {
+        target: Target,
+        cols: u16,
+        rows: u16,
+        /// The terminal's raw answers to the capability probe.
+        caps: Vec<u8>,
+        /// The answers are still coming, as [`Up::Caps`]: pi's queries wait for them (a client sends
+        /// this so that pi starts while its terminal is still being probed).
+        #[serde(default)]
+        caps_follow: bool,
+        env: Vec<(String, String)>,
+        /// Only watching: this client's size never shrinks the pane while a client that is not
+        /// watching is attached (a phone looking in on a desktop's session).
+        #[serde(default)]
+        watch: bool,
+    },
+    /// Raw bytes typed in the terminal.
+    #[serde(skip)]
+    Input(Vec<u8>),
+    /// The terminal's raw answers to the capability probe, after an [`Up::Open`] that said they
+    /// would follow.
+    #[serde(skip)]
+    Caps(Vec<u8>),
+    Resize {
+        cols: u16,
+        rows: u16,
+    },
+    Detach,
+    /// The client was stopped (Ctrl+Z) and runs again, at this size.
+    Resumed {
+        cols: u16,
+        rows: u16,
+    },
+    List,
+    Kill {
+        name: String,
+    },
+    /// What a prefix key does, for the session this client follows (a browser has no prefix key).
+    Command(SessionCommand),
+    /// Serve the web view (starting it on `listen`, or the default address, when it does not run
+    /// yet) and give a one-time login for it.
+    Web {
+        listen: Option<String>,
+    },
+    /// Keep this client told: the session list now and whenever it changes ([`Down::Listing`]),
+    /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
+    /// pages.
+    Subscribe,
+}
+
+/// A prefix key's action, asked for by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum SessionCommand {
+    /// prefix+p: a manual poke (during a limit wait: resume now).
+    Poke,
+    /// prefix+h with its focus line.
+    Handoff {
+        #[serde(default)]
+        focus: Option<String>,
+    },
+    /// The settings dialog's master switch, `poke.enabled`, for this session.
+    Supervision { on: bool },
+}
+
+/// Which session an [`Up::Open`] is about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Target {
+    /// An existing session; `None` = the one the server picks (the most recent).
+    Attach { name: Option<String> },
+    /// A new session in `dir`, run with pokeshell's command line `args` (pi's arguments after
+    /// `--`, or `--command` for another program).
+    New {
+        name: Option<String>,
+        dir: String,
+        args: Vec<String>,
+    },
+}
+
+/// Server to client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Down {
+    Welcome {
+        server_pid: u32,
+        /// Saved sessions the server is still bringing back: a client waiting for an answer can
+        /// say why it is slow.
+        #[serde(default)]
+        restoring: u32,
+    },
+    /// Raw bytes for the terminal.
+    #[serde(skip)]
+    Output(Vec<u8>),
+    Attached {
+        name: String,
+    },
+    Detached {
+        reason: String,
+    },
+    /// The session's program ended; `farewell` is printed after the terminal is restored.
+    Exited {
+        code: i32,
+        farewell: Vec<u8>,
+    },
+    /// pi stopped itself (Ctrl+Z): the client stops until resumed, then sends [`Up::Resumed`].
+    Suspend,
+    Listing {
+        sessions: Vec<Listing>,
+    },
+    /// A request succeeded (a kill, say).
+    Done {
+        message: String,
+    },
+    Error {
+        message: String,
+    },
+    /// The user chose a session on another machine: the client leaves this server and attaches
+    /// there (`ssh -t DEST pokeshell attach NAME`).
+    Hop {
+        dest: String,
+        name: String,
+    },
+    /// Something the user should know that happened without them (a saved list set aside, a session
+    /// not brought back): told once, to the next client.
+    Notice {
+        message: String,
+    },
+    /// The size of the session's pane: sent at attach and whenever it changes (a watching client
+    /// fits itself to it).
+    Size {
+        cols: u16,
+        rows: u16,
+    },
+    /// The web view listens at `url`; `login` is a one-time token for it.
+    WebLogin {
+        url: String,
+        login: String,
+        /// It listens beyond loopback.
+        exposed: bool,
+    },
+    /// A session wants the user (the events that ring a terminal's bell), for a subscribed client.
+    Note {
+        /// "3:api", as the user sees a session named.
+        session: String,
+        text: String,
+    },
+}
+
+/// One session in a [`Down::Listing`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Listing {
+    pub name: String,
+    pub dir: String,
+    pub state: String,
+    pub tool: Option<String>,
+    /// How long the running tool has run, in seconds, as `tool` says it (a page counts on from it).
+    #[serde(default)]
+    pub tool_secs: Option<u64>,
+    pub last_intervention: Option<String>,
+    pub age_secs: u64,
+    /// How many clients are attached.
+    pub attached: usize,
+    /// Tokens since the session started: prompt tokens not from the cache, output, cache reads.
+    #[serde(default)]
+    pub tokens_in: u64,
+    #[serde(default)]
+    pub tokens_out: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    /// US dollars, as pi priced the replies; `None` when pi has no prices for the model.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    /// How much it needs the user (`crate::machines::schema::ATTENTION`); empty while starting.
+    #[serde(default)]
+    pub attention: String,
+    /// Filled by the client from `dir` (`crate::worktree`), never sent by the server.
+    #[serde(default, skip)]
+    pub branch: Option<String>,
+    #[serde(default, skip)]
+    pub dirty: Option<bool>,
+    /// The share of pi's context window in use, 0–100.
+    #[serde(default)]
+    pub context_percent: Option<f64>,
+}
+
+/// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames
+/// out of step or the peer untrustworthy: the connection should end.
+#[derive(Debug)]
+pub enum WireError {
+    /// A header announced more than [`MAX_FRAME`] bytes.
+    TooLong { len: usize },
+    /// A header announced 0 bytes: not even a kind byte.
+    Empty,
+    /// The stream ended inside a frame.
+    Truncated,
+    /// No message of this direction has this kind.
+    UnknownKind { kind: u8 },
+    /// The payload does not fit the kind.
+    BadMessage { kind: u8, reason: String },
+    /// Reading failed.
+    Io(io::Error),
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WireError::TooLong { len } => write!(f, "frame of {len} bytes exceeds the 1 MiB limit"),
+            WireError::Empty => write!(f, "frame of 0 bytes: every frame has at least its kind byte"),
+            WireError::Truncated => write!(f, "the peer closed the connection in the middle of a frame"),
+            WireError::UnknownKind { kind } => {
+                write!(
+                    f,
+                    "bad message of kind {kind:#04x}: no message of this kind goes this way"
+                )
+            }
+            WireError::BadMessage { kind, reason } => match kind::name(*kind) {
+                Some(name) => write!(f, "bad message of kind {kind:#04x} ({name}): {reason}"),
+                None => write!(f, "bad message of kind {kind:#04x}: {reason}"),
+            },
+            WireError::Io(e) => write!(f, "reading the connection failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WireError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<WireError> for io::Error {
+    fn from(e: WireError) -> io::Error {
+        match e {
+            WireError::Io(e) => e,
+            WireError::Truncated => io::Error::new(io::ErrorKind::UnexpectedEof, e.to_string()),
+            other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
+        }
+    }
+}
+
+/// The whole frame (or frames) of a client message. Input longer than one frame holds is split into
+/// several Input frames, which mean the same bytes.
+pub fn encode_up(message: &Up) -> Vec<u8> {
+    body::encode_up(message)
+}
+
+/// The whole frame (or frames) of a server message. Output longer than one frame holds is split into
+/// several Output frames, which mean the same bytes.
+pub fn encode_down(message: &Down) -> Vec<u8> {
+    body::encode_down(message)
+}
+
+/// The frame(s) of `Up::Input(bytes)` without building the message: the client's hot path.
+pub fn encode_input(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    body::push_raw(&mut out, kind::INPUT, bytes);
+    out
+}
+
+/// The frame(s) of `Down::Output(bytes)` without building the message: the server's hot path.
+pub fn encode_output(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    body::push_raw(&mut out, kind::OUTPUT, bytes);
+    out
+}
+
+/// A client message from a frame's kind and payload.
+pub fn decode_up(kind: u8, payload: &[u8]) -> Result<Up, WireError> {
+    body::decode_up(kind, payload)
+}
+
+/// A server message from a frame's kind and payload.
+pub fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
+    body::decode_down(kind, payload)
+}

@@ -1,0 +1,429 @@
+use std::io::{self, Read};
+
+use proptest::prelude::*;
+
+use super::kind_tests::{down_kind, up_kind};
+
+use super::*;
+
+fn bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(any::<u8>(), 0..300)
+}
+
+fn opt_string() -> impl Strategy<Value = Option<String>> {
+    prop::option::of(any::<String>())
+}
+
+fn target() -> impl Strategy<Value = Target> {
+    prop_oneof![
+        opt_string().prop_map(|name| Target::Attach { name }),
+        (
+            opt_string(),
+            any::<String>(),
+            prop::collection::vec(any::<String>(), 0..4),
+        )
+            .prop_map(|(name, dir, args)| Target::New { name, dir, args }),
+    ]
+}
+
+fn up() -> impl Strategy<Value = Up> {
+    prop_oneof![
+        (any::<String>(), any::<u32>()).prop_map(|(token, protocol)| Up::Hello { token, protocol }),
+        (
+            target(),
+            any::<u16>(),
+            any::<u16>(),
+            bytes(),
+            any::<bool>(),
+            prop::collection::vec((any::<String>(), any::<String>()), 0..4),
+            any::<bool>(),
+        )
+            .prop_map(|(target, cols, rows, caps, caps_follow, env, watch)| Up::Open {
+                target,
+                cols,
+                rows,
+                caps,
+                caps_follow,
+                env,
+                watch,
+            }),
+        bytes().prop_map(Up::Input),
+        bytes().prop_map(Up::Caps),
+        (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Up::Resize { cols, rows }),
+        Just(Up::Detach),
+        (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Up::Resumed { cols, rows }),
+        Just(Up::List),
+        any::<String>().prop_map(|name| Up::Kill { name }),
+        Just(Up::Command(SessionCommand::Poke)),
+        opt_string().prop_map(|focus| Up::Command(SessionCommand::Handoff { focus })),
+        any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
+        opt_string().prop_map(|listen| Up::Web { listen }),
+        Just(Up::Subscribe),
+    ]
+}
+
+fn listing() -> impl Strategy<Value = Listing> {
+    (
+        (any::<String>(), any::<String>(), any::<String>()),
+        (opt_string(), opt_string(), any::<u64>(), any::<usize>()),
+        (
+            any::<[u64; 3]>(),
+            proptest::option::of(0.0f64..1e6),
+            prop::option::of(0.0f64..100.0),
+        ),
+    )
+        .prop_map(
+            |(
+                (name, dir, state),
+                (tool, last_intervention, age_secs, attached),
+                (t, cost_usd, context_percent),
+            )| Listing {
+                name,
+                dir,
+                state,
+                tool_secs: tool.as_ref().map(|_| age_secs),
+                tool,
+                last_intervention,
+                age_secs,
+                attached,
+                tokens_in: t[0],
+                tokens_out: t[1],
+                cache_read: t[2],
+                cost_usd,
+                attention: "idle".into(),
+                branch: None,
+                dirty: None,
+                context_percent,
+            },
+        )
+}
+
+fn down() -> impl Strategy<Value = Down> {
+    prop_oneof![
+        (any::<u32>(), any::<u32>()).prop_map(|(server_pid, restoring)| Down::Welcome {
+            server_pid,
+            restoring
+        }),
+        bytes().prop_map(Down::Output),
+        any::<String>().prop_map(|name| Down::Attached { name }),
+        any::<String>().prop_map(|reason| Down::Detached { reason }),
+        (any::<i32>(), bytes()).prop_map(|(code, farewell)| Down::Exited { code, farewell }),
+        (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Down::Size { cols, rows }),
+        (any::<String>(), any::<String>(), any::<bool>()).prop_map(|(url, login, exposed)| Down::WebLogin {
+            url,
+            login,
+            exposed
+        }),
+        Just(Down::Suspend),
+        prop::collection::vec(listing(), 0..3).prop_map(|sessions| Down::Listing { sessions }),
+        any::<String>().prop_map(|message| Down::Done { message }),
+        any::<String>().prop_map(|message| Down::Error { message }),
+        (any::<String>(), any::<String>()).prop_map(|(dest, name)| Down::Hop { dest, name }),
+        any::<String>().prop_map(|message| Down::Notice { message }),
+        (any::<String>(), any::<String>()).prop_map(|(session, text)| Down::Note { session, text }),
+    ]
+}
+
+/// Every frame in `stream`, read with the blocking reader; panics on an error.
+fn frames(stream: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut reader = stream;
+    std::iter::from_fn(|| read_frame(&mut reader).unwrap()).collect()
+}
+
+fn frames_byte_by_byte(stream: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut buf = FrameBuf::new();
+    let mut out = Vec::new();
+    for byte in stream {
+        buf.push(std::slice::from_ref(byte));
+        while let Some(frame) = buf.next().unwrap() {
+            out.push(frame);
+        }
+    }
+    buf.finish().unwrap();
+    out
+}
+
+proptest! {
+    #[test]
+    fn every_client_message_round_trips(message in up()) {
+        let encoded = encode_up(&message);
+        let frames = frames(&encoded);
+        prop_assert_eq!(frames.len(), 1);
+        let (kind, payload) = &frames[0];
+        prop_assert_eq!(decode_up(*kind, payload).unwrap(), message);
+    }
+
+    #[test]
+    fn every_server_message_round_trips(message in down()) {
+        let encoded = encode_down(&message);
+        let frames = frames(&encoded);
+        prop_assert_eq!(frames.len(), 1);
+        let (kind, payload) = &frames[0];
+        prop_assert_eq!(decode_down(*kind, payload).unwrap(), message);
+    }
+
+    #[test]
+    fn a_frame_buf_fed_one_byte_at_a_time_yields_the_same_frames(
+        ups in prop::collection::vec(up(), 0..6),
+        downs in prop::collection::vec(down(), 0..6),
+    ) {
+        let mut stream: Vec<u8> = ups.iter().flat_map(encode_up).collect();
+        stream.extend(downs.iter().flat_map(encode_down));
+        let whole = frames(&stream);
+        prop_assert_eq!(whole.len(), ups.len() + downs.len());
+        prop_assert_eq!(frames_byte_by_byte(&stream), whole);
+    }
+
+    #[test]
+    fn input_and_output_carry_any_bytes_unchanged(raw in bytes()) {
+        let input = encode_up(&Up::Input(raw.clone()));
+        prop_assert_eq!(&input[5..], &raw[..], "the payload is the bytes themselves");
+        prop_assert_eq!(encode_input(&raw), input);
+        let output = encode_down(&Down::Output(raw.clone()));
+        prop_assert_eq!(&output[5..], &raw[..]);
+        prop_assert_eq!(encode_output(&raw), output.clone());
+        let (kind, payload) = read_frame(&mut &output[..]).unwrap().unwrap();
+        prop_assert_eq!(decode_down(kind, &payload).unwrap(), Down::Output(raw));
+    }
+}
+
+#[test]
+fn nul_and_invalid_utf8_pass_through_input_and_output() {
+    let raw = b"\x00\xff\xfe\x1b[31m\xc3\x28\x00".to_vec();
+    let input = encode_up(&Up::Input(raw.clone()));
+    assert_eq!(input, [&[0, 0, 0, 12, kind::INPUT][..], &raw].concat());
+    let (kind, payload) = read_frame(&mut &input[..]).unwrap().unwrap();
+    assert_eq!(decode_up(kind, &payload).unwrap(), Up::Input(raw.clone()));
+    let output = encode_down(&Down::Output(raw.clone()));
+    assert_eq!(frames_byte_by_byte(&output), vec![(kind::OUTPUT, raw)]);
+    assert_eq!(encode_up(&Up::Input(Vec::new())), [0, 0, 0, 1, kind::INPUT]);
+}
+
+#[test]
+fn output_longer_than_a_frame_is_split_into_frames_that_add_up() {
+    let raw: Vec<u8> = (0..3 * MAX_FRAME + 7).map(|i| (i % 251) as u8).collect();
+    let frames = frames(&encode_down(&Down::Output(raw.clone())));
+    assert_eq!(frames.len(), 4);
+    assert!(
+        frames
+            .iter()
+            .all(|(kind, p)| *kind == kind::OUTPUT && p.len() < MAX_FRAME)
+    );
+    let joined: Vec<u8> = frames.into_iter().flat_map(|(_, p)| p).collect();
+    assert_eq!(joined, raw);
+}
+
+#[test]
+fn the_json_shapes_are_the_documented_ones() {
+    // Compared as JSON: the order of an object's fields means nothing.
+    let payload = |frame: Vec<u8>| serde_json::from_slice::<serde_json::Value>(&frame[5..]).unwrap();
+    let json = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+    let hello = Up::Hello {
+        token: "ab".into(),
+        protocol: PROTOCOL,
+    };
+    assert_eq!(payload(encode_up(&hello)), json(r#"{"token":"ab","protocol":1}"#));
+    let open = Up::Open {
+        target: Target::New {
+            name: None,
+            dir: "/w".into(),
+            args: vec!["-c".into()],
+        },
+        cols: 80,
+        rows: 24,
+        caps: b"\x1b[?1c".to_vec(),
+        caps_follow: false,
+        env: vec![("TERM".into(), "xterm".into())],
+        watch: false,
+    };
+    assert_eq!(
+        payload(encode_up(&open)),
+        json(
+            r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"watch":false}"#
+        )
+    );
+    assert_eq!(payload(encode_up(&Up::Detach)), json("{}"));
+    assert_eq!(
+        payload(encode_down(&Down::Listing { sessions: Vec::new() })),
+        json(r#"{"sessions":[]}"#)
+    );
+    // Missing optional fields and unknown fields are fine: later versions may add fields.
+    let attach = br#"{"target":{"type":"attach"},"cols":1,"rows":2,"caps":[],"env":[],"cwd":"/","new":1}"#;
+    let Up::Open { target, .. } = decode_up(up_kind("open"), attach).unwrap() else {
+        panic!("not an open")
+    };
+    assert_eq!(target, Target::Attach { name: None });
+    assert_eq!(decode_up(up_kind("list"), br#"{"all":true}"#).unwrap(), Up::List);
+}
+
+/// Hands out `data`, then fails the test if anything reads further.
+struct Only<'a>(&'a [u8]);
+
+impl Read for Only<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        assert!(
+            !self.0.is_empty(),
+            "read past the header of a frame that should have been refused"
+        );
+        let n = buf.len().min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn an_oversized_length_is_refused_from_the_header_alone() {
+    let two_gib = 0x8000_0000u32.to_be_bytes();
+    let err = read_frame(&mut Only(&two_gib)).unwrap_err();
+    assert!(matches!(err, WireError::TooLong { len: 0x8000_0000 }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "frame of 2147483648 bytes exceeds the 1 MiB limit"
+    );
+
+    let mut buf = FrameBuf::new();
+    buf.push(&two_gib);
+    assert!(matches!(buf.next(), Err(WireError::TooLong { .. })));
+    buf.push(b"more");
+    assert!(
+        matches!(buf.next(), Err(WireError::TooLong { .. })),
+        "the error sticks"
+    );
+
+    let just_over = u32::try_from(MAX_FRAME + 1).unwrap().to_be_bytes();
+    assert!(matches!(
+        read_frame(&mut Only(&just_over)),
+        Err(WireError::TooLong { .. })
+    ));
+    let largest = [
+        &u32::try_from(MAX_FRAME).unwrap().to_be_bytes()[..],
+        &[kind::OUTPUT],
+    ]
+    .concat();
+    let mut stream = largest.clone();
+    stream.resize(4 + MAX_FRAME, b'x');
+    let (kind, payload) = read_frame(&mut &stream[..]).unwrap().unwrap();
+    assert_eq!((kind, payload.len()), (kind::OUTPUT, MAX_FRAME - 1));
+}
+
+#[test]
+fn a_zero_length_is_refused() {
+    let err = read_frame(&mut Only(&[0, 0, 0, 0])).unwrap_err();
+    assert!(matches!(err, WireError::Empty), "{err:?}");
+    assert!(err.to_string().contains("0 bytes"), "{err}");
+    let mut buf = FrameBuf::new();
+    buf.push(&[0, 0, 0, 0, 1]);
+    assert!(matches!(buf.next(), Err(WireError::Empty)));
+}
+
+#[test]
+fn a_stream_ending_inside_a_frame_is_an_error_and_between_frames_is_not() {
+    let frame = encode_up(&Up::Kill { name: "x".into() });
+    assert!(read_frame(&mut &[][..]).unwrap().is_none());
+    for cut in 1..frame.len() {
+        let err = read_frame(&mut &frame[..cut]).unwrap_err();
+        assert!(matches!(err, WireError::Truncated), "cut at {cut}: {err:?}");
+        let mut buf = FrameBuf::new();
+        buf.push(&frame[..cut]);
+        assert!(buf.next().unwrap().is_none());
+        assert!(matches!(buf.finish(), Err(WireError::Truncated)));
+    }
+    let err = read_frame(&mut &frame[..frame.len() - 1]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the peer closed the connection in the middle of a frame"
+    );
+    let mut two = frame.clone();
+    two.extend(&frame);
+    let mut reader = &two[..];
+    assert!(read_frame(&mut reader).unwrap().is_some());
+    assert!(read_frame(&mut reader).unwrap().is_some());
+    assert!(read_frame(&mut reader).unwrap().is_none());
+}
+
+#[tokio::test]
+async fn the_async_reader_reads_frames_and_reports_the_same_errors() {
+    let mut stream = encode_up(&Up::List);
+    stream.extend(encode_up(&Up::Input(b"\0q".to_vec())));
+    let mut reader = &stream[..];
+    let first = read_frame_async(&mut reader).await.unwrap().unwrap();
+    assert_eq!(decode_up(first.0, &first.1).unwrap(), Up::List);
+    let second = read_frame_async(&mut reader).await.unwrap().unwrap();
+    assert_eq!(
+        decode_up(second.0, &second.1).unwrap(),
+        Up::Input(b"\0q".to_vec())
+    );
+    assert!(read_frame_async(&mut reader).await.unwrap().is_none());
+
+    let cut = &stream[..stream.len() - 1];
+    let mut reader = cut;
+    read_frame_async(&mut reader).await.unwrap();
+    assert!(matches!(
+        read_frame_async(&mut reader).await,
+        Err(WireError::Truncated)
+    ));
+    assert!(matches!(
+        read_frame_async(&mut &[0u8, 0][..]).await,
+        Err(WireError::Truncated)
+    ));
+    let huge = [0xff, 0xff, 0xff, 0xff];
+    assert!(matches!(
+        read_frame_async(&mut &huge[..]).await,
+        Err(WireError::TooLong { .. })
+    ));
+    assert!(matches!(
+        read_frame_async(&mut &[0u8; 4][..]).await,
+        Err(WireError::Empty)
+    ));
+}
+
+#[test]
+fn an_unknown_kind_is_an_error_naming_the_kind() {
+    let err = decode_up(0x7f, b"{}").unwrap_err();
+    assert!(matches!(err, WireError::UnknownKind { kind: 0x7f }), "{err:?}");
+    assert!(err.to_string().starts_with("bad message of kind 0x7f"), "{err}");
+    // A server message sent to the server, and the other way round.
+    assert!(matches!(
+        decode_up(kind::OUTPUT, b"x"),
+        Err(WireError::UnknownKind { kind: 0x82 })
+    ));
+    assert!(matches!(
+        decode_down(kind::INPUT, b"x"),
+        Err(WireError::UnknownKind { kind: 0x03 })
+    ));
+}
+
+#[test]
+fn bad_json_is_an_error_naming_the_kind() {
+    let err = decode_up(up_kind("hello"), b"{not json").unwrap_err();
+    assert!(
+        matches!(err, WireError::BadMessage { kind, .. } if kind == up_kind("hello")),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().starts_with("bad message of kind 0x01 (hello): "),
+        "{err}"
+    );
+    let cases: [(u8, &[u8]); 5] = [
+        (up_kind("resize"), br#"{"cols":70000,"rows":1}"#),
+        (up_kind("kill"), br#"{}"#),
+        (up_kind("detach"), b""),
+        (
+            up_kind("open"),
+            br#"{"target":{"type":"steal"},"cols":1,"rows":1,"caps":[],"env":[],"cwd":""}"#,
+        ),
+        (up_kind("hello"), b"\xff\xfe"),
+    ];
+    for (kind, payload) in cases {
+        let err = decode_up(kind, payload).unwrap_err();
+        assert!(
+            matches!(&err, WireError::BadMessage { kind: k, .. } if *k == kind),
+            "{err:?}"
+        );
+    }
+    let err = decode_down(down_kind("exited"), br#"{"code":"one","farewell":[]}"#).unwrap_err();
+    assert!(err.to_string().contains("(exited)"), "{err}");
+    let io: io::Error = err.into();
+    assert_eq!(io.kind(), io::ErrorKind::InvalidData);
+}

@@ -1,0 +1,349 @@
+//! The child process in a pseudo-terminal: spawn, output pump, input writer, exit status, resize.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use anyhow::{Context, Result, anyhow};
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use crate::term::screen::Mirror;
+
+mod io;
+mod reader;
+use reader::spawn_reader;
+
+/// Environment variables that make pi believe it runs in a terminal with image support, inside tmux
+/// or screen, or inside another multiplexer; inside pokeshell none of that is true.
+pub const SCRUBBED_ENV: &[&str] = &[
+    "KITTY_WINDOW_ID",
+    "KITTY_PID",
+    "KITTY_LISTEN_ON",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+    "GHOSTTY_RESOURCES_DIR",
+    "GHOSTTY_BIN_DIR",
+    "WEZTERM_PANE",
+    "WEZTERM_EXECUTABLE",
+    "WEZTERM_UNIX_SOCKET",
+    "ITERM_SESSION_ID",
+    "ITERM_PROFILE",
+    "LC_TERMINAL",
+    "LC_TERMINAL_VERSION",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+    "TERMINAL_EMULATOR",
+    "VTE_VERSION",
+    "KONSOLE_VERSION",
+];
+
+/// What to run: a program with its arguments, the directory and extra environment.
+#[derive(Debug, Clone)]
+pub struct CommandSpec {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub label: String,
+    /// The child's working directory; `None`: pokeshell's own.
+    pub cwd: Option<PathBuf>,
+    /// The whole environment the child starts from (the client's, in the server); `None`:
+    /// pokeshell's own.
+    pub base_env: Option<Vec<(String, String)>>,
+}
+
+impl CommandSpec {
+    /// A command line given as one string runs through `/bin/sh -c 'exec …'`, so quoting works as
+    /// users expect and the shell does not stay around as an extra process.
+    pub fn shell(line: &str) -> Self {
+        Self {
+            program: PathBuf::from("/bin/sh"),
+            args: vec!["-c".into(), format!("exec {line}")],
+            env: Vec::new(),
+            label: line.to_string(),
+            cwd: None,
+            base_env: None,
+        }
+    }
+}
+
+/// The pids of the live children, for the panic hook, signal forwarding and the reaper. One in a
+/// terminal's own pokeshell; one per session in the server.
+static LIVE_CHILDREN: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    LIVE_CHILDREN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Every child that has not been reaped yet.
+pub fn live_children() -> Vec<i32> {
+    live().clone()
+}
+
+/// The first live child, if any.
+pub fn live_child_pid() -> Option<i32> {
+    live().first().copied()
+}
+
+/// Sends a signal to every live child's whole process group (each is a session leader).
+pub fn signal_child(sig: i32) {
+    for pid in live_children() {
+        signal_group(pid, sig);
+    }
+}
+
+/// Sends a signal to one child's process group.
+pub fn signal_group(pid: i32, sig: i32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+    unsafe {
+        libc::kill(-pid, sig);
+    }
+}
+
+/// Events from the PTY threads to the event loop.
+#[derive(Debug)]
+pub enum PtyEvent {
+    /// New output was parsed into the mirror (coalesced: one event until the loop takes it).
+    Output,
+    /// The child's side of the PTY closed: all its output has been parsed.
+    Closed,
+    /// The child stopped itself (pi's Ctrl+Z): pokeshell should suspend too, and continue it after.
+    Stopped,
+    /// The child exited.
+    Exited(ChildExit),
+}
+
+/// How the child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildExit {
+    /// The shell-style exit code: the child's own, or 128+N for death by signal N.
+    pub code: i32,
+    /// The signal that killed it, if one did (a child may also exit with a code above 128 itself).
+    pub signal: Option<i32>,
+}
+
+/// Where the PTY threads report, shared by every child spawned in the same pane.
+type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;
+
+pub struct ChildPty {
+    pid: i32,
+    master: Box<dyn MasterPty + Send>,
+    input: io::Input,
+    _child: Box<dyn Child + Send + Sync>,
+    /// Set when the child is given up on: its waiter reaps it but reports nothing.
+    abandoned: Arc<AtomicBool>,
+    /// What a relaunch needs: the command, the pane's mirror, the output flag and the event sink.
+    spec: CommandSpec,
+    mirror: Arc<Mutex<Mirror>>,
+    pending: Arc<AtomicBool>,
+    events: Events,
+}
+
+impl ChildPty {
+    /// Spawns the child at the given size, with output parsed into `mirror` and events sent to
+    /// `events` (any callback: a channel sender in production, a recorder in tests).
+    pub fn spawn(
+        spec: &CommandSpec,
+        rows: u16,
+        cols: u16,
+        mirror: Arc<Mutex<Mirror>>,
+        pending: Arc<AtomicBool>,
+        events: impl Fn(PtyEvent) + Send + Sync + 'static,
+    ) -> Result<Self> {
+        let queued = Arc::new(AtomicUsize::new(0));
+        Self::spawn_shared(spec, rows, cols, mirror, pending, Arc::new(events), queued)
+    }
+
+    fn spawn_shared(
+        spec: &CommandSpec,
+        rows: u16,
+        cols: u16,
+        mirror: Arc<Mutex<Mirror>>,
+        pending: Arc<AtomicBool>,
+        events: Events,
+        queued: Arc<AtomicUsize>,
+    ) -> Result<Self> {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: rows.max(1),
+                cols: cols.max(1),
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .context("cannot open a pseudo-terminal")?;
+        let mut cmd = CommandBuilder::new(&spec.program);
+        cmd.args(&spec.args);
+        match &spec.cwd {
+            Some(dir) => cmd.cwd(dir),
+            None => {
+                if let Ok(cwd) = std::env::current_dir() {
+                    cmd.cwd(cwd);
+                }
+            }
+        }
+        if let Some(base) = &spec.base_env {
+            cmd.env_clear();
+            for (k, v) in base {
+                cmd.env(k, v);
+            }
+        }
+        for var in SCRUBBED_ENV {
+            cmd.env_remove(var);
+        }
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("POKESHELL", "1");
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        let child = pair
+            .slave
+            .spawn_command(cmd)
+            .with_context(|| format!("cannot start {}", spec.program.display()))?;
+        // The reader only sees EOF once no slave handle is left open on our side.
+        drop(pair.slave);
+        let pid = child
+            .process_id()
+            .and_then(|p| i32::try_from(p).ok())
+            .ok_or_else(|| anyhow!("the child has no process id"))?;
+        live().push(pid);
+
+        let fd = pair
+            .master
+            .as_raw_fd()
+            .ok_or_else(|| anyhow!("the pseudo-terminal has no descriptor"))?;
+        let master = io::master(fd).context("cannot use the pseudo-terminal")?;
+        let input = io::Input::spawn(master.clone(), queued);
+        let (reader_events, waiter_events) = (events.clone(), events.clone());
+        spawn_reader(
+            master,
+            mirror.clone(),
+            input.clone(),
+            pending.clone(),
+            reader_events,
+        );
+        let abandoned = Arc::new(AtomicBool::new(false));
+        spawn_waiter(pid, abandoned.clone(), move |e| waiter_events(e));
+        Ok(Self {
+            pid,
+            master: pair.master,
+            input,
+            _child: child,
+            abandoned,
+            spec: spec.clone(),
+            mirror,
+            pending,
+            events,
+        })
+    }
+
+    /// Starts the command again with `args`, in a new PTY of the same size, reporting to the same
+    /// mirror and sink; the old child must have exited. Returns the new pid.
+    pub fn respawn(&mut self, args: Vec<String>) -> Result<i32> {
+        let size = self
+            .master
+            .get_size()
+            .context("cannot read the pseudo-terminal's size")?;
+        let mut spec = self.spec.clone();
+        spec.args = args;
+        let next = Self::spawn_shared(
+            &spec,
+            size.rows,
+            size.cols,
+            self.mirror.clone(),
+            self.pending.clone(),
+            self.events.clone(),
+            // The same gauge: the server's connections watch this one.
+            self.input.queued(),
+        )?;
+        *self = next;
+        Ok(self.pid)
+    }
+
+    /// Gives up on the child: it was killed but is not reaped (a tracer holds it, or it is stuck in
+    /// the kernel). Its waiter goes on waiting in the background and reaps it whenever it can, but
+    /// no exit of it is reported: the next child's is the one that counts.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, Ordering::Release);
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Writes bytes to the child's input, straight from the caller's thread when the PTY takes
+    /// them at once. Never blocks the caller.
+    pub fn write(&self, bytes: Vec<u8>) {
+        self.input.write(bytes);
+    }
+
+    /// Bytes queued for the child's input and not yet written (across relaunches): what a child
+    /// that reads nothing leaves waiting. The server stops reading its clients while it is high.
+    pub fn input_queued(&self) -> Arc<AtomicUsize> {
+        self.input.queued()
+    }
+
+    pub fn resize(&self, rows: u16, cols: u16) -> Result<()> {
+        self.master
+            .resize(PtySize {
+                rows: rows.max(1),
+                cols: cols.max(1),
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .context("cannot resize the pseudo-terminal")
+    }
+}
+
+fn spawn_waiter(pid: i32, abandoned: Arc<AtomicBool>, events: impl Fn(PtyEvent) + Send + 'static) {
+    thread::spawn(move || {
+        let exit = wait_for_exit(pid, &events);
+        live().retain(|p| *p != pid);
+        if !abandoned.load(Ordering::Acquire) {
+            events(PtyEvent::Exited(exit));
+        }
+    });
+}
+
+/// Reaps the child and turns its status into a shell-style exit code; reports stops on the way.
+fn wait_for_exit(pid: i32, events: &impl Fn(PtyEvent)) -> ChildExit {
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: waitpid writes only into `status`, a valid local.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
+        if r == pid {
+            if libc::WIFEXITED(status) {
+                return ChildExit {
+                    code: libc::WEXITSTATUS(status),
+                    signal: None,
+                };
+            }
+            if libc::WIFSIGNALED(status) {
+                let signal = libc::WTERMSIG(status);
+                return ChildExit {
+                    code: 128 + signal,
+                    signal: Some(signal),
+                };
+            }
+            if libc::WIFSTOPPED(status) {
+                events(PtyEvent::Stopped);
+            }
+            continue;
+        }
+        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return ChildExit {
+            code: 1,
+            signal: None,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests;
