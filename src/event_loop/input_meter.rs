@@ -53,9 +53,18 @@ pub enum Verdict {
     Drop(String),
 }
 
+/// How long a client may be held: [`HELD_LIMIT`], unless the server was started with
+/// `POKESHELL_TEST_INPUT_HELD_SECS` (the test of the drop need not wait a minute).
+pub fn held_limit() -> Duration {
+    std::env::var("POKESHELL_TEST_INPUT_HELD_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(HELD_LIMIT, Duration::from_secs)
+}
+
 /// `in_flight`: this client's bytes not yet taken by the loop; `queued`: bytes the session holds for
-/// pi's terminal; `held`: how long this client has been waiting.
-pub fn verdict(in_flight: usize, queued: usize, held: Duration) -> Verdict {
+/// pi's terminal; `held`: how long this client has been waiting, `held_limit` how long it may be.
+pub fn verdict(in_flight: usize, queued: usize, held: Duration, held_limit: Duration) -> Verdict {
     let total = in_flight + queued;
     if total > HARD_BOUND {
         return Verdict::Drop(format!(
@@ -67,7 +76,7 @@ pub fn verdict(in_flight: usize, queued: usize, held: Duration) -> Verdict {
     if total <= SOFT_BOUND {
         return Verdict::Read;
     }
-    if held >= HELD_LIMIT {
+    if held >= held_limit {
         return Verdict::Drop(format!(
             "the session's program has not read its input for {} s ({} KiB wait)",
             held.as_secs(),
@@ -84,14 +93,17 @@ mod tests {
     #[test]
     fn reading_stops_over_the_soft_bound_and_the_client_goes_past_the_hard_one() {
         let s = Duration::from_secs(1);
-        assert_eq!(verdict(0, 0, Duration::ZERO), Verdict::Read);
-        assert_eq!(verdict(SOFT_BOUND / 2, SOFT_BOUND / 2, s), Verdict::Read);
-        assert_eq!(verdict(SOFT_BOUND, 1, s), Verdict::Wait);
-        let Verdict::Drop(why) = verdict(0, HARD_BOUND + 1, Duration::ZERO) else {
+        assert_eq!(verdict(0, 0, Duration::ZERO, HELD_LIMIT), Verdict::Read);
+        assert_eq!(
+            verdict(SOFT_BOUND / 2, SOFT_BOUND / 2, s, HELD_LIMIT),
+            Verdict::Read
+        );
+        assert_eq!(verdict(SOFT_BOUND, 1, s, HELD_LIMIT), Verdict::Wait);
+        let Verdict::Drop(why) = verdict(0, HARD_BOUND + 1, Duration::ZERO, HELD_LIMIT) else {
             panic!("not dropped past the hard bound");
         };
         assert!(why.contains("16 MiB"), "{why}");
-        let Verdict::Drop(why) = verdict(0, SOFT_BOUND + 1, HELD_LIMIT) else {
+        let Verdict::Drop(why) = verdict(0, SOFT_BOUND + 1, HELD_LIMIT, HELD_LIMIT) else {
             panic!("not dropped after the held limit");
         };
         assert!(why.contains("60 s"), "{why}");

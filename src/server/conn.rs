@@ -83,8 +83,9 @@ pub async fn serve(
     // This client's input not yet taken by its session's loop.
     let in_flight = Arc::new(AtomicUsize::new(0));
     let mut told_typed: Option<Instant> = None;
+    let held_limit = input_meter::held_limit();
     loop {
-        if let Err(reason) = input_room(&in_flight, &following).await {
+        if let Err(reason) = input_room(&in_flight, &following, held_limit).await {
             let _ = server.send(ServerMsg::Garbage { id, reason });
             break;
         }
@@ -143,13 +144,13 @@ type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
 
 /// Waits until there is room for this client's input ([`input_meter::verdict`]); `Err`: the client
 /// is to be dropped, and why.
-async fn input_room(in_flight: &AtomicUsize, following: &Following) -> Result<(), String> {
+async fn input_room(in_flight: &AtomicUsize, following: &Following, limit: Duration) -> Result<(), String> {
     let held = tokio::time::Instant::now();
     loop {
         let queued = following
             .lock()
             .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)));
-        match input_meter::verdict(in_flight.load(Ordering::Acquire), queued, held.elapsed()) {
+        match input_meter::verdict(in_flight.load(Ordering::Acquire), queued, held.elapsed(), limit) {
             Verdict::Read => return Ok(()),
             Verdict::Drop(reason) => return Err(reason),
             // The queue drains as the program reads: looked at again shortly, cheaply.

@@ -56,6 +56,12 @@ impl Home {
     /// A session named `name` whose program reads nothing: its terminal in raw mode (so that its
     /// input is not dropped by the line discipline as a full line would be) and never read.
     pub fn deaf_session(&self, name: &str) {
+        self.deaf_session_with(name, &[]);
+    }
+
+    /// A session whose program reads nothing, in a server started with `env` (when it is the
+    /// first session).
+    pub fn deaf_session_with(&self, name: &str, env: &[(&str, &str)]) {
         let deaf = self.work.join("deaf-pi");
         std::fs::write(
             &deaf,
@@ -63,7 +69,11 @@ impl Home {
         )
         .unwrap();
         std::fs::set_permissions(&deaf, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-        let out = self.pokeshell(&["new", "-d", "--name", name, "--pi", &deaf.to_string_lossy()]);
+        let out = self
+            .command(&["new", "-d", "--name", name, "--pi", &deaf.to_string_lossy()])
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{out:?}");
         self.wait_listed(name);
     }
