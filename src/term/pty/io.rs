@@ -1,12 +1,13 @@
 //! The PTY's master, read and written without a thread hop where none is needed. The master is
 //! non-blocking: what the caller writes goes straight in when nothing waits before it and the PTY
 //! takes it at once (a typed key: no wake-up of another thread); the rest waits, in order, for the
-//! writer thread, which waits for room. The caller never blocks. Readers wait with `poll`.
+//! writer thread, which waits for room (started the first time the PTY is full). The caller never
+//! blocks. Readers wait with `poll`.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, mpsc};
 use std::thread;
 
 /// A handle on the master of one PTY, its own descriptor kept open while a reader or writer needs it.
@@ -85,7 +86,9 @@ pub struct Input {
     /// Writes handed to the writer thread and not all written yet; under its lock, the queue's
     /// order is the order of the writes.
     waiting: Arc<Mutex<usize>>,
-    tx: mpsc::Sender<Vec<u8>>,
+    /// The writer thread's queue, made the first time the PTY is full: a session whose child reads
+    /// its input (nearly every one) never starts the thread.
+    writer: Arc<OnceLock<mpsc::Sender<Vec<u8>>>>,
     /// Bytes handed to the writer thread and not written yet: what a child that reads nothing
     /// leaves waiting (the server's connections stop reading their clients while it is high). Kept
     /// across relaunches: the next child's input counts in the same gauge.
@@ -97,35 +100,39 @@ fn lock(m: &Mutex<usize>) -> MutexGuard<'_, usize> {
 }
 
 impl Input {
-    /// The input of `fd`, with its writer thread (which ends once every clone is dropped); bytes
-    /// waiting for it are counted in `queued`.
+    /// The input of `fd`; bytes waiting for its writer thread are counted in `queued`.
     pub fn spawn(fd: Master, queued: Arc<AtomicUsize>) -> Input {
+        Input {
+            fd,
+            waiting: Arc::new(Mutex::new(0)),
+            writer: Arc::new(OnceLock::new()),
+            queued,
+        }
+    }
+
+    /// Starts the writer thread, which writes what the PTY had no room for, in order, waiting for
+    /// room; it ends once every clone of this input is dropped.
+    fn start_writer(&self) -> mpsc::Sender<Vec<u8>> {
         let (tx, rx) = mpsc::channel::<Vec<u8>>();
-        let waiting = Arc::new(Mutex::new(0usize));
-        let (thread_fd, thread_waiting, thread_queued) = (fd.clone(), waiting.clone(), queued.clone());
+        let (fd, waiting, queued) = (self.fd.clone(), self.waiting.clone(), self.queued.clone());
         thread::spawn(move || {
             let mut broken = false;
             while let Ok(bytes) = rx.recv() {
                 let mut rest = &bytes[..];
                 while !broken && !rest.is_empty() {
-                    match write_now(&thread_fd, rest) {
-                        Ok(0) => wait(&thread_fd, libc::POLLOUT),
+                    match write_now(&fd, rest) {
+                        Ok(0) => wait(&fd, libc::POLLOUT),
                         Ok(n) => rest = &rest[n..],
                         // Nobody is left to read: what comes is dropped, and writers never block.
                         Err(_) => broken = true,
                     }
                 }
-                thread_queued.fetch_sub(bytes.len(), Ordering::AcqRel);
-                let mut w = lock(&thread_waiting);
+                queued.fetch_sub(bytes.len(), Ordering::AcqRel);
+                let mut w = lock(&waiting);
                 *w = w.saturating_sub(1);
             }
         });
-        Input {
-            fd,
-            waiting,
-            tx,
-            queued,
-        }
+        tx
     }
 
     /// The gauge of bytes waiting for the writer thread.
@@ -153,7 +160,8 @@ impl Input {
         *waiting += 1;
         let len = rest.len();
         self.queued.fetch_add(len, Ordering::AcqRel);
-        if self.tx.send(rest).is_err() {
+        let tx = self.writer.get_or_init(|| self.start_writer());
+        if tx.send(rest).is_err() {
             *waiting -= 1;
             self.queued.fetch_sub(len, Ordering::AcqRel);
         }
