@@ -45,22 +45,36 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
         let Some(from) = top_module(&file) else { continue };
         let text = std::fs::read_to_string(&file).expect("read source");
         let deps = graph.entry(from.clone()).or_default();
-        // Comments may name any module; only code counts.
-        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            let mut rest = line;
-            while let Some(at) = rest.find("crate::") {
-                rest = &rest[at + "crate::".len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != from {
-                    deps.insert(name);
-                }
-            }
-        }
+        deps.extend(named(&text, &["crate::"]).filter(|n| *n != from));
     }
     graph
+}
+
+/// The module names that follow any of `prefixes` in the code of `text` (comments may name any
+/// module; only code counts).
+fn named<'a>(text: &'a str, prefixes: &'a [&'a str]) -> impl Iterator<Item = String> + 'a {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .flat_map(move |line| {
+            prefixes.iter().flat_map(move |prefix| {
+                line.match_indices(prefix).map(move |(at, _)| {
+                    line[at + prefix.len()..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect::<String>()
+                })
+            })
+        })
+        .filter(|n| !n.is_empty())
+}
+
+/// Every circle in `graph`, in words.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    graph
+        .keys()
+        .filter_map(|m| circle_from(graph, m))
+        .map(|c| format!("{} → {}", c.join(" → "), c[0]))
+        .collect()
 }
 
 /// A circle through `start`, if one exists: the modules in order.
@@ -94,11 +108,7 @@ fn circle_from(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Optio
 fn no_top_level_module_imports_one_that_imports_it_back() {
     let graph = imports();
     assert!(graph.len() > 5, "the source was not read: {graph:?}");
-    let circles: Vec<String> = graph
-        .keys()
-        .filter_map(|m| circle_from(&graph, m))
-        .map(|c| format!("{} → {}", c.join(" → "), c[0]))
-        .collect();
+    let circles = circles(&graph);
     assert!(
         circles.is_empty(),
         "import circles between top-level modules:\n{}",
@@ -123,28 +133,12 @@ fn layer_imports(layer: &str) -> BTreeMap<String, BTreeSet<String>> {
         let own_file = rel.components().count() == 1;
         let text = std::fs::read_to_string(&file).expect("read source");
         let deps = graph.entry(from.clone()).or_default();
-        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            let mut names = Vec::new();
-            let mut rest = line;
-            while let Some(at) = rest.find(&prefix) {
-                rest = &rest[at + prefix.len()..];
-                names.push(rest);
-            }
-            let mut rest = line;
-            while own_file && let Some(at) = rest.find("super::") {
-                rest = &rest[at + "super::".len()..];
-                names.push(rest);
-            }
-            for after in names {
-                let name: String = after
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != from {
-                    deps.insert(name);
-                }
-            }
-        }
+        let prefixes: &[&str] = if own_file {
+            &[&prefix, "super::"]
+        } else {
+            &[&prefix]
+        };
+        deps.extend(named(&text, prefixes).filter(|n| *n != from));
     }
     graph
 }
@@ -154,11 +148,7 @@ fn no_module_of_a_layer_imports_one_that_imports_it_back() {
     for layer in ["core", "term", "pi"] {
         let graph = layer_imports(layer);
         assert!(graph.len() > 3, "{layer} was not read: {graph:?}");
-        let circles: Vec<String> = graph
-            .keys()
-            .filter_map(|m| circle_from(&graph, m))
-            .map(|c| format!("{} → {}", c.join(" → "), c[0]))
-            .collect();
+        let circles = circles(&graph);
         assert!(
             circles.is_empty(),
             "import circles inside {layer}:\n{}",

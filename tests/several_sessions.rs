@@ -16,20 +16,9 @@ const WALL: u64 = 1_796_058_000_000;
 
 fn brief(number: u32, name: &str, dir: &str, attention: Attention, state: &str) -> SessionBrief {
     SessionBrief {
-        number,
-        name: name.into(),
-        dir: dir.into(),
-        attention,
-        state: state.into(),
-        tool: None,
-        last_intervention: None,
         created_wall_ms: WALL,
         attached: 1,
-        spend: Default::default(),
-        branch: None,
-        dirty: None,
-        machine: None,
-        context_percent: None,
+        ..SessionBrief::new(number, name, dir, attention, state)
     }
 }
 

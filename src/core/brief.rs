@@ -31,6 +31,29 @@ pub struct SessionBrief {
     pub context_percent: Option<f64>,
 }
 
+impl SessionBrief {
+    /// A session known by these few words only: no tool, no intervention, nothing spent, no branch
+    /// or machine, not attached (what a list, or a test of one, starts from).
+    pub fn new(number: u32, name: &str, dir: &str, attention: Attention, state: &str) -> SessionBrief {
+        SessionBrief {
+            number,
+            name: name.into(),
+            dir: dir.into(),
+            attention,
+            state: state.into(),
+            tool: None,
+            last_intervention: None,
+            created_wall_ms: 0,
+            attached: 0,
+            spend: Spend::default(),
+            branch: None,
+            dirty: None,
+            machine: None,
+            context_percent: None,
+        }
+    }
+}
+
 /// How much a session needs the user. Ordered: the ones needing the user first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Attention {

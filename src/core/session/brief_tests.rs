@@ -190,22 +190,7 @@ fn only_a_recorded_refusal_raised_to_the_desktop_reads_as_a_give_up() {
 
 #[test]
 fn briefs_are_ordered_by_need_then_number() {
-    let brief = |number, attention| SessionBrief {
-        number,
-        name: format!("s{number}"),
-        dir: "/w".into(),
-        attention,
-        state: String::new(),
-        tool: None,
-        last_intervention: None,
-        created_wall_ms: 0,
-        attached: 0,
-        spend: Default::default(),
-        branch: None,
-        dirty: None,
-        machine: None,
-        context_percent: None,
-    };
+    let brief = |number, attention| SessionBrief::new(number, &format!("s{number}"), "/w", attention, "");
     let mut all = vec![
         brief(1, Attention::Idle),
         brief(2, Attention::Exited),

@@ -120,21 +120,8 @@ fn a_supervisor_that_gave_up_is_an_error() {
 #[test]
 fn another_session_waiting_for_the_user_is_a_question_here() {
     let mut s = pi();
-    let brief = |number: u32, name: &str, attention: Attention, state: &str| SessionBrief {
-        number,
-        name: name.into(),
-        dir: "/w".into(),
-        attention,
-        state: state.into(),
-        tool: None,
-        last_intervention: None,
-        created_wall_ms: 0,
-        attached: 0,
-        spend: Default::default(),
-        branch: None,
-        dirty: None,
-        machine: None,
-        context_percent: None,
+    let brief = |number: u32, name: &str, attention: Attention, state: &str| {
+        SessionBrief::new(number, name, "/w", attention, state)
     };
     let fx = s.handle(
         Input::Sessions(vec![

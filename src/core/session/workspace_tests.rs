@@ -22,20 +22,8 @@ fn numbered() -> Session {
 
 fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionBrief {
     SessionBrief {
-        number,
-        name: name.into(),
-        dir: format!("/src/{name}"),
-        attention,
-        state: state.into(),
-        tool: None,
-        last_intervention: None,
-        created_wall_ms: 0,
         attached: 1,
-        spend: Default::default(),
-        branch: None,
-        dirty: None,
-        machine: None,
-        context_percent: None,
+        ..SessionBrief::new(number, name, &format!("/src/{name}"), attention, state)
     }
 }
 

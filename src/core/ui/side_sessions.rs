@@ -93,22 +93,7 @@ mod tests {
     use super::*;
 
     fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionBrief {
-        SessionBrief {
-            number,
-            name: name.into(),
-            dir: "/w".into(),
-            attention,
-            state: state.into(),
-            tool: None,
-            last_intervention: None,
-            created_wall_ms: 0,
-            attached: 0,
-            spend: Default::default(),
-            branch: None,
-            dirty: None,
-            machine: None,
-            context_percent: None,
-        }
+        SessionBrief::new(number, name, "/w", attention, state)
     }
 
     fn text(line: &Line) -> String {

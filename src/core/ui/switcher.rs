@@ -206,22 +206,7 @@ mod tests {
     use crate::core::brief::Attention;
 
     fn brief(number: u32, name: &str, dir: &str, attention: Attention) -> SessionBrief {
-        SessionBrief {
-            number,
-            name: name.into(),
-            dir: dir.into(),
-            attention,
-            state: "idle".into(),
-            tool: None,
-            last_intervention: None,
-            created_wall_ms: 0,
-            attached: 0,
-            spend: Default::default(),
-            branch: None,
-            dirty: None,
-            machine: None,
-            context_percent: None,
-        }
+        SessionBrief::new(number, name, dir, attention, "idle")
     }
 
     fn typed(s: &mut Switcher, text: &str) {
