@@ -1,6 +1,8 @@
 //! The server's state over sessions' lives: kills, ends, restarts, saves, notifications.
 
-use super::tests::{ack_saves, client_with_session, listing, new_session, now, server, told, up, v};
+use super::tests::{
+    ack_saves, client_with_session, listing, new_session, now, server, starts_asked, told, up, v,
+};
 use super::*;
 use crate::ipc::wire::Up;
 
@@ -144,12 +146,9 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
         },
         now(),
     );
-    let start = fx
-        .iter()
-        .find_map(|e| match e {
-            ServerEffect::Start(spec) => Some(spec.clone()),
-            _ => None,
-        })
+    let start = starts_asked(&fx)
+        .first()
+        .map(|s| (*s).clone())
         .expect("the session comes back");
     assert_eq!((start.spec.number, start.spec.name.as_str()), (n, "api"));
     assert!(start.spec.resume, "it was mid-run");

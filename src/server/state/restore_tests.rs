@@ -1,7 +1,7 @@
 //! Issue 21, item 3: saved sessions come back a few at a time while the server answers, and one
 //! server runs at most `MAX_SESSIONS`.
 
-use super::tests::{ack_saves, client_with_session, listing, new_session, now, told, up, v};
+use super::tests::{ack_saves, client_with_session, listing, new_session, now, starts_asked, told, up, v};
 use super::*;
 use crate::ipc::wire::{Target, Up};
 use crate::server::restore_plan::{Found, MAX_SESSIONS, RESTORE_PARALLEL};
@@ -40,12 +40,7 @@ fn restoring(count: u32) -> (ServerState, Vec<ServerEffect>) {
 }
 
 fn starts(fx: &[ServerEffect]) -> Vec<u32> {
-    fx.iter()
-        .filter_map(|e| match e {
-            ServerEffect::Start(start) => Some(start.spec.number),
-            _ => None,
-        })
-        .collect()
+    starts_asked(fx).iter().map(|s| s.spec.number).collect()
 }
 
 fn started(s: &mut ServerState, number: u32, result: Result<(), String>) -> Vec<ServerEffect> {

@@ -66,12 +66,9 @@ pub(super) fn new_session(name: &str) -> Up {
 pub(super) fn client_with_session(s: &mut ServerState, id: u64, name: &str) -> u32 {
     s.handle(ServerEvent::Connected { id }, now());
     let fx = up(s, id, new_session(name));
-    let start = fx
-        .iter()
-        .find_map(|e| match e {
-            ServerEffect::Start(spec) => Some(spec.clone()),
-            _ => None,
-        })
+    let start = starts_asked(&fx)
+        .first()
+        .map(|s| (*s).clone())
         .expect("a session is started");
     assert_eq!((start.cols, start.rows), (100, 30), "at the client's size");
     assert_eq!(start.spec.env, vec![("TERM".to_string(), "xterm".to_string())]);
@@ -87,6 +84,16 @@ pub(super) fn client_with_session(s: &mut ServerState, id: u64, name: &str) -> u
     ));
     ack_saves(s, &fx);
     start.spec.number
+}
+
+/// The sessions the effects ask to start, in order.
+pub(super) fn starts_asked(fx: &[ServerEffect]) -> Vec<&SessionStart> {
+    fx.iter()
+        .filter_map(|e| match e {
+            ServerEffect::Start(start) => Some(start),
+            _ => None,
+        })
+        .collect()
 }
 
 pub(super) fn told(fx: &[ServerEffect], id: u64) -> Vec<&Down> {
@@ -214,12 +221,9 @@ fn a_new_session_from_the_keys_that_cannot_start_is_a_notice_and_the_terminal_st
         },
         now(),
     );
-    let start = fx
-        .iter()
-        .find_map(|e| match e {
-            ServerEffect::Start(spec) => Some(spec.clone()),
-            _ => None,
-        })
+    let start = starts_asked(&fx)
+        .first()
+        .map(|s| (*s).clone())
         .expect("asked to start");
     assert_eq!(
         start.spec.argv,
@@ -273,12 +277,9 @@ fn keys_typed_while_the_session_starts_reach_it_once_it_runs_after_the_attach() 
     let mut s = server();
     s.handle(ServerEvent::Connected { id: 1 }, now());
     let fx = up(&mut s, 1, new_session("api"));
-    let number = fx
-        .iter()
-        .find_map(|e| match e {
-            ServerEffect::Start(start) => Some(start.spec.number),
-            _ => None,
-        })
+    let number = starts_asked(&fx)
+        .first()
+        .map(|s| s.spec.number)
         .expect("a session is started");
     for key in [b"ab".as_slice(), b"c"] {
         let fx = up(&mut s, 1, Up::Input(key.to_vec()));
