@@ -1,27 +1,11 @@
 //! Two terminals on one session: each keeps its own half-typed prefix, sequence and overlay (as
 //! tmux keeps one key table per client), and a request goes out for the terminal that asked.
 
-use super::tests::{settings, t};
+use super::tests::{numbered, t};
 use super::*;
-use crate::core::spec::SessionSpec;
 
 const A: ClientId = 7;
 const B: ClientId = 9;
-
-/// Session 1 of the server, with two terminals attached.
-fn shared() -> Session {
-    let opts = SessionOptions {
-        label: "pi".into(),
-        spec: SessionSpec {
-            number: 1,
-            name: "api".into(),
-            dir: "/src/api".into(),
-            ..SessionSpec::default()
-        },
-        ..SessionOptions::default()
-    };
-    Session::new(opts, settings(), 120, 40, t())
-}
 
 fn keys(s: &mut Session, client: ClientId, bytes: &[u8]) -> Vec<Effect> {
     s.handle(
@@ -44,7 +28,7 @@ fn requests(fx: &[Effect]) -> Vec<(ClientId, WorkspaceRequest)> {
 
 #[test]
 fn a_prefix_pressed_in_one_terminal_does_not_take_the_next_key_of_another() {
-    let mut s = shared();
+    let mut s = numbered();
     let fx = keys(&mut s, A, b"\x1d");
     assert!(child_bytes(&fx).is_empty());
     assert_eq!(
@@ -71,7 +55,7 @@ fn a_prefix_pressed_in_one_terminal_does_not_take_the_next_key_of_another() {
 
 #[test]
 fn an_overlay_belongs_to_the_terminal_that_opened_it() {
-    let mut s = shared();
+    let mut s = numbered();
     keys(&mut s, A, b"\x1d?");
     assert_eq!(s.overlay(A), Some(OverlayKind::Help));
     assert_eq!(s.overlay(B), None);
@@ -90,7 +74,7 @@ fn an_overlay_belongs_to_the_terminal_that_opened_it() {
 
 #[test]
 fn a_terminal_that_leaves_takes_its_prefix_and_overlay_with_it() {
-    let mut s = shared();
+    let mut s = numbered();
     keys(&mut s, A, b"\x1d");
     keys(&mut s, B, b"\x1di");
     assert_eq!(s.overlay(B), Some(OverlayKind::Status));
@@ -106,7 +90,7 @@ fn a_terminal_that_leaves_takes_its_prefix_and_overlay_with_it() {
 
 #[test]
 fn a_half_typed_sequence_waits_for_its_own_terminal_only() {
-    let mut s = shared();
+    let mut s = numbered();
     let fx = keys(&mut s, A, b"\x1b[1;");
     assert!(child_bytes(&fx).is_empty());
     assert!(s.input_pending(A));
@@ -129,7 +113,7 @@ fn a_half_typed_sequence_waits_for_its_own_terminal_only() {
 
 #[test]
 fn a_settings_change_in_one_terminal_shows_in_the_dialog_open_in_another() {
-    let mut s = shared();
+    let mut s = numbered();
     keys(&mut s, A, b"\x1dc");
     keys(&mut s, B, b"\x1dc");
     assert_eq!(s.overlay(A), Some(OverlayKind::Settings));

@@ -38,6 +38,21 @@ pub(super) fn settings() -> Settings {
     Settings::from_loaded(paths, Vec::new())
 }
 
+/// Session 1 of a server, "api" in /src/api, in a 120×40 terminal.
+pub(super) fn numbered() -> Session {
+    let opts = SessionOptions {
+        label: "pi".into(),
+        spec: crate::core::spec::SessionSpec {
+            number: 1,
+            name: "api".into(),
+            dir: "/src/api".into(),
+            ..Default::default()
+        },
+        ..SessionOptions::default()
+    };
+    Session::new(opts, settings(), 120, 40, t())
+}
+
 fn app(cols: u16, rows: u16) -> Session {
     Session::new(SessionOptions::default(), settings(), cols, rows, t())
 }

@@ -1,24 +1,8 @@
 //! The session among several: the keys that detach, switch and start sessions, the switcher, the
 //! new-session prompt, and the side pane's session list.
 
-use super::tests::{settings, t};
+use super::tests::{numbered, settings, t};
 use super::*;
-use crate::core::spec::SessionSpec;
-
-/// Session 1 of the server, "api" in /src/api.
-fn numbered() -> Session {
-    let opts = SessionOptions {
-        label: "pi".into(),
-        spec: SessionSpec {
-            number: 1,
-            name: "api".into(),
-            dir: "/src/api".into(),
-            ..SessionSpec::default()
-        },
-        ..SessionOptions::default()
-    };
-    Session::new(opts, settings(), 120, 40, t())
-}
 
 fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionBrief {
     SessionBrief {
