@@ -13,7 +13,7 @@ use std::fs;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{Home, rss_kib, saved_list};
+use common::{Home, rss_kib, save_idle_sessions, saved_list};
 use flood::RawClient;
 
 /// Item 5: `pokeshell ls` with no server reads the saved list and changes nothing: an unreadable
@@ -312,16 +312,7 @@ fn input_for_a_program_that_reads_nothing_is_held_back_then_dropped() {
 #[test]
 fn sessions_past_the_bound_are_said_and_refused() {
     let home = Home::new();
-    let sessions: Vec<serde_json::Value> = (1..=66)
-        .map(|n| {
-            serde_json::json!({
-                "number": n, "name": format!("s{n}"), "dir": home.work.to_string_lossy(),
-                "args": ["--pi", home.pi.to_string_lossy(), "--"], "mid_run": false
-            })
-        })
-        .collect();
-    let list = serde_json::json!({"version": 1, "sessions": sessions});
-    fs::write(saved_list(&home), serde_json::to_vec(&list).unwrap()).unwrap();
+    save_idle_sessions(&home, 66);
     let out = home.new_detached("one-more");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -382,16 +373,7 @@ fn measure_idle_session_cost() {
 #[ignore = "a measurement, run by hand"]
 fn measure_restore_peak() {
     let home = Home::new();
-    let sessions: Vec<serde_json::Value> = (1..=64)
-        .map(|n| {
-            serde_json::json!({
-                "number": n, "name": format!("s{n}"), "dir": home.work.to_string_lossy(),
-                "args": ["--pi", home.pi.to_string_lossy(), "--"], "mid_run": false
-            })
-        })
-        .collect();
-    let list = serde_json::json!({"version": 1, "sessions": sessions});
-    fs::write(saved_list(&home), serde_json::to_vec(&list).unwrap()).unwrap();
+    save_idle_sessions(&home, 64);
     let started = Instant::now();
     let out = home.pokeshell(&["ls"]);
     assert!(out.status.success(), "{out:?}");

@@ -121,6 +121,20 @@ impl Home {
 }
 
 /// The saved list's path, its directory created as the server would (private).
+/// A saved list of `count` idle sessions of the stand-in pi, named s1…sN, in the work dir.
+pub fn save_idle_sessions(home: &Home, count: u32) {
+    let sessions: Vec<serde_json::Value> = (1..=count)
+        .map(|n| {
+            serde_json::json!({
+                "number": n, "name": format!("s{n}"), "dir": home.work.to_string_lossy(),
+                "args": ["--pi", home.pi.to_string_lossy(), "--"], "mid_run": false
+            })
+        })
+        .collect();
+    let list = serde_json::json!({"version": 1, "sessions": sessions});
+    std::fs::write(saved_list(home), serde_json::to_vec(&list).unwrap()).unwrap();
+}
+
 pub fn saved_list(home: &Home) -> PathBuf {
     let dir = home.state();
     std::fs::create_dir_all(&dir).unwrap();
