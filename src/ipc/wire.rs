@@ -74,7 +74,12 @@ pub mod kind {
 
     /// The message's name, for error texts and logs.
     pub fn name(kind: u8) -> Option<&'static str> {
-        UP.iter().chain(DOWN).find(|(k, _)| *k == kind).map(|(_, n)| *n)
+        name_in(UP, kind).or_else(|| name_in(DOWN, kind))
+    }
+
+    /// The name of the message of kind `kind` in `table`.
+    pub(super) fn name_in(table: &[(u8, &'static str)], kind: u8) -> Option<&'static str> {
+        table.iter().find(|(k, _)| *k == kind).map(|(_, n)| *n)
     }
 
     /// The kind byte of the message named `name` in `table`.

@@ -309,20 +309,15 @@ mod tests {
         let n = t.add(Some("api"), "/a", argv(), 1_000).unwrap();
         let e = t.get_mut(n).unwrap();
         e.brief = Some(SessionBrief {
-            number: n,
-            name: "api".into(),
-            dir: "/a".into(),
-            attention: crate::core::session::Attention::Working,
-            state: "working".into(),
             tool: Some(("bash".into(), 49_000)),
-            last_intervention: None,
             created_wall_ms: 1_000,
-            attached: 0,
-            spend: Default::default(),
-            branch: None,
-            dirty: None,
-            machine: None,
-            context_percent: None,
+            ..SessionBrief::new(
+                n,
+                "api",
+                "/a",
+                crate::core::session::Attention::Working,
+                "working",
+            )
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);

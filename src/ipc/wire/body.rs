@@ -72,13 +72,13 @@ pub(super) fn decode_down(kind: u8, payload: &[u8]) -> Result<Down, WireError> {
 
 /// A JSON message of this direction: any object (fields a newer peer adds are ignored), with the
 /// kind's name put back where serde looks for the variant.
-fn decode_json<T: DeserializeOwned>(table: &[(u8, &str)], kind: u8, payload: &[u8]) -> Result<T, WireError> {
+fn decode_json<T: DeserializeOwned>(
+    table: &[(u8, &'static str)],
+    kind: u8,
+    payload: &[u8],
+) -> Result<T, WireError> {
     let bad = |reason: String| WireError::BadMessage { kind, reason };
-    let name = table
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, n)| *n)
-        .ok_or(WireError::UnknownKind { kind })?;
+    let name = kind::name_in(table, kind).ok_or(WireError::UnknownKind { kind })?;
     let mut fields: Map<String, Value> = serde_json::from_slice(payload).map_err(|e| bad(e.to_string()))?;
     fields.insert(TAG.to_owned(), Value::String(name.to_owned()));
     serde_json::from_value(Value::Object(fields)).map_err(|e| bad(e.to_string()))
