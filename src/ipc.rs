@@ -2,5 +2,6 @@
 //! framed messages (`wire`, each declared once) and where the server listens, with its token and the
 //! check of who may connect (`socket`). docs/protocol.md describes the frames.
 
+pub mod outbox;
 pub mod socket;
 pub mod wire;

@@ -6,7 +6,7 @@
 //! terminal capabilities.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Result;
 use tokio::sync::mpsc::UnboundedSender;
@@ -14,6 +14,7 @@ use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, RESIZE_COALESCE, Screen, lock};
 use crate::core::session::{ClientId, Input};
+use crate::ipc::outbox::{Direct, Outbox};
 use crate::term::host::HostModes;
 use crate::term::screen::HostCaps;
 
@@ -22,6 +23,8 @@ use crate::term::screen::HostCaps;
 pub enum ClientOut {
     /// Bytes for the client's terminal.
     Bytes(Vec<u8>),
+    /// The session wrote part of a frame itself: the writer writes the rest (see [`Outbox`]).
+    Tail,
     /// pi suspended itself (Ctrl+Z): the client gives its terminal back until `fg`.
     Suspend,
     /// The pane's size now (at attach, and when it changed).
@@ -39,6 +42,54 @@ pub struct ClientLink {
     pub queued: Arc<AtomicUsize>,
     /// Only watching: its size counts for the pane only when every client attached watches.
     pub watch: bool,
+    /// The client's socket, which the session writes frames to itself while nothing else is on
+    /// its way there, and the number of this follow; `None`: everything goes through `tx`.
+    pub direct: Option<(Arc<Outbox>, u64)>,
+}
+
+/// What became of bytes sent to a client.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Sent {
+    Direct,
+    Queued,
+    Gone,
+}
+
+impl ClientLink {
+    /// Hands `out` to the client's writer.
+    pub fn send(&self, out: ClientOut) -> Result<(), ()> {
+        if let Some((outbox, _)) = &self.direct {
+            outbox.counted();
+        }
+        self.tx.send(out).map_err(|_| {
+            if let Some((outbox, _)) = &self.direct {
+                outbox.uncounted();
+            }
+        })
+    }
+
+    /// Sends bytes for the client's terminal: written from here when the socket is free, otherwise
+    /// queued (and counted against the client's bound).
+    pub fn send_bytes(&self, bytes: &[u8]) -> Sent {
+        if let Some((outbox, follow)) = &self.direct {
+            match outbox.try_write(*follow, &crate::ipc::wire::encode_output(bytes)) {
+                Direct::Written => return Sent::Direct,
+                Direct::Gone => return Sent::Gone,
+                Direct::Tail => {
+                    return match self.send(ClientOut::Tail) {
+                        Ok(()) => Sent::Direct,
+                        Err(()) => Sent::Gone,
+                    };
+                }
+                Direct::Queue => {}
+            }
+        }
+        self.queued.fetch_add(bytes.len(), Ordering::AcqRel);
+        match self.send(ClientOut::Bytes(bytes.to_vec())) {
+            Ok(()) => Sent::Queued,
+            Err(()) => Sent::Gone,
+        }
+    }
 }
 
 /// Something a client did.

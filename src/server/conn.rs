@@ -5,6 +5,7 @@
 //! session at a time: switching hands the writer a new channel, so nothing of the old session can
 //! arrive after the new one's first frame.
 
+use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -19,6 +20,7 @@ use super::route::Route;
 use super::serve::ServerMsg;
 use crate::event_loop::ClientOut;
 use crate::event_loop::input_meter::{self, Ticket, Verdict};
+use crate::ipc::outbox::Outbox;
 use crate::ipc::socket;
 use crate::ipc::wire::{self, Down, Up};
 
@@ -59,12 +61,24 @@ pub async fn serve(
         refuse(&mut stream, &reason).await;
         return;
     }
+    let outbox = match Outbox::new(stream.as_fd()) {
+        Ok(outbox) => Arc::new(outbox),
+        Err(e) => {
+            refuse(
+                &mut stream,
+                &format!("the server cannot take the connection: {e}"),
+            )
+            .await;
+            return;
+        }
+    };
     let (mut rd, mut wr) = stream.into_split();
     if let Err(reason) = socket::read_hello(&mut rd, &token, socket::HELLO_TIMEOUT).await {
         refuse(&mut wr, &reason).await;
         return;
     }
     let (ctl_tx, ctl_rx) = unbounded_channel::<ConnCmd>();
+    outbox.counted();
     let _ = ctl_tx.send(ConnCmd::Down(Down::Welcome {
         server_pid: std::process::id(),
         restoring: super::restoring::pending(),
@@ -74,12 +88,13 @@ pub async fn serve(
         id,
         ctl: ctl_tx,
         route: route.clone(),
+        outbox: outbox.clone(),
     };
     if handles.send(handle).is_err() {
         return;
     }
     let following = Following::default();
-    let writer = tokio::spawn(write_loop(wr, ctl_rx, following.clone()));
+    let writer = tokio::spawn(write_loop(wr, ctl_rx, following.clone(), outbox));
     // This client's input not yet taken by its session's loop.
     let in_flight = Arc::new(AtomicUsize::new(0));
     let mut told_typed: Option<Instant> = None;
@@ -165,8 +180,36 @@ fn set_following(following: &Following, queue: Option<Arc<AtomicUsize>>) {
     }
 }
 
-async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>, following: Following) {
-    let mut follow: Option<(UnboundedReceiver<ClientOut>, Arc<AtomicUsize>)> = None;
+/// The session's frames waiting for this client, and its count of their bytes.
+type Follow = (UnboundedReceiver<ClientOut>, Arc<AtomicUsize>);
+
+/// Writes `bytes`, after the end of a frame the session left unwritten (see [`Outbox`]).
+async fn write(wr: &mut OwnedWriteHalf, outbox: &Outbox, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(tail) = outbox.before_write() {
+        let written = wr.write_all(&tail).await;
+        outbox.uncounted();
+        written?;
+    }
+    wr.write_all(bytes).await
+}
+
+/// Lets go of a follow: what its session sent and was not written is dropped, and uncounted.
+fn unfollow(follow: &mut Option<Follow>, outbox: &Outbox) {
+    if let Some((mut rx, _)) = follow.take() {
+        rx.close();
+        while rx.try_recv().is_ok() {
+            outbox.uncounted();
+        }
+    }
+}
+
+async fn write_loop(
+    mut wr: OwnedWriteHalf,
+    mut ctl: UnboundedReceiver<ConnCmd>,
+    following: Following,
+    outbox: Arc<Outbox>,
+) {
+    let mut follow: Option<Follow> = None;
     loop {
         let out = async {
             match &mut follow {
@@ -176,35 +219,41 @@ async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>,
         };
         let frame = tokio::select! {
             biased;
-            cmd = ctl.recv() => match cmd {
-                None => break,
-                Some(ConnCmd::Down(down)) => {
-                    let last = matches!(down, Down::Detached { .. } | Down::Exited { .. } | Down::Error { .. });
-                    if last && let Some((rx, queued)) = &mut follow {
-                        // What the session drew before it ended comes first.
-                        while let Ok(out) = rx.try_recv() {
-                            if let Some(bytes) = encode_out(out, queued)
-                                && wr.write_all(&bytes).await.is_err()
-                            {
-                                break;
+            cmd = ctl.recv() => {
+                let Some(cmd) = cmd else { break };
+                // Every command was counted when it was sent; it is done with once handled here.
+                let _done = Uncount(&outbox);
+                match cmd {
+                    ConnCmd::Down(down) => {
+                        let last = matches!(down, Down::Detached { .. } | Down::Exited { .. } | Down::Error { .. });
+                        if last && let Some((rx, queued)) = &mut follow {
+                            // What the session drew before it ended comes first.
+                            while let Ok(out) = rx.try_recv() {
+                                let _done = Uncount(&outbox);
+                                if let Some(bytes) = encode_out(out, queued)
+                                    && write(&mut wr, &outbox, &bytes).await.is_err()
+                                {
+                                    break;
+                                }
                             }
                         }
+                        let frame = wire::encode_down(&down);
+                        if write(&mut wr, &outbox, &frame).await.is_err() || last {
+                            break;
+                        }
+                        continue;
                     }
-                    let frame = wire::encode_down(&down);
-                    if wr.write_all(&frame).await.is_err() || last {
-                        break;
+                    ConnCmd::Follow { out, queued, input_queued } => {
+                        unfollow(&mut follow, &outbox);
+                        follow = Some((out, queued));
+                        set_following(&following, Some(input_queued));
+                        continue;
                     }
-                    continue;
-                }
-                Some(ConnCmd::Follow { out, queued, input_queued }) => {
-                    follow = Some((out, queued));
-                    set_following(&following, Some(input_queued));
-                    continue;
-                }
-                Some(ConnCmd::Unfollow) => {
-                    follow = None;
-                    set_following(&following, None);
-                    continue;
+                    ConnCmd::Unfollow => {
+                        unfollow(&mut follow, &outbox);
+                        set_following(&following, None);
+                        continue;
+                    }
                 }
             },
             out = out => out,
@@ -214,16 +263,25 @@ async fn write_loop(mut wr: OwnedWriteHalf, mut ctl: UnboundedReceiver<ConnCmd>,
             follow = None;
             continue;
         };
+        let _done = Uncount(&outbox);
         let Some((_, queued)) = &follow else {
             continue;
         };
-        if let Some(bytes) = encode_out(out, queued)
-            && wr.write_all(&bytes).await.is_err()
-        {
+        let bytes = encode_out(out, queued).unwrap_or_default();
+        if write(&mut wr, &outbox, &bytes).await.is_err() {
             break;
         }
     }
     let _ = wr.shutdown().await;
+}
+
+/// Uncounts one message of the outbox's when dropped, however its handling ended.
+struct Uncount<'a>(&'a Outbox);
+
+impl Drop for Uncount<'_> {
+    fn drop(&mut self) {
+        self.0.uncounted();
+    }
 }
 
 /// One thing a session sent this client, as a frame.
@@ -233,6 +291,8 @@ fn encode_out(out: ClientOut, queued: &AtomicUsize) -> Option<Vec<u8>> {
             queued.fetch_sub(b.len(), Ordering::AcqRel);
             Some(wire::encode_output(&b))
         }
+        // The end of the frame, left in the outbox, is written before anything.
+        ClientOut::Tail => None,
         ClientOut::Suspend => Some(wire::encode_down(&Down::Suspend)),
         ClientOut::Size { cols, rows } => Some(wire::encode_down(&Down::Size { cols, rows })),
     }

@@ -13,6 +13,7 @@ use super::saver::Saver;
 use super::session_thread;
 use super::state::{ServerEffect, ServerEvent, ServerState};
 use crate::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
+use crate::ipc::outbox::Outbox;
 use crate::ipc::wire::Down;
 
 /// A channel to something the state talks to, from where it was made to the performer. Handles
@@ -24,6 +25,7 @@ pub enum Handle {
         id: u64,
         ctl: UnboundedSender<ConnCmd>,
         route: Arc<Route>,
+        outbox: Arc<Outbox>,
     },
     /// A session's thread runs (its loop's events) or could not start.
     Session {
@@ -36,6 +38,8 @@ pub enum Handle {
 struct Conn {
     ctl: UnboundedSender<ConnCmd>,
     route: Arc<Route>,
+    /// Its socket, for the session it follows to write frames to itself.
+    outbox: Arc<Outbox>,
 }
 
 pub struct Performer {
@@ -68,8 +72,13 @@ impl Performer {
     /// A channel arrived: kept, and the state hears what it means.
     pub fn on_handle(&mut self, handle: Handle) {
         match handle {
-            Handle::Conn { id, ctl, route } => {
-                self.conns.insert(id, Conn { ctl, route });
+            Handle::Conn {
+                id,
+                ctl,
+                route,
+                outbox,
+            } => {
+                self.conns.insert(id, Conn { ctl, route, outbox });
                 self.event(ServerEvent::Connected { id });
             }
             Handle::Session { number, result } => {
@@ -109,7 +118,11 @@ impl Performer {
 
     fn to_conn(&self, id: u64, cmd: ConnCmd) {
         if let Some(conn) = self.conns.get(&id) {
-            let _ = conn.ctl.send(cmd);
+            // Counted before it is sent: the session does not write past it.
+            conn.outbox.counted();
+            if conn.ctl.send(cmd).is_err() {
+                conn.outbox.uncounted();
+            }
         }
     }
 
@@ -141,12 +154,18 @@ impl Performer {
                         input_queued,
                     },
                 );
+                // A new follow's number: the session followed before may not write any more.
+                let direct = self
+                    .conns
+                    .get(&id)
+                    .map(|c| (c.outbox.clone(), c.outbox.next_follow()));
                 let link = ClientLink {
                     tx,
                     cols,
                     rows,
                     queued,
                     watch,
+                    direct,
                 };
                 let ev = WorldEvent::Client(ClientEvent::Attach { id, link, caps });
                 self.to_session(number, ev);
@@ -159,6 +178,7 @@ impl Performer {
             ServerEffect::Unfollow { id, number } => {
                 if let Some(conn) = self.conns.get(&id) {
                     conn.route.set(None);
+                    conn.outbox.next_follow();
                 }
                 self.to_conn(id, ConnCmd::Unfollow);
                 self.to_session(number, WorldEvent::Client(ClientEvent::Detach { id }));

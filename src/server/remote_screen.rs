@@ -13,7 +13,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::backend::BufferBackend;
 use super::serve::ServerMsg;
-use crate::event_loop::{ClientLink, ClientOut, Screen};
+use crate::event_loop::{ClientLink, ClientOut, Screen, Sent};
 
 /// A client with this many bytes not yet written to its socket is dropped.
 pub const MAX_QUEUED: usize = 32 << 20;
@@ -63,9 +63,8 @@ impl RemoteScreen {
         for id in to {
             let Some(c) = self.clients.get(id) else { continue };
             let link = &c.link;
-            let queued = link.queued.fetch_add(bytes.len(), Ordering::AcqRel) + bytes.len();
-            let lagged = queued > self.bound;
-            if lagged || link.tx.send(ClientOut::Bytes(bytes.to_vec())).is_err() {
+            let lagged = link.queued.load(Ordering::Acquire) + bytes.len() > self.bound;
+            if lagged || link.send_bytes(bytes) == Sent::Gone {
                 gone.push((*id, lagged));
             }
         }
@@ -132,7 +131,7 @@ impl RemoteScreen {
                 own.backend_mut().set_size(cols, rows);
             }
             if self.size != before || newcomer == Some(*id) {
-                let _ = v.link.tx.send(ClientOut::Size { cols, rows });
+                let _ = v.link.send(ClientOut::Size { cols, rows });
             }
         }
     }
@@ -172,7 +171,7 @@ impl Screen for RemoteScreen {
 
     fn suspend(&mut self) -> Result<()> {
         for c in self.clients.values() {
-            let _ = c.link.tx.send(ClientOut::Suspend);
+            let _ = c.link.send(ClientOut::Suspend);
         }
         Ok(())
     }

@@ -246,6 +246,7 @@ impl World {
             rows,
             queued: Default::default(),
             watch: false,
+            direct: None,
         };
         self.send(WorldEvent::Client(ClientEvent::Attach { id, link, caps: None }));
     }
