@@ -56,16 +56,16 @@ pub enum Sent {
 }
 
 impl ClientLink {
-    /// Hands `out` to the client's writer.
-    pub fn send(&self, out: ClientOut) -> Result<(), ()> {
+    /// Hands `out` to the client's writer; `false`: the client is gone.
+    pub fn send(&self, out: ClientOut) -> bool {
         if let Some((outbox, _)) = &self.direct {
             outbox.counted();
         }
-        self.tx.send(out).map_err(|_| {
-            if let Some((outbox, _)) = &self.direct {
-                outbox.uncounted();
-            }
-        })
+        let sent = self.tx.send(out).is_ok();
+        if !sent && let Some((outbox, _)) = &self.direct {
+            outbox.uncounted();
+        }
+        sent
     }
 
     /// Sends bytes for the client's terminal: written from here when the socket is free, otherwise
@@ -76,18 +76,20 @@ impl ClientLink {
                 Direct::Written => return Sent::Direct,
                 Direct::Gone => return Sent::Gone,
                 Direct::Tail => {
-                    return match self.send(ClientOut::Tail) {
-                        Ok(()) => Sent::Direct,
-                        Err(()) => Sent::Gone,
+                    return if self.send(ClientOut::Tail) {
+                        Sent::Direct
+                    } else {
+                        Sent::Gone
                     };
                 }
                 Direct::Queue => {}
             }
         }
         self.queued.fetch_add(bytes.len(), Ordering::AcqRel);
-        match self.send(ClientOut::Bytes(bytes.to_vec())) {
-            Ok(()) => Sent::Queued,
-            Err(()) => Sent::Gone,
+        if self.send(ClientOut::Bytes(bytes.to_vec())) {
+            Sent::Queued
+        } else {
+            Sent::Gone
         }
     }
 }
