@@ -297,3 +297,6 @@ fn encode_out(out: ClientOut, queued: &AtomicUsize) -> Option<Vec<u8>> {
         ClientOut::Size { cols, rows } => Some(wire::encode_down(&Down::Size { cols, rows })),
     }
 }
+
+#[cfg(test)]
+mod tests;
