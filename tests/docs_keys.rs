@@ -21,7 +21,6 @@ fn needs(needs: Needs) -> &'static str {
     match needs {
         Needs::Nothing => "—",
         Needs::Bridge => "pi's bridge connected",
-        Needs::Server => "the session server",
     }
 }
 

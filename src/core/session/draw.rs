@@ -21,7 +21,6 @@ impl Session {
     fn footer_from(&self, view: &View, viewer: Option<ClientId>) -> FooterView {
         let armed = viewer.is_some_and(|c| self.keys.is_armed(c));
         let mut footer = FooterView::new(&view.footer, self.flash.current(), armed, self.keys.prefix());
-        footer.sessions = self.opts.spec.number != 0;
         if footer.suffix.is_none() {
             // Without the bridge, pi's own status report is the only word on its state.
             footer.suffix = self.reported_suffix();

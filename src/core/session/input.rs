@@ -202,7 +202,6 @@ impl Session {
     fn command(&mut self, client: ClientId, key: KeyEvent, raw: Vec<u8>, now: Now, fx: &mut Vec<Effect>) {
         let context = commands::Context {
             bridge_connected: self.pi.status == view::BridgeStatus::Connected,
-            server: self.opts.spec.number != 0,
         };
         let id = match commands::dispatch(&key, self.keys.prefix(), context) {
             Dispatch::Run(id) => id,

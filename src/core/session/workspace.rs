@@ -129,9 +129,9 @@ impl Session {
         briefs
     }
 
-    /// The side pane's session list, when the session belongs to the server and there are several.
+    /// The side pane's session list, when there are several sessions.
     pub(super) fn sessions_section(&self, now: Now) -> Option<Section> {
-        if self.opts.spec.number == 0 || self.sessions.len() < 2 {
+        if self.sessions.len() < 2 {
             return None;
         }
         let width = self.layout.side_width().saturating_sub(3) as usize;
@@ -140,10 +140,8 @@ impl Session {
 
     /// The list's tool timers count seconds: the next whole second while one runs (mono ms).
     pub(super) fn sessions_deadline(&self, now: Now) -> Option<u64> {
-        let timers = self.side_visible()
-            && self.opts.spec.number != 0
-            && self.sessions.len() >= 2
-            && self.sessions.iter().any(|b| b.tool.is_some());
+        let timers =
+            self.side_visible() && self.sessions.len() >= 2 && self.sessions.iter().any(|b| b.tool.is_some());
         timers.then(|| (now.mono_ms / 1000 + 1) * 1000)
     }
 }

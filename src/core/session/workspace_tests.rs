@@ -1,7 +1,7 @@
 //! The session among several: the keys that detach, switch and start sessions, the switcher, the
 //! new-session prompt, and the side pane's session list.
 
-use super::tests::{numbered, settings, t};
+use super::tests::{numbered, t};
 use super::*;
 
 fn brief(number: u32, name: &str, attention: Attention, state: &str) -> SessionBrief {
@@ -76,23 +76,6 @@ fn prefix_and_a_digit_switch_to_that_session_and_a_missing_one_is_said() {
     assert!(requests(&fx).is_empty(), "{fx:?}");
     assert!(child_bytes(&fx).is_empty());
     assert_eq!(footer(&s), "no session 7");
-}
-
-#[test]
-fn without_the_server_the_session_keys_are_refused_and_no_list_is_shown() {
-    let mut s = Session::new(SessionOptions::default(), settings(), 120, 40, t());
-    s.handle(Input::Sessions(three()), t());
-    for key in [b"\x1dd", b"\x1dw", b"\x1dn", b"\x1d2"] {
-        let fx = stdin(&mut s, key);
-        assert!(requests(&fx).is_empty(), "{fx:?}");
-        assert_eq!(s.overlay(1), None);
-        assert!(
-            footer(&s).contains("without its session server"),
-            "{}",
-            footer(&s)
-        );
-    }
-    assert!(!side_text(&s).contains("sessions"));
 }
 
 #[test]

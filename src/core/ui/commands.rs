@@ -42,16 +42,12 @@ pub enum Needs {
     Nothing,
     /// pi's bridge is connected: the command asks pi to do something.
     Bridge,
-    /// pokeshell's server holds the session: the command is about the other sessions.
-    Server,
 }
 
 /// What the app knows that decides whether a command may run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Context {
     pub bridge_connected: bool,
-    /// The session belongs to pokeshell's server (it has a number).
-    pub server: bool,
 }
 
 impl Needs {
@@ -60,7 +56,6 @@ impl Needs {
         match self {
             Needs::Nothing => None,
             Needs::Bridge => (!context.bridge_connected).then_some("pi's bridge is not connected"),
-            Needs::Server => (!context.server).then_some("this pokeshell runs without its session server"),
         }
     }
 }
@@ -174,7 +169,7 @@ pub const fn command(id: CommandId) -> Command {
             summary: "choose a session to show",
             description: "Session switcher: every session with its state and directory; typing filters, \
                           Enter shows the chosen one.",
-            needs: Needs::Server,
+            needs: Needs::Nothing,
         },
         CommandId::SwitchTo => Command {
             id: CommandId::SwitchTo,
@@ -182,7 +177,7 @@ pub const fn command(id: CommandId) -> Command {
             name: "go to",
             summary: "show session 1 to 9",
             description: "Shows the session with that number (the side pane's session list has them).",
-            needs: Needs::Server,
+            needs: Needs::Nothing,
         },
         CommandId::NewSession => Command {
             id: CommandId::NewSession,
@@ -191,7 +186,7 @@ pub const fn command(id: CommandId) -> Command {
             summary: "new session: start pi in a directory",
             description: "New session: asks for its directory (this session's to start with), then starts \
                           pi there and shows it.",
-            needs: Needs::Server,
+            needs: Needs::Nothing,
         },
         CommandId::Detach => Command {
             id: CommandId::Detach,
@@ -199,7 +194,7 @@ pub const fn command(id: CommandId) -> Command {
             name: "detach",
             summary: "detach: leave every session running",
             description: "Detach: this terminal lets go; every session keeps running in the server.",
-            needs: Needs::Server,
+            needs: Needs::Nothing,
         },
         CommandId::Help => Command {
             id: CommandId::Help,
@@ -271,7 +266,6 @@ mod tests {
 
     const CONNECTED: Context = Context {
         bridge_connected: true,
-        server: true,
     };
 
     fn char_key(c: char) -> KeyEvent {
@@ -327,14 +321,11 @@ mod tests {
     }
 
     #[test]
-    fn the_session_commands_need_the_server_and_every_digit_but_zero_switches() {
+    fn the_session_commands_run_without_the_bridge_and_every_digit_but_zero_switches() {
         let prefix = PrefixKey::default();
         assert_eq!(
             dispatch(&char_key('w'), prefix, Context::default()),
-            Dispatch::Refuse {
-                text: "sessions unavailable: this pokeshell runs without its session server".into(),
-                tone: Tone::Error
-            }
+            Dispatch::Run(CommandId::Switcher)
         );
         for c in '1'..='9' {
             assert_eq!(

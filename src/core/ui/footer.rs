@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
-use super::commands::{COMMANDS, CommandId, CommandKey, Needs};
+use super::commands::{COMMANDS, CommandId, CommandKey};
 use super::theme::{self, Tone};
 use crate::core::input::prefix::PrefixKey;
 use crate::core::supervisor::{Footer, FooterSuffix};
@@ -21,8 +21,6 @@ pub struct FooterView {
     /// The prefix key was pressed and pokeshell waits for the next key.
     pub armed: bool,
     pub prefix: String,
-    /// The session belongs to pokeshell's server: the hint offers the session commands too.
-    pub sessions: bool,
 }
 
 impl FooterView {
@@ -35,7 +33,6 @@ impl FooterView {
             message,
             armed,
             prefix: prefix.to_string(),
-            sessions: false,
         }
     }
 }
@@ -52,18 +49,18 @@ fn suffix_tone(suffix: &FooterSuffix) -> Tone {
 }
 
 /// The keys offered after the prefix, in the order the help lists them: every command but sending the
-/// prefix itself, whose key the hint already starts with, and the session commands unless `sessions`.
-pub fn armed_hint(sessions: bool) -> Vec<(CommandId, String)> {
+/// prefix itself, whose key the hint already starts with.
+pub fn armed_hint() -> Vec<(CommandId, String)> {
     COMMANDS
         .iter()
-        .filter(|c| c.key != CommandKey::Prefix && (sessions || c.needs != Needs::Server))
+        .filter(|c| c.key != CommandKey::Prefix)
         .map(|c| (c.id, format!("{} {}", c.help_key(), c.name)))
         .collect()
 }
 
 /// The hint in at most `width` columns: the last entries give way first, the help's last of all.
-fn fitted_hint(sessions: bool, width: usize) -> String {
-    let mut entries = armed_hint(sessions);
+fn fitted_hint(width: usize) -> String {
+    let mut entries = armed_hint();
     let text = |entries: &[(CommandId, String)]| {
         entries
             .iter()
@@ -102,7 +99,7 @@ impl Widget for &FooterView {
                 usize::from(area.width).saturating_sub(usize::from(left_w) + 2 + self.prefix.width() + 1);
             Line::from(vec![
                 Span::styled(format!("{} ", self.prefix), theme::key()),
-                Span::styled(fitted_hint(self.sessions, room), Tone::Accent.style()),
+                Span::styled(fitted_hint(room), Tone::Accent.style()),
             ])
         } else {
             Line::from(vec![
@@ -159,7 +156,7 @@ mod tests {
 
     #[test]
     fn the_armed_hint_offers_every_command_but_the_prefix_in_order() {
-        let hint = fitted_hint(true, usize::MAX);
+        let hint = fitted_hint(usize::MAX);
         let mut from = 0;
         for c in &COMMANDS {
             let entry = format!("{} {}", c.help_key(), c.name);
@@ -175,36 +172,26 @@ mod tests {
     }
 
     #[test]
-    fn without_the_server_the_hint_leaves_the_session_commands_out() {
-        let hint = fitted_hint(false, usize::MAX);
-        assert_eq!(
-            hint,
-            "s side · p poke · h handoff · c settings · i status · ? help · Esc cancel"
-        );
-    }
-
-    #[test]
     fn a_hint_too_wide_drops_its_last_entries_but_keeps_the_help() {
-        let full = fitted_hint(true, usize::MAX);
-        let hint = fitted_hint(true, 60);
+        let full = fitted_hint(usize::MAX);
+        let hint = fitted_hint(60);
         assert!(hint.width() <= 60, "{hint}");
         assert!(full.starts_with(hint.trim_end_matches(" · ? help")), "{hint}");
         assert!(hint.ends_with("? help"), "{hint}");
         assert_eq!(
-            fitted_hint(true, 3),
+            fitted_hint(3),
             "? help",
             "the help's entry stays whatever the room"
         );
     }
 
     #[test]
-    fn under_the_server_the_armed_footer_fits_a_120_column_line() {
+    fn the_armed_footer_fits_a_120_column_line() {
         let footer = Footer {
             enabled: true,
             suffix: None,
         };
-        let mut view = FooterView::new(&footer, None, true, PrefixKey::default());
-        view.sessions = true;
+        let view = FooterView::new(&footer, None, true, PrefixKey::default());
         let area = Rect::new(0, 0, 120, 1);
         let mut buf = Buffer::empty(area);
         (&view).render(area, &mut buf);
@@ -223,7 +210,6 @@ mod tests {
             message: Some(("x".repeat(usize::from(u16::MAX) + 4), Tone::Ok)),
             armed: false,
             prefix: "Ctrl+]".into(),
-            sessions: false,
         };
         let area = Rect::new(0, 0, 40, 1);
         let mut buf = Buffer::empty(area);
