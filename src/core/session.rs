@@ -98,6 +98,8 @@ pub struct Session {
     usage: usage::Tally,
     /// What the terminal around pokeshell was last told (OSC 7501, the title).
     upward: upward::Upward,
+    /// pi's screen as last drawn (drawing takes `&self`; the cache is a copy of what is shown).
+    pane_cache: std::cell::RefCell<crate::core::ui::pane::PaneCache>,
 }
 
 impl Session {
@@ -122,6 +124,7 @@ impl Session {
             utc_offset_secs: 0,
             usage: usage::Tally::default(),
             upward: upward::Upward::default(),
+            pane_cache: Default::default(),
             opts,
         };
         let warnings = session.settings.get().warnings().len();

@@ -8,7 +8,7 @@ use super::{Overlay, Session};
 use crate::core::supervisor::{Now, View};
 use crate::core::ui::footer::FooterView;
 use crate::core::ui::help::HelpView;
-use crate::core::ui::pane::{self, PaneView};
+use crate::core::ui::pane;
 use crate::core::ui::side::Section;
 
 impl Session {
@@ -37,7 +37,9 @@ impl Session {
         viewer: Option<ClientId>,
     ) {
         let areas = self.areas();
-        frame.render_widget(PaneView { screen }, areas.pane);
+        self.pane_cache
+            .borrow_mut()
+            .render(screen, areas.pane, frame.buffer_mut());
         let view = self.supervisor_view(now);
         if let Some(side) = areas.side {
             frame.render_widget(&self.side_from(&view, areas.pane, now, extra), side);

@@ -1,6 +1,6 @@
 //! Draws the mirrored child screen into the pane.
 
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
@@ -47,30 +47,93 @@ impl Widget for PaneView<'_> {
         let cols = cols.get().min(area.width);
         for row in 0..rows {
             for col in 0..cols {
-                let Some(cell) = self.screen.cell(row, col) else {
-                    continue;
-                };
-                let Some(out) = buf.cell_mut(Position::new(area.x + col, area.y + row)) else {
-                    continue;
-                };
-                if cell.is_wide_continuation() {
-                    // The wide character to the left covers this cell; ratatui skips it when diffing.
-                    out.reset();
-                    continue;
+                if let Some(out) = buf.cell_mut(Position::new(area.x + col, area.y + row)) {
+                    pane_cell(self.screen, row, col, cols, out);
                 }
-                // A wide character that would be cut by the pane's edge is shown as a blank.
-                let contents = cell.contents();
-                let cut_off = cell.is_wide() && col + 1 >= cols;
-                let symbol = if contents.is_empty() || cut_off {
-                    " "
-                } else {
-                    contents
-                };
-                // `set_style` adds modifiers to what the cell holds; the child's cell replaces it whole.
-                out.reset();
-                out.set_symbol(symbol);
-                out.set_style(cell_style(cell));
             }
+        }
+    }
+}
+
+/// Cell (`row`, `col`) of `screen` as the pane shows it, in a pane `cols` wide.
+fn pane_cell(screen: &vt100::Screen, row: u16, col: u16, cols: u16, out: &mut Cell) {
+    let Some(cell) = screen.cell(row, col) else {
+        return;
+    };
+    if cell.is_wide_continuation() {
+        // The wide character to the left covers this cell; ratatui skips it when diffing.
+        out.reset();
+        return;
+    }
+    // A wide character that would be cut by the pane's edge is shown as a blank.
+    let contents = cell.contents();
+    let cut_off = cell.is_wide() && col + 1 >= cols;
+    let symbol = if contents.is_empty() || cut_off {
+        " "
+    } else {
+        contents
+    };
+    // `set_style` adds modifiers to what the cell holds; the child's cell replaces it whole.
+    out.reset();
+    out.set_symbol(symbol);
+    out.set_style(cell_style(cell));
+}
+
+/// The pane as it was last drawn, so that the next frame looks up again only the rows vt100 says
+/// changed: finding a cell in vt100 walks to its row each time, the largest part of drawing the pane
+/// (docs/architecture.md, "Where a quiet key's time goes"). A copy of what it shows, nothing more.
+#[derive(Default)]
+pub struct PaneCache {
+    /// The child's screen when last drawn, and the pane's cells then, row by row.
+    screen: Option<vt100::Screen>,
+    cells: Vec<Cell>,
+    size: (u16, u16),
+}
+
+impl PaneCache {
+    /// Draws `screen` into `area` of `buf`, as [`PaneView`] does.
+    pub fn render(&mut self, screen: &vt100::Screen, area: Rect, buf: &mut Buffer) {
+        let area = area.intersection(buf.area);
+        let (rows, cols) = screen.size();
+        let (rows, cols) = (rows.get().min(area.height), cols.get().min(area.width));
+        let width = usize::from(cols);
+        match &mut self.screen {
+            Some(prev) if self.size == (cols, rows) && prev.size() == screen.size() => {
+                let changed: Vec<u16> = screen
+                    .rows_diff(prev, 0, cols)
+                    .zip(0..rows)
+                    .filter(|(diff, _)| !diff.is_empty())
+                    .map(|(_, row)| row)
+                    .collect();
+                for row in changed {
+                    let start = usize::from(row) * width;
+                    for (col, out) in (0..cols).zip(&mut self.cells[start..start + width]) {
+                        pane_cell(screen, row, col, cols, out);
+                    }
+                }
+                prev.clone_from(screen);
+            }
+            _ => {
+                self.cells = vec![Cell::EMPTY; usize::from(rows) * width];
+                for row in 0..rows {
+                    for col in 0..cols {
+                        pane_cell(
+                            screen,
+                            row,
+                            col,
+                            cols,
+                            &mut self.cells[usize::from(row) * width + usize::from(col)],
+                        );
+                    }
+                }
+                self.screen = Some(screen.clone());
+                self.size = (cols, rows);
+            }
+        }
+        for row in 0..rows {
+            let from = &self.cells[usize::from(row) * width..][..width];
+            let at = buf.index_of(area.x, area.y + row);
+            buf.content[at..at + width].clone_from_slice(from);
         }
     }
 }
@@ -85,81 +148,4 @@ pub fn cursor(screen: &vt100::Screen, area: Rect) -> Option<Position> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn render(bytes: &[u8], w: u16, h: u16) -> Buffer {
-        let mut p = vt100::Parser::new(
-            std::num::NonZeroU16::new(h).unwrap(),
-            std::num::NonZeroU16::new(w).unwrap(),
-            0,
-        );
-        p.process(bytes);
-        let area = Rect::new(0, 0, w, h);
-        let mut buf = Buffer::empty(area);
-        PaneView { screen: p.screen() }.render(area, &mut buf);
-        buf
-    }
-
-    #[test]
-    fn colours_and_attributes_survive() {
-        let buf = render(b"\x1b[1;31mR\x1b[0;2;38;5;200mD\x1b[0;3;4;7;48;2;1;2;3mX", 5, 1);
-        let r = &buf[(0, 0)];
-        assert_eq!(r.symbol(), "R");
-        assert_eq!(r.fg, Color::Indexed(1));
-        assert!(r.modifier.contains(Modifier::BOLD));
-        let d = &buf[(1, 0)];
-        assert_eq!(d.fg, Color::Indexed(200));
-        assert!(d.modifier.contains(Modifier::DIM));
-        let x = &buf[(2, 0)];
-        assert_eq!(x.bg, Color::Rgb(1, 2, 3));
-        assert!(
-            x.modifier
-                .contains(Modifier::ITALIC | Modifier::UNDERLINED | Modifier::REVERSED)
-        );
-    }
-
-    #[test]
-    fn nothing_of_what_the_buffer_held_stays_on_the_childs_cells() {
-        let mut p = vt100::Parser::new(
-            std::num::NonZeroU16::new(1).unwrap(),
-            std::num::NonZeroU16::new(3).unwrap(),
-            0,
-        );
-        p.process(b"a\x1b[1mb\x1b[0mc");
-        let area = Rect::new(0, 0, 3, 1);
-        let mut buf = Buffer::empty(area);
-        buf.set_style(
-            area,
-            Style::new()
-                .fg(Color::Red)
-                .add_modifier(Modifier::DIM | Modifier::ITALIC),
-        );
-        PaneView { screen: p.screen() }.render(area, &mut buf);
-        assert_eq!(buf[(0, 0)].modifier, Modifier::empty());
-        assert_eq!(buf[(0, 0)].fg, Color::Reset);
-        assert_eq!(buf[(1, 0)].modifier, Modifier::BOLD);
-        assert_eq!(buf[(2, 0)].modifier, Modifier::empty());
-    }
-
-    #[test]
-    fn wide_characters_take_two_cells() {
-        let buf = render("a漢b".as_bytes(), 5, 1);
-        assert_eq!(buf[(1, 0)].symbol(), "漢");
-        assert_eq!(buf[(3, 0)].symbol(), "b");
-    }
-
-    #[test]
-    fn cursor_follows_the_child_and_hides_with_it() {
-        let mut p = vt100::Parser::new(
-            std::num::NonZeroU16::new(5).unwrap(),
-            std::num::NonZeroU16::new(10).unwrap(),
-            0,
-        );
-        p.process(b"\x1b[3;4H");
-        let area = Rect::new(0, 0, 10, 5);
-        assert_eq!(cursor(p.screen(), area), Some(Position::new(3, 2)));
-        p.process(b"\x1b[?25l");
-        assert_eq!(cursor(p.screen(), area), None);
-    }
-}
+mod tests;

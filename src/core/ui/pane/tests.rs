@@ -1,0 +1,141 @@
+use super::*;
+
+fn render(bytes: &[u8], w: u16, h: u16) -> Buffer {
+    let mut p = vt100::Parser::new(
+        std::num::NonZeroU16::new(h).unwrap(),
+        std::num::NonZeroU16::new(w).unwrap(),
+        0,
+    );
+    p.process(bytes);
+    let area = Rect::new(0, 0, w, h);
+    let mut buf = Buffer::empty(area);
+    PaneView { screen: p.screen() }.render(area, &mut buf);
+    buf
+}
+
+#[test]
+fn colours_and_attributes_survive() {
+    let buf = render(b"\x1b[1;31mR\x1b[0;2;38;5;200mD\x1b[0;3;4;7;48;2;1;2;3mX", 5, 1);
+    let r = &buf[(0, 0)];
+    assert_eq!(r.symbol(), "R");
+    assert_eq!(r.fg, Color::Indexed(1));
+    assert!(r.modifier.contains(Modifier::BOLD));
+    let d = &buf[(1, 0)];
+    assert_eq!(d.fg, Color::Indexed(200));
+    assert!(d.modifier.contains(Modifier::DIM));
+    let x = &buf[(2, 0)];
+    assert_eq!(x.bg, Color::Rgb(1, 2, 3));
+    assert!(
+        x.modifier
+            .contains(Modifier::ITALIC | Modifier::UNDERLINED | Modifier::REVERSED)
+    );
+}
+
+#[test]
+fn nothing_of_what_the_buffer_held_stays_on_the_childs_cells() {
+    let mut p = vt100::Parser::new(
+        std::num::NonZeroU16::new(1).unwrap(),
+        std::num::NonZeroU16::new(3).unwrap(),
+        0,
+    );
+    p.process(b"a\x1b[1mb\x1b[0mc");
+    let area = Rect::new(0, 0, 3, 1);
+    let mut buf = Buffer::empty(area);
+    buf.set_style(
+        area,
+        Style::new()
+            .fg(Color::Red)
+            .add_modifier(Modifier::DIM | Modifier::ITALIC),
+    );
+    PaneView { screen: p.screen() }.render(area, &mut buf);
+    assert_eq!(buf[(0, 0)].modifier, Modifier::empty());
+    assert_eq!(buf[(0, 0)].fg, Color::Reset);
+    assert_eq!(buf[(1, 0)].modifier, Modifier::BOLD);
+    assert_eq!(buf[(2, 0)].modifier, Modifier::empty());
+}
+
+#[test]
+fn wide_characters_take_two_cells() {
+    let buf = render("a漢b".as_bytes(), 5, 1);
+    assert_eq!(buf[(1, 0)].symbol(), "漢");
+    assert_eq!(buf[(3, 0)].symbol(), "b");
+}
+
+#[test]
+fn cursor_follows_the_child_and_hides_with_it() {
+    let mut p = vt100::Parser::new(
+        std::num::NonZeroU16::new(5).unwrap(),
+        std::num::NonZeroU16::new(10).unwrap(),
+        0,
+    );
+    p.process(b"\x1b[3;4H");
+    let area = Rect::new(0, 0, 10, 5);
+    assert_eq!(cursor(p.screen(), area), Some(Position::new(3, 2)));
+    p.process(b"\x1b[?25l");
+    assert_eq!(cursor(p.screen(), area), None);
+}
+
+/// The chunks the cache's test is made of: text, colours, wide characters at the edge, erasing,
+/// scrolling, the alternate screen, a reset.
+const PIECES: &[&str] = &[
+    "hello ",
+    "\x1b[31mred\x1b[0m",
+    "\x1b[1;44mbold on blue\x1b[0m",
+    "界界",
+    "\x1b[1;9H界",
+    "\r\n",
+    "\x1b[2J",
+    "\x1b[K",
+    "\x1b[3;1H\x1b[7mrev\x1b[0m",
+    "\x1b[?1049h",
+    "\x1b[?1049l",
+    "\x1b[2;4r\n\n\n\x1b[r",
+    "\x1bc",
+    "x",
+];
+
+proptest::proptest! {
+    /// Whatever the child writes, the cached pane shows exactly what drawing every cell shows.
+    #[test]
+    fn the_cache_draws_what_every_cell_would(steps in proptest::collection::vec(0..PIECES.len(), 1..40)) {
+        let (w, h) = (10u16, 5u16);
+        let mut p = vt100::Parser::new(
+            std::num::NonZeroU16::new(h).expect("rows"),
+            std::num::NonZeroU16::new(w).expect("cols"),
+            0,
+        );
+        let area = Rect::new(2, 1, w, h);
+        let mut cache = PaneCache::default();
+        for step in steps {
+            p.process(PIECES[step].as_bytes());
+            let mut plain = Buffer::empty(Rect::new(0, 0, w + 4, h + 2));
+            PaneView { screen: p.screen() }.render(area, &mut plain);
+            let mut cached = Buffer::empty(Rect::new(0, 0, w + 4, h + 2));
+            cache.render(p.screen(), area, &mut cached);
+            proptest::prop_assert_eq!(cached, plain);
+        }
+    }
+}
+
+#[test]
+fn a_resized_screen_is_drawn_whole_again() {
+    let mut p = vt100::Parser::new(
+        std::num::NonZeroU16::new(3).expect("rows"),
+        std::num::NonZeroU16::new(6).expect("cols"),
+        0,
+    );
+    p.process(b"abcdef\r\nghi");
+    let mut cache = PaneCache::default();
+    let mut buf = Buffer::empty(Rect::new(0, 0, 8, 4));
+    cache.render(p.screen(), Rect::new(0, 0, 6, 3), &mut buf);
+    p.screen_mut().set_size(
+        std::num::NonZeroU16::new(4).expect("rows"),
+        std::num::NonZeroU16::new(8).expect("cols"),
+    );
+    p.process(b"\x1b[4;1Hlast");
+    let mut cached = Buffer::empty(Rect::new(0, 0, 8, 4));
+    cache.render(p.screen(), Rect::new(0, 0, 8, 4), &mut cached);
+    let mut plain = Buffer::empty(Rect::new(0, 0, 8, 4));
+    PaneView { screen: p.screen() }.render(Rect::new(0, 0, 8, 4), &mut plain);
+    assert_eq!(cached, plain);
+}
