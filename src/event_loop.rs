@@ -26,7 +26,7 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
-pub use self::clients::{ClientEvent, ClientLink, ClientOut, Sent};
+pub use self::clients::{ClientEvent, ClientLink, ClientOut};
 pub use self::clock::{Clock, Zone};
 pub use self::layer::{Layer, NoLayer};
 pub(crate) use self::sinks::cursor_style;

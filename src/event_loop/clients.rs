@@ -47,14 +47,6 @@ pub struct ClientLink {
     pub direct: Option<(Arc<Outbox>, u64)>,
 }
 
-/// What became of bytes sent to a client.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Sent {
-    Direct,
-    Queued,
-    Gone,
-}
-
 impl ClientLink {
     /// Hands `out` to the client's writer; `false`: the client is gone.
     pub fn send(&self, out: ClientOut) -> bool {
@@ -69,28 +61,18 @@ impl ClientLink {
     }
 
     /// Sends bytes for the client's terminal: written from here when the socket is free, otherwise
-    /// queued (and counted against the client's bound).
-    pub fn send_bytes(&self, bytes: &[u8]) -> Sent {
+    /// queued (and counted against the client's bound); `false`: the client is gone.
+    pub fn send_bytes(&self, bytes: &[u8]) -> bool {
         if let Some((outbox, follow)) = &self.direct {
-            match outbox.try_write(*follow, &crate::ipc::wire::encode_output(bytes)) {
-                Direct::Written => return Sent::Direct,
-                Direct::Gone => return Sent::Gone,
-                Direct::Tail => {
-                    return if self.send(ClientOut::Tail) {
-                        Sent::Direct
-                    } else {
-                        Sent::Gone
-                    };
-                }
+            match outbox.try_write(*follow, || crate::ipc::wire::encode_output(bytes)) {
+                Direct::Written => return true,
+                Direct::Gone => return false,
+                Direct::Tail => return self.send(ClientOut::Tail),
                 Direct::Queue => {}
             }
         }
         self.queued.fetch_add(bytes.len(), Ordering::AcqRel);
-        if self.send(ClientOut::Bytes(bytes.to_vec())) {
-            Sent::Queued
-        } else {
-            Sent::Gone
-        }
+        self.send(ClientOut::Bytes(bytes.to_vec()))
     }
 }
 

@@ -76,8 +76,9 @@ impl Outbox {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
-    /// Writes a whole encoded frame from the session's thread if nothing is before it.
-    pub fn try_write(&self, follow: u64, frame: &[u8]) -> Direct {
+    /// Writes a whole encoded frame from the session's thread if nothing is before it; `frame` is
+    /// made only then (a frame that goes through the writer is encoded there).
+    pub fn try_write(&self, follow: u64, frame: impl FnOnce() -> Vec<u8>) -> Direct {
         let mut tail = self.gate();
         if self.follow.load(Ordering::Acquire) != follow
             || self.busy.load(Ordering::Acquire) != 0
@@ -85,6 +86,7 @@ impl Outbox {
         {
             return Direct::Queue;
         }
+        let frame = frame();
         let mut done = 0;
         while done < frame.len() {
             let rest = &frame[done..];

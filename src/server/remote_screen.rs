@@ -13,7 +13,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::backend::BufferBackend;
 use super::serve::ServerMsg;
-use crate::event_loop::{ClientLink, ClientOut, Screen, Sent};
+use crate::event_loop::{ClientLink, ClientOut, Screen};
 
 /// A client with this many bytes not yet written to its socket is dropped.
 pub const MAX_QUEUED: usize = 32 << 20;
@@ -64,7 +64,7 @@ impl RemoteScreen {
             let Some(c) = self.clients.get(id) else { continue };
             let link = &c.link;
             let lagged = link.queued.load(Ordering::Acquire) + bytes.len() > self.bound;
-            if lagged || link.send_bytes(bytes) == Sent::Gone {
+            if lagged || !link.send_bytes(bytes) {
                 gone.push((*id, lagged));
             }
         }

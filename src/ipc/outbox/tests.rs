@@ -24,23 +24,34 @@ fn drain(s: &mut UnixStream) -> Vec<u8> {
     }
 }
 
+/// Offers the session's frame `frame` to the outbox.
+fn put(outbox: &Outbox, follow: u64, frame: &[u8]) -> Direct {
+    outbox.try_write(follow, || frame.to_vec())
+}
+
 #[test]
 fn a_frame_is_written_at_once_while_nothing_is_on_its_way() {
     let (outbox, _ours, mut theirs) = pair();
     let follow = outbox.next_follow();
-    assert_eq!(outbox.try_write(follow, b"frame one"), Direct::Written);
+    assert_eq!(put(&outbox, follow, b"frame one"), Direct::Written);
     assert_eq!(drain(&mut theirs), b"frame one");
 }
 
 #[test]
-fn while_the_writer_has_something_the_session_queues() {
+fn while_the_writer_has_something_the_session_queues_without_making_its_frame() {
     let (outbox, _ours, mut theirs) = pair();
     let follow = outbox.next_follow();
     outbox.counted();
-    assert_eq!(outbox.try_write(follow, b"later"), Direct::Queue);
+    let made = std::cell::Cell::new(false);
+    let later = || {
+        made.set(true);
+        b"later".to_vec()
+    };
+    assert_eq!(outbox.try_write(follow, later), Direct::Queue);
+    assert!(!made.get(), "a frame the writer will encode was encoded here too");
     assert!(drain(&mut theirs).is_empty());
     outbox.uncounted();
-    assert_eq!(outbox.try_write(follow, b"now"), Direct::Written);
+    assert_eq!(put(&outbox, follow, b"now"), Direct::Written);
     assert_eq!(drain(&mut theirs), b"now");
 }
 
@@ -49,8 +60,8 @@ fn an_old_follow_writes_nothing() {
     let (outbox, _ours, mut theirs) = pair();
     let old = outbox.next_follow();
     let new = outbox.next_follow();
-    assert_eq!(outbox.try_write(old, b"from the session left"), Direct::Queue);
-    assert_eq!(outbox.try_write(new, b"from the new one"), Direct::Written);
+    assert_eq!(put(&outbox, old, b"from the session left"), Direct::Queue);
+    assert_eq!(put(&outbox, new, b"from the new one"), Direct::Written);
     assert_eq!(drain(&mut theirs), b"from the new one");
 }
 
@@ -63,7 +74,7 @@ fn a_frame_the_socket_takes_in_part_leaves_its_end_to_the_writer_and_the_stream_
     let mut outcome = Direct::Written;
     for i in 0..10_000u32 {
         let frame: Vec<u8> = (0..3000u32).map(|j| ((i * 7 + j) % 251) as u8).collect();
-        outcome = outbox.try_write(follow, &frame);
+        outcome = put(&outbox, follow, &frame);
         match outcome {
             Direct::Written | Direct::Tail => sent.extend_from_slice(&frame),
             _ => break,
@@ -74,7 +85,7 @@ fn a_frame_the_socket_takes_in_part_leaves_its_end_to_the_writer_and_the_stream_
     }
     assert_ne!(outcome, Direct::Written, "the socket never filled");
     // Nothing is written past a frame's unwritten end, nor past a full socket.
-    assert_eq!(outbox.try_write(follow, b"next"), Direct::Queue);
+    assert_eq!(put(&outbox, follow, b"next"), Direct::Queue);
     let mut got = drain(&mut theirs);
     if outcome == Direct::Tail {
         let tail = outbox.before_write().expect("the end of the frame is left");
@@ -85,7 +96,7 @@ fn a_frame_the_socket_takes_in_part_leaves_its_end_to_the_writer_and_the_stream_
     }
     assert_eq!(got.len(), sent.len());
     assert!(got == sent, "the bytes arrived out of order");
-    assert_eq!(outbox.try_write(follow, b"next"), Direct::Written);
+    assert_eq!(put(&outbox, follow, b"next"), Direct::Written);
 }
 
 #[test]
@@ -93,7 +104,7 @@ fn a_closed_socket_is_said() {
     let (outbox, _ours, theirs) = pair();
     let follow = outbox.next_follow();
     drop(theirs);
-    assert_eq!(outbox.try_write(follow, b"anyone?"), Direct::Gone);
+    assert_eq!(put(&outbox, follow, b"anyone?"), Direct::Gone);
 }
 
 #[test]
@@ -101,12 +112,12 @@ fn a_frame_bigger_than_the_socket_takes_is_finished_by_the_writer() {
     let (outbox, _ours, mut theirs) = pair();
     let follow = outbox.next_follow();
     let frame: Vec<u8> = (0..4u32 << 20).map(|j| (j % 253) as u8).collect();
-    assert_eq!(outbox.try_write(follow, &frame), Direct::Tail);
-    assert_eq!(outbox.try_write(follow, b"next"), Direct::Queue);
+    assert_eq!(put(&outbox, follow, &frame), Direct::Tail);
+    assert_eq!(put(&outbox, follow, b"next"), Direct::Queue);
     let mut got = drain(&mut theirs);
     assert!(!got.is_empty() && got.len() < frame.len());
     got.extend_from_slice(&outbox.before_write().expect("the end of the frame is left"));
     outbox.uncounted();
     assert!(got == frame, "the frame arrived broken");
-    assert_eq!(outbox.try_write(follow, b"next"), Direct::Written);
+    assert_eq!(put(&outbox, follow, b"next"), Direct::Written);
 }

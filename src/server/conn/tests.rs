@@ -12,7 +12,7 @@ async fn the_writer_finishes_a_half_written_frame_before_its_own_message() {
     let (_rd, mut wr) = ours.into_split();
     let follow = outbox.next_follow();
     let frame: Vec<u8> = (0..4u32 << 20).map(|j| (j % 251) as u8).collect();
-    assert_eq!(outbox.try_write(follow, &frame), Direct::Tail);
+    assert_eq!(outbox.try_write(follow, || frame.clone()), Direct::Tail);
     let reader = tokio::spawn(async move {
         let mut theirs = theirs;
         let mut got = Vec::new();
@@ -23,7 +23,7 @@ async fn the_writer_finishes_a_half_written_frame_before_its_own_message() {
         .expect("written");
     // Nothing is left over for the session, which may write at once again.
     assert!(outbox.before_write().is_none());
-    assert_eq!(outbox.try_write(follow, b"!"), Direct::Written);
+    assert_eq!(outbox.try_write(follow, || b"!".to_vec()), Direct::Written);
     wr.shutdown().await.expect("shut down");
     drop(wr);
     let got = reader.await.expect("reader").expect("read");
