@@ -3,11 +3,6 @@
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::widgets::Widget;
-
-pub struct PaneView<'a> {
-    pub screen: &'a vt100::Screen,
-}
 
 fn colour(c: vt100::Color) -> Color {
     match c {
@@ -40,21 +35,6 @@ pub fn cell_style(cell: &vt100::Cell) -> Style {
         .add_modifier(m)
 }
 
-impl Widget for PaneView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
-        let (rows, cols) = self.screen.size();
-        let rows = rows.get().min(area.height);
-        let cols = cols.get().min(area.width);
-        for row in 0..rows {
-            for col in 0..cols {
-                if let Some(out) = buf.cell_mut(Position::new(area.x + col, area.y + row)) {
-                    pane_cell(self.screen, row, col, cols, out);
-                }
-            }
-        }
-    }
-}
-
 /// Cell (`row`, `col`) of `screen` as the pane shows it, in a pane `cols` wide.
 fn pane_cell(screen: &vt100::Screen, row: u16, col: u16, cols: u16, out: &mut Cell) {
     let Some(cell) = screen.cell(row, col) else {
@@ -79,9 +59,10 @@ fn pane_cell(screen: &vt100::Screen, row: u16, col: u16, cols: u16, out: &mut Ce
     out.set_style(cell_style(cell));
 }
 
-/// The pane as it was last drawn, so that the next frame looks up again only the rows vt100 says
-/// changed: finding a cell in vt100 walks to its row each time, the largest part of drawing the pane
-/// (docs/architecture.md, "Where a quiet key's time goes"). A copy of what it shows, nothing more.
+/// Draws the child's screen into the pane, keeping the pane as it was last drawn so that the next
+/// frame looks up again only the rows vt100 says changed: finding a cell in vt100 walks to its row
+/// each time, the largest part of drawing the pane (docs/architecture.md, "Where a quiet key's time
+/// goes"). A copy of what it shows, nothing more.
 #[derive(Default)]
 pub struct PaneCache {
     /// The child's screen when last drawn, and the pane's cells then, row by row.
@@ -91,44 +72,35 @@ pub struct PaneCache {
 }
 
 impl PaneCache {
-    /// Draws `screen` into `area` of `buf`, as [`PaneView`] does.
+    /// Draws `screen` into `area` of `buf`: every cell of pi's screen, replacing whatever `buf`
+    /// held there, looked up again only in the rows that changed since the last call.
     pub fn render(&mut self, screen: &vt100::Screen, area: Rect, buf: &mut Buffer) {
         let area = area.intersection(buf.area);
         let (rows, cols) = screen.size();
         let (rows, cols) = (rows.get().min(area.height), cols.get().min(area.width));
         let width = usize::from(cols);
-        match &mut self.screen {
-            Some(prev) if self.size == (cols, rows) && prev.size() == screen.size() => {
-                let changed: Vec<u16> = screen
-                    .rows_diff(prev, 0, cols)
-                    .zip(0..rows)
-                    .filter(|(diff, _)| !diff.is_empty())
-                    .map(|(_, row)| row)
-                    .collect();
-                for row in changed {
-                    let start = usize::from(row) * width;
-                    for (col, out) in (0..cols).zip(&mut self.cells[start..start + width]) {
-                        pane_cell(screen, row, col, cols, out);
-                    }
-                }
-                prev.clone_from(screen);
-            }
+        let changed: Vec<u16> = match &self.screen {
+            Some(prev) if self.size == (cols, rows) && prev.size() == screen.size() => screen
+                .rows_diff(prev, 0, cols)
+                .zip(0..rows)
+                .filter(|(diff, _)| !diff.is_empty())
+                .map(|(_, row)| row)
+                .collect(),
             _ => {
                 self.cells = vec![Cell::EMPTY; usize::from(rows) * width];
-                for row in 0..rows {
-                    for col in 0..cols {
-                        pane_cell(
-                            screen,
-                            row,
-                            col,
-                            cols,
-                            &mut self.cells[usize::from(row) * width + usize::from(col)],
-                        );
-                    }
-                }
-                self.screen = Some(screen.clone());
                 self.size = (cols, rows);
+                (0..rows).collect()
             }
+        };
+        for row in changed {
+            let start = usize::from(row) * width;
+            for (col, out) in (0..cols).zip(&mut self.cells[start..start + width]) {
+                pane_cell(screen, row, col, cols, out);
+            }
+        }
+        match &mut self.screen {
+            Some(prev) => prev.clone_from(screen),
+            None => self.screen = Some(screen.clone()),
         }
         for row in 0..rows {
             let from = &self.cells[usize::from(row) * width..][..width];

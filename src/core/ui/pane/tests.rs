@@ -9,7 +9,7 @@ fn render(bytes: &[u8], w: u16, h: u16) -> Buffer {
     p.process(bytes);
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    PaneView { screen: p.screen() }.render(area, &mut buf);
+    PaneCache::default().render(p.screen(), area, &mut buf);
     buf
 }
 
@@ -47,7 +47,7 @@ fn nothing_of_what_the_buffer_held_stays_on_the_childs_cells() {
             .fg(Color::Red)
             .add_modifier(Modifier::DIM | Modifier::ITALIC),
     );
-    PaneView { screen: p.screen() }.render(area, &mut buf);
+    PaneCache::default().render(p.screen(), area, &mut buf);
     assert_eq!(buf[(0, 0)].modifier, Modifier::empty());
     assert_eq!(buf[(0, 0)].fg, Color::Reset);
     assert_eq!(buf[(1, 0)].modifier, Modifier::BOLD);
@@ -109,7 +109,7 @@ proptest::proptest! {
         for step in steps {
             p.process(PIECES[step].as_bytes());
             let mut plain = Buffer::empty(Rect::new(0, 0, w + 4, h + 2));
-            PaneView { screen: p.screen() }.render(area, &mut plain);
+            PaneCache::default().render(p.screen(), area, &mut plain);
             let mut cached = Buffer::empty(Rect::new(0, 0, w + 4, h + 2));
             cache.render(p.screen(), area, &mut cached);
             proptest::prop_assert_eq!(cached, plain);
@@ -136,6 +136,6 @@ fn a_resized_screen_is_drawn_whole_again() {
     let mut cached = Buffer::empty(Rect::new(0, 0, 8, 4));
     cache.render(p.screen(), Rect::new(0, 0, 8, 4), &mut cached);
     let mut plain = Buffer::empty(Rect::new(0, 0, 8, 4));
-    PaneView { screen: p.screen() }.render(Rect::new(0, 0, 8, 4), &mut plain);
+    PaneCache::default().render(p.screen(), Rect::new(0, 0, 8, 4), &mut plain);
     assert_eq!(cached, plain);
 }
