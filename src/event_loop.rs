@@ -406,11 +406,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let mirror = &self.mirror;
         // Clients with an overlay or an armed prefix see a frame of their own; the rest share one.
         let own = workspace.shown().own_views();
-        let style = self.screen.frame(&own, |f, viewer| {
+        let style = self.screen.frame(&own, |buf, drawn, viewer| {
             // The lock is held only while the frame is built, not while it is written out.
             let m = lock(mirror);
-            workspace.draw(f, m.screen(), at, extra.clone(), viewer);
-            m.screen().cursor_style()
+            let painted = workspace.draw(buf, drawn, m.screen(), at, extra.clone(), viewer);
+            (painted, m.screen().cursor_style())
         })?;
         if self.cursor != Some(style) {
             self.cursor = Some(style);

@@ -5,6 +5,7 @@ mod backend;
 mod conn;
 mod notes;
 mod observer;
+mod painter;
 mod perform;
 pub mod remote_list;
 mod remote_screen;

@@ -26,11 +26,12 @@ pub mod view;
 mod workspace;
 mod world;
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use self::brief::Trouble;
 use self::child::ChildState;
+pub use self::draw::{Drawn, Painted};
 use self::flash::Flash;
 pub use self::keyboards::ClientId;
 use self::keyboards::Keyboards;
@@ -338,17 +339,42 @@ impl Session {
         self.keys.own_views()
     }
 
-    /// Draws the whole screen as `viewer` sees it: `screen` in the pane, the side pane (with `extra`
-    /// on top, if given), the footer, and the viewer's prefix state and overlay (`None`: no client's).
+    /// Draws the screen as `viewer` sees it into `buf`: `screen` in the pane, the side pane (with
+    /// `extra` on top, if given), the footer, and the viewer's prefix state and overlay (`None`: no
+    /// client's). `drawn` is what `buf` holds of earlier frames; only what changed since is drawn.
     pub fn draw(
         &self,
-        frame: &mut Frame,
+        buf: &mut Buffer,
+        drawn: &mut Drawn,
+        screen: &vt100::Screen,
+        now: Now,
+        extra: Option<Section>,
+        viewer: Option<ClientId>,
+    ) -> Painted {
+        self.draw_into(buf, drawn, screen, now, extra, viewer)
+    }
+
+    /// Draws the whole screen into `frame`, as [`Session::draw`] does into a buffer that holds
+    /// nothing yet.
+    pub fn draw_whole(
+        &self,
+        frame: &mut ratatui::Frame,
         screen: &vt100::Screen,
         now: Now,
         extra: Option<Section>,
         viewer: Option<ClientId>,
     ) {
-        self.draw_frame(frame, screen, now, extra, viewer);
+        let painted = self.draw(
+            frame.buffer_mut(),
+            &mut Drawn::default(),
+            screen,
+            now,
+            extra,
+            viewer,
+        );
+        if let Some(at) = painted.cursor {
+            frame.set_cursor_position(at);
+        }
     }
 }
 

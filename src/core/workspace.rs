@@ -1,9 +1,9 @@
 //! The sessions pokeshell holds and which one the terminal shows. Today there is one; the event
 //! loop talks to the workspace, so more can come without the loop changing.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
 
-use crate::core::session::{Effect, Input, Session};
+use crate::core::session::{Drawn, Effect, Input, Painted, Session};
 use crate::core::supervisor::Now;
 use crate::core::ui::side::Section;
 
@@ -35,15 +35,16 @@ impl Workspace {
         self.sessions.iter().filter_map(|s| s.next_deadline(now)).min()
     }
 
-    /// Draws the shown session as `viewer` sees it.
+    /// Draws the shown session as `viewer` sees it into `buf`, which holds what `drawn` says.
     pub fn draw(
         &self,
-        frame: &mut Frame,
+        buf: &mut Buffer,
+        drawn: &mut Drawn,
         screen: &vt100::Screen,
         now: Now,
         extra: Option<Section>,
         viewer: Option<crate::core::session::ClientId>,
-    ) {
-        self.shown().draw(frame, screen, now, extra, viewer);
+    ) -> Painted {
+        self.shown().draw(buf, drawn, screen, now, extra, viewer)
     }
 }

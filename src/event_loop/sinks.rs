@@ -3,14 +3,14 @@
 
 use anyhow::Result;
 use crossterm::cursor::SetCursorStyle;
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
 
 use crate::pi::bridge::protocol::Command;
 use crate::pi::bridge::server::BridgeHandle;
 use crate::term::pty::ChildPty;
 
 use super::clients::ClientLink;
-use crate::core::session::ClientId;
+use crate::core::session::{ClientId, Drawn, Painted};
 
 /// Where the session is shown: the terminals attached to it (in the server, each a client).
 pub trait Screen {
@@ -25,11 +25,12 @@ pub trait Screen {
     fn clear(&mut self, cols: u16, rows: u16) -> Result<()>;
     /// Draws one frame. `own` are the clients that see something of their own (an overlay, an
     /// armed prefix); `build` draws the frame as one of them sees it, or with `None` as every
-    /// other client does, and returns the cursor style the frame wants.
+    /// other client does, into a buffer that holds what the `Drawn` says, and returns what it drew
+    /// and the cursor style the frame wants.
     fn frame(
         &mut self,
         own: &[ClientId],
-        build: impl FnMut(&mut Frame, Option<ClientId>) -> vt100::CursorStyle,
+        build: impl FnMut(&mut Buffer, &mut Drawn, Option<ClientId>) -> (Painted, vt100::CursorStyle),
     ) -> Result<vt100::CursorStyle>;
     /// Sets the cursor's shape.
     fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()>;

@@ -10,7 +10,8 @@ use ratatui::backend::TestBackend;
 use ratatui::{Frame, Terminal};
 
 use super::{ClientLink, Screen};
-use crate::core::session::{ClientId, WorkspaceRequest};
+use crate::core::session::{ClientId, Drawn, Painted, WorkspaceRequest};
+use ratatui::buffer::Buffer;
 
 pub struct TestScreen {
     pub terminal: Terminal<TestBackend>,
@@ -82,11 +83,19 @@ impl Screen for TestScreen {
     fn frame(
         &mut self,
         own: &[ClientId],
-        mut build: impl FnMut(&mut Frame, Option<ClientId>) -> vt100::CursorStyle,
+        mut build: impl FnMut(&mut Buffer, &mut Drawn, Option<ClientId>) -> (Painted, vt100::CursorStyle),
     ) -> Result<vt100::CursorStyle> {
         let mut style = vt100::CursorStyle::Default;
+        // ratatui's terminal starts every frame from an empty buffer: each frame is drawn whole.
+        let mut whole = |f: &mut Frame, viewer| {
+            let (painted, s) = build(f.buffer_mut(), &mut Drawn::default(), viewer);
+            if let Some(at) = painted.cursor {
+                f.set_cursor_position(at);
+            }
+            style = s;
+        };
         self.terminal
-            .draw(|f| style = build(f, None))
+            .draw(|f| whole(f, None))
             .context("draw into the test terminal")?;
         let area = self.terminal.get_frame().area();
         self.own.retain(|id, _| own.contains(id));
@@ -98,7 +107,7 @@ impl Screen for TestScreen {
                 ),
             };
             t.backend_mut().resize(area.width, area.height);
-            t.draw(|f| style = build(f, Some(*id)))
+            t.draw(|f| whole(f, Some(*id)))
                 .context("draw into the test terminal")?;
         }
         Ok(style)

@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
 use anyhow::{Context, Result};
-use ratatui::{Frame, Terminal};
+use ratatui::buffer::Buffer;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::backend::BufferBackend;
+use super::painter::Painter;
 use super::serve::ServerMsg;
+use crate::core::session::{Drawn, Painted};
 use crate::event_loop::{ClientLink, ClientOut, Screen};
 
 /// A client with this many bytes not yet written to its socket is dropped.
@@ -20,7 +21,7 @@ pub const MAX_QUEUED: usize = 32 << 20;
 
 pub struct RemoteScreen {
     /// The frame every client without a view of its own sees, drawn once for all of them.
-    shared: Terminal<BufferBackend>,
+    shared: Painter,
     clients: BTreeMap<u64, Viewer>,
     /// Clients dropped for not reading, until the loop hears of it (their keyboards go too).
     dropped: Vec<u64>,
@@ -37,7 +38,7 @@ pub struct RemoteScreen {
 struct Viewer {
     link: ClientLink,
     /// Its own frames while it sees something the others do not (an overlay, an armed prefix).
-    own: Option<Terminal<BufferBackend>>,
+    own: Option<Painter>,
     /// Its terminal shows what the shared frames drew; `false`: it needs the whole screen once.
     synced: bool,
 }
@@ -45,7 +46,7 @@ struct Viewer {
 impl RemoteScreen {
     pub fn new(cols: u16, rows: u16) -> Result<Self> {
         Ok(Self {
-            shared: terminal(cols, rows)?,
+            shared: Painter::new(cols, rows),
             clients: BTreeMap::new(),
             dropped: Vec::new(),
             size: (cols, rows),
@@ -95,7 +96,7 @@ impl RemoteScreen {
         &mut self,
         id: u64,
         own_view: bool,
-        mut build: impl FnMut(&mut Frame, Option<u64>) -> vt100::CursorStyle,
+        mut build: impl FnMut(&mut Buffer, &mut Drawn, Option<u64>) -> (Painted, vt100::CursorStyle),
     ) -> Result<vt100::CursorStyle> {
         let Some(v) = self.clients.get_mut(&id) else {
             return Ok(vt100::CursorStyle::Default);
@@ -103,7 +104,7 @@ impl RemoteScreen {
         let whole = v.own.take().is_some() || !v.synced;
         v.synced = true;
         let viewer = own_view.then_some(id);
-        let (bytes, style) = draw(&mut self.shared, whole, |f| build(f, viewer))?;
+        let (bytes, style) = self.shared.draw(whole, |b, d| build(b, d, viewer))?;
         self.send(&[id], &bytes);
         Ok(style)
     }
@@ -125,37 +126,16 @@ impl RemoteScreen {
             self.size = (cols.max(1), rows.max(1));
         }
         let (cols, rows) = self.size;
-        self.shared.backend_mut().set_size(cols, rows);
+        self.shared.set_size(cols, rows);
         for (id, v) in &mut self.clients {
             if let Some(own) = &mut v.own {
-                own.backend_mut().set_size(cols, rows);
+                own.set_size(cols, rows);
             }
             if self.size != before || newcomer == Some(*id) {
                 let _ = v.link.send(ClientOut::Size { cols, rows });
             }
         }
     }
-}
-
-fn terminal(cols: u16, rows: u16) -> Result<Terminal<BufferBackend>> {
-    Terminal::new(BufferBackend::new(cols, rows)).context("cannot set up drawing")
-}
-
-/// Draws one frame into `t`, synchronized so that no client shows half of it; returns its bytes.
-fn draw(
-    t: &mut Terminal<BufferBackend>,
-    whole: bool,
-    build: impl FnOnce(&mut Frame) -> vt100::CursorStyle,
-) -> Result<(Vec<u8>, vt100::CursorStyle)> {
-    t.backend_mut().push(b"\x1b[?2026h");
-    if whole {
-        // A terminal that shows something else: cleared, then every cell drawn.
-        t.clear().context("cannot draw")?;
-    }
-    let mut style = vt100::CursorStyle::Default;
-    t.draw(|f| style = build(f)).context("cannot draw")?;
-    t.backend_mut().push(b"\x1b[?2026l");
-    Ok((t.backend_mut().take(), style))
 }
 
 impl Screen for RemoteScreen {
@@ -177,10 +157,7 @@ impl Screen for RemoteScreen {
     }
 
     fn clear(&mut self, cols: u16, rows: u16) -> Result<()> {
-        self.shared.backend_mut().set_size(cols, rows);
-        self.shared
-            .resize(ratatui::layout::Rect::new(0, 0, cols, rows))
-            .context("cannot draw again")?;
+        self.shared.set_size(cols, rows);
         self.shared.clear().context("cannot draw again")?;
         // Every terminal is cleared: the shared frames draw it whole, and a client with a view of
         // its own gets a fresh one.
@@ -188,14 +165,14 @@ impl Screen for RemoteScreen {
             v.own = None;
             v.synced = true;
         }
-        let bytes = self.shared.backend_mut().take();
+        let bytes = self.shared.take();
         self.write_raw(&bytes)
     }
 
     fn frame(
         &mut self,
         own: &[u64],
-        mut build: impl FnMut(&mut Frame, Option<u64>) -> vt100::CursorStyle,
+        mut build: impl FnMut(&mut Buffer, &mut Drawn, Option<u64>) -> (Painted, vt100::CursorStyle),
     ) -> Result<vt100::CursorStyle> {
         if let Some(id) = self.alone() {
             return self.frame_alone(id, own.contains(&id), build);
@@ -219,12 +196,12 @@ impl Screen for RemoteScreen {
         }
         // With no overlay open anywhere (the usual case), one frame for every client.
         if !plain.is_empty() || !joining.is_empty() {
-            let (bytes, s) = draw(&mut self.shared, false, |f| build(f, None))?;
+            let (bytes, s) = self.shared.draw(false, |b, d| build(b, d, None))?;
             style = s;
             self.send(&plain, &bytes);
         }
         if !joining.is_empty() {
-            let (bytes, _) = draw(&mut terminal(cols, rows)?, true, |f| build(f, None))?;
+            let (bytes, _) = Painter::new(cols, rows).draw(true, |b, d| build(b, d, None))?;
             self.send(&joining, &bytes);
             for id in &joining {
                 if let Some(v) = self.clients.get_mut(id) {
@@ -239,9 +216,9 @@ impl Screen for RemoteScreen {
             let whole = v.own.is_none();
             let t = match &mut v.own {
                 Some(t) => t,
-                None => v.own.insert(terminal(cols, rows)?),
+                None => v.own.insert(Painter::new(cols, rows)),
             };
-            let (bytes, s) = draw(t, whole, |f| build(f, Some(*id)))?;
+            let (bytes, s) = t.draw(whole, |b, d| build(b, d, Some(*id)))?;
             style = s;
             self.send(&[*id], &bytes);
         }

@@ -47,7 +47,7 @@ pub fn draw(app: &Session, screen: &vt100::Screen, now: Now) -> Terminal<TestBac
     };
     let mut terminal = Terminal::new(TestBackend::new(cols, rows)).expect("a test terminal");
     terminal
-        .draw(|frame| app.draw(frame, screen, now, None, Some(CLIENT)))
+        .draw(|frame| app.draw_whole(frame, screen, now, None, Some(CLIENT)))
         .expect("draw into the test terminal");
     terminal
 }

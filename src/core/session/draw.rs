@@ -1,15 +1,20 @@
 //! One frame of the session as one client sees it: the pane, the side pane, the footer, and that
 //! client's prefix state and overlay.
 
-use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::widgets::{Clear, Widget};
 
 use super::keyboards::ClientId;
 use super::{Overlay, Session};
 use crate::core::supervisor::{Now, View};
 use crate::core::ui::footer::FooterView;
 use crate::core::ui::help::HelpView;
+use crate::core::ui::layout::Areas;
 use crate::core::ui::pane;
+use crate::core::ui::pane::PaneDrawn;
 use crate::core::ui::side::Section;
+use crate::core::ui::side::SideView;
 
 impl Session {
     /// The footer as `viewer` sees it (its prefix armed or not); `None`: as a client that typed
@@ -28,42 +33,98 @@ impl Session {
         footer
     }
 
-    pub(super) fn draw_frame(
+    /// Draws the frame as `viewer` sees it into `buf`, which holds what `drawn` says was drawn into
+    /// it last: only what changed since is drawn again (a key's echo draws one row of the pane).
+    pub(super) fn draw_into(
         &self,
-        frame: &mut Frame,
+        buf: &mut Buffer,
+        drawn: &mut Drawn,
         screen: &vt100::Screen,
         now: Now,
         extra: Option<Section>,
         viewer: Option<ClientId>,
-    ) {
+    ) -> Painted {
         let areas = self.areas();
-        self.pane_cache
-            .borrow_mut()
-            .render(screen, areas.pane, frame.buffer_mut());
-        let view = self.supervisor_view(now);
-        if let Some(side) = areas.side {
-            frame.render_widget(&self.side_from(&view, areas.pane, now, extra), side);
-        }
-        if let Some(footer) = areas.footer {
-            frame.render_widget(&self.footer_from(&view, viewer), footer);
-        }
         let overlay = viewer
             .and_then(|c| self.keys.get(c))
             .and_then(|kb| kb.overlay.as_ref());
+        let whole = buf.area;
+        let mut rows = vec![false; usize::from(whole.height)];
+        let mut mark = |area: Rect| {
+            for y in area.top().max(whole.top())..area.bottom().min(whole.bottom()) {
+                rows[usize::from(y - whole.y)] = true;
+            }
+        };
+        // An overlay covers everything, and leaves nothing drawn that a frame could keep.
+        if overlay.is_some() || drawn.overlay || drawn.at != Some((buf.area, areas)) {
+            buf.reset();
+            *drawn = Drawn {
+                at: Some((buf.area, areas)),
+                ..Drawn::default()
+            };
+            mark(whole);
+        }
+        let pane_rows = self
+            .pane_cache
+            .borrow_mut()
+            .draw(screen, areas.pane, buf, &mut drawn.pane);
+        for y in pane_rows {
+            mark(Rect::new(0, y, 1, 1));
+        }
+        let view = self.supervisor_view(now);
+        if let Some(side) = areas.side {
+            let v = self.side_from(&view, areas.pane, now, extra);
+            if drawn.side.as_ref() != Some(&v) {
+                // The side pane's earlier text may be longer than this one's.
+                Clear.render(side, buf);
+                (&v).render(side, buf);
+                mark(side);
+                drawn.side = Some(v);
+            }
+        }
+        if let Some(footer) = areas.footer {
+            let v = self.footer_from(&view, viewer);
+            if drawn.footer.as_ref() != Some(&v) {
+                Clear.render(footer, buf);
+                (&v).render(footer, buf);
+                mark(footer);
+                drawn.footer = Some(v);
+            }
+        }
+        drawn.overlay = overlay.is_some();
+        let all = whole;
+        let mut cursor = None;
         match overlay {
             Some(Overlay::Help) => {
                 let prefix = self.keys.prefix().to_string();
-                frame.render_widget(HelpView { prefix: &prefix }, frame.area());
+                HelpView { prefix: &prefix }.render(all, buf);
             }
-            Some(Overlay::Settings(d)) => frame.render_widget(d.as_ref(), frame.area()),
-            Some(Overlay::Status(s)) => frame.render_widget(s.as_ref(), frame.area()),
-            Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => frame.render_widget(p, frame.area()),
-            Some(Overlay::Switcher(s)) => frame.render_widget(s.as_ref(), frame.area()),
-            None => {
-                if let Some(pos) = pane::cursor(screen, areas.pane) {
-                    frame.set_cursor_position(pos);
-                }
-            }
+            Some(Overlay::Settings(d)) => d.as_ref().render(all, buf),
+            Some(Overlay::Status(s)) => s.as_ref().render(all, buf),
+            Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => p.render(all, buf),
+            Some(Overlay::Switcher(s)) => s.as_ref().render(all, buf),
+            None => cursor = pane::cursor(screen, areas.pane),
         }
+        Painted { rows, cursor }
     }
+}
+
+/// What a buffer holds of the frames drawn into it, for the next frame into the same buffer to draw
+/// only what changed. A new one (`Drawn::default()`) knows of nothing: the frame is drawn whole.
+#[derive(Debug, Clone, Default)]
+pub struct Drawn {
+    /// The buffer's area and the layout then.
+    at: Option<(Rect, Areas)>,
+    pane: PaneDrawn,
+    side: Option<SideView>,
+    footer: Option<FooterView>,
+    overlay: bool,
+}
+
+/// What drawing a frame did: the rows it drew (by their index in the buffer), which are the only
+/// ones that can differ from the frame before, and where the cursor is shown, if anywhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Painted {
+    pub rows: Vec<bool>,
+    pub cursor: Option<Position>,
 }

@@ -1,5 +1,7 @@
 //! Draws the mirrored child screen into the pane.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -59,23 +61,82 @@ fn pane_cell(screen: &vt100::Screen, row: u16, col: u16, cols: u16, out: &mut Ce
     out.set_style(cell_style(cell));
 }
 
-/// Draws the child's screen into the pane, keeping the pane as it was last drawn so that the next
-/// frame looks up again only the rows vt100 says changed: finding a cell in vt100 walks to its row
-/// each time, the largest part of drawing the pane (docs/architecture.md, "Where a quiet key's time
-/// goes"). A copy of what it shows, nothing more.
-#[derive(Default)]
+/// The child's screen as the pane shows it, kept from frame to frame so that a frame looks up again
+/// only the rows vt100 says changed (finding a cell in vt100 walks to its row each time, the largest
+/// part of drawing the pane), and copies into a buffer only the rows that buffer has not been given
+/// yet (docs/architecture.md, "Where a quiet key's time goes"). A copy of what it shows, nothing
+/// more.
 pub struct PaneCache {
-    /// The child's screen when last drawn, and the pane's cells then, row by row.
+    /// Tells this cache's versions from another's (a buffer may hold another session's pane).
+    id: u64,
+    /// The child's screen when last looked at, and the pane's cells then, row by row.
     screen: Option<vt100::Screen>,
     cells: Vec<Cell>,
+    size: (u16, u16),
+    /// Counts the looks that found a change; each row keeps the count of its last change.
+    version: u64,
+    row_versions: Vec<u64>,
+}
+
+impl Default for PaneCache {
+    fn default() -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        Self {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            screen: None,
+            cells: Vec::new(),
+            size: (0, 0),
+            version: 0,
+            row_versions: Vec::new(),
+        }
+    }
+}
+
+/// Which pane a buffer holds, and as of which version: what [`PaneCache::draw`] need not copy again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PaneDrawn {
+    cache: u64,
+    version: u64,
     size: (u16, u16),
 }
 
 impl PaneCache {
-    /// Draws `screen` into `area` of `buf`: every cell of pi's screen, replacing whatever `buf`
-    /// held there, looked up again only in the rows that changed since the last call.
-    pub fn render(&mut self, screen: &vt100::Screen, area: Rect, buf: &mut Buffer) {
+    /// Draws `screen` into `area` of `buf`, which holds the pane as `drawn` says: every cell of pi's
+    /// screen, replacing what `buf` held there, and only the rows that changed since. Returns the
+    /// rows it drew, `drawn` updated.
+    pub fn draw(
+        &mut self,
+        screen: &vt100::Screen,
+        area: Rect,
+        buf: &mut Buffer,
+        drawn: &mut PaneDrawn,
+    ) -> Vec<u16> {
         let area = area.intersection(buf.area);
+        self.look(screen, area);
+        let (cols, rows) = self.size;
+        let fresh = drawn.cache != self.id || drawn.size != self.size;
+        let since = if fresh { 0 } else { drawn.version };
+        let width = usize::from(cols);
+        let mut drew = Vec::new();
+        for row in 0..rows {
+            if self.row_versions[usize::from(row)] <= since {
+                continue;
+            }
+            let from = &self.cells[usize::from(row) * width..][..width];
+            let at = buf.index_of(area.x, area.y + row);
+            buf.content[at..at + width].clone_from_slice(from);
+            drew.push(area.y + row);
+        }
+        *drawn = PaneDrawn {
+            cache: self.id,
+            version: self.version,
+            size: self.size,
+        };
+        drew
+    }
+
+    /// Brings the cells up to date with `screen`: looks up again the rows that changed.
+    fn look(&mut self, screen: &vt100::Screen, area: Rect) {
         let (rows, cols) = screen.size();
         let (rows, cols) = (rows.get().min(area.height), cols.get().min(area.width));
         let width = usize::from(cols);
@@ -88,24 +149,24 @@ impl PaneCache {
                 .collect(),
             _ => {
                 self.cells = vec![Cell::EMPTY; usize::from(rows) * width];
+                self.row_versions = vec![0; usize::from(rows)];
                 self.size = (cols, rows);
                 (0..rows).collect()
             }
         };
+        if !changed.is_empty() {
+            self.version += 1;
+        }
         for row in changed {
             let start = usize::from(row) * width;
             for (col, out) in (0..cols).zip(&mut self.cells[start..start + width]) {
                 pane_cell(screen, row, col, cols, out);
             }
+            self.row_versions[usize::from(row)] = self.version;
         }
         match &mut self.screen {
             Some(prev) => prev.clone_from(screen),
             None => self.screen = Some(screen.clone()),
-        }
-        for row in 0..rows {
-            let from = &self.cells[usize::from(row) * width..][..width];
-            let at = buf.index_of(area.x, area.y + row);
-            buf.content[at..at + width].clone_from_slice(from);
         }
     }
 }

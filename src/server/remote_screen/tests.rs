@@ -59,11 +59,7 @@ fn frames_go_to_every_client_and_a_newcomers_modes_only_to_it() {
     let (b, mut rb) = client(20, 5);
     s.attach(1, a);
     s.attach(2, b);
-    s.frame(&[], |f, _| {
-        f.render_widget(ratatui::widgets::Paragraph::new("hello"), f.area());
-        vt100::CursorStyle::Default
-    })
-    .unwrap();
+    s.frame(&[], |b, _, _| whole(b, "hello")).unwrap();
     let (got_a, got_b) = (bytes(&mut ra), bytes(&mut rb));
     assert!(String::from_utf8_lossy(&got_a).contains("hello"));
     assert_eq!(got_a, got_b, "the same bytes for both");
@@ -133,13 +129,23 @@ impl Term {
     }
 }
 
-fn say(f: &mut Frame, viewer: Option<u64>) -> vt100::CursorStyle {
+/// Draws `text` as the whole frame.
+fn whole(b: &mut Buffer, text: &str) -> (Painted, vt100::CursorStyle) {
+    b.reset();
+    ratatui::widgets::Widget::render(ratatui::widgets::Paragraph::new(text), b.area, b);
+    let painted = Painted {
+        rows: vec![true; usize::from(b.area.height)],
+        cursor: None,
+    };
+    (painted, vt100::CursorStyle::Default)
+}
+
+fn say(b: &mut Buffer, _: &mut Drawn, viewer: Option<u64>) -> (Painted, vt100::CursorStyle) {
     let text = match viewer {
         None => "pane".to_string(),
         Some(id) => format!("overlay of {id}"),
     };
-    f.render_widget(ratatui::widgets::Paragraph::new(text), f.area());
-    vt100::CursorStyle::Default
+    whole(b, &text)
 }
 
 #[test]
@@ -176,9 +182,9 @@ fn a_lone_client_is_drawn_once_its_overlay_included() {
     let (a, mut ra) = client(20, 5);
     s.attach(1, a);
     let mut seen = Vec::new();
-    s.frame(&[1], |f, viewer| {
+    s.frame(&[1], |b, d, viewer| {
         seen.push(viewer);
-        say(f, viewer)
+        say(b, d, viewer)
     })
     .unwrap();
     assert_eq!(seen, vec![Some(1)]);

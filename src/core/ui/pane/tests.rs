@@ -9,7 +9,7 @@ fn render(bytes: &[u8], w: u16, h: u16) -> Buffer {
     p.process(bytes);
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    PaneCache::default().render(p.screen(), area, &mut buf);
+    PaneCache::default().draw(p.screen(), area, &mut buf, &mut PaneDrawn::default());
     buf
 }
 
@@ -47,7 +47,7 @@ fn nothing_of_what_the_buffer_held_stays_on_the_childs_cells() {
             .fg(Color::Red)
             .add_modifier(Modifier::DIM | Modifier::ITALIC),
     );
-    PaneCache::default().render(p.screen(), area, &mut buf);
+    PaneCache::default().draw(p.screen(), area, &mut buf, &mut PaneDrawn::default());
     assert_eq!(buf[(0, 0)].modifier, Modifier::empty());
     assert_eq!(buf[(0, 0)].fg, Color::Reset);
     assert_eq!(buf[(1, 0)].modifier, Modifier::BOLD);
@@ -94,10 +94,20 @@ const PIECES: &[&str] = &[
     "x",
 ];
 
+/// The pane drawn into a new buffer by a new cache: every cell looked up.
+fn every_cell(screen: &vt100::Screen, area: Rect, size: Rect) -> Buffer {
+    let mut buf = Buffer::empty(size);
+    PaneCache::default().draw(screen, area, &mut buf, &mut PaneDrawn::default());
+    buf
+}
+
 proptest::proptest! {
-    /// Whatever the child writes, the cached pane shows exactly what drawing every cell shows.
+    /// Whatever the child writes, two buffers the cache draws into (as the shared frame and a
+    /// client's own are), each drawn at its own pace, show exactly what drawing every cell shows.
     #[test]
-    fn the_cache_draws_what_every_cell_would(steps in proptest::collection::vec(0..PIECES.len(), 1..40)) {
+    fn the_cache_draws_what_every_cell_would(
+        steps in proptest::collection::vec((0..PIECES.len(), 0..3u8), 1..40),
+    ) {
         let (w, h) = (10u16, 5u16);
         let mut p = vt100::Parser::new(
             std::num::NonZeroU16::new(h).expect("rows"),
@@ -105,16 +115,88 @@ proptest::proptest! {
             0,
         );
         let area = Rect::new(2, 1, w, h);
+        let size = Rect::new(0, 0, w + 4, h + 2);
         let mut cache = PaneCache::default();
-        for step in steps {
+        let mut kept = [
+            (Buffer::empty(size), PaneDrawn::default()),
+            (Buffer::empty(size), PaneDrawn::default()),
+        ];
+        for (step, which) in steps {
             p.process(PIECES[step].as_bytes());
-            let mut plain = Buffer::empty(Rect::new(0, 0, w + 4, h + 2));
-            PaneCache::default().render(p.screen(), area, &mut plain);
-            let mut cached = Buffer::empty(Rect::new(0, 0, w + 4, h + 2));
-            cache.render(p.screen(), area, &mut cached);
-            proptest::prop_assert_eq!(cached, plain);
+            // 0: the first buffer is drawn, 1: the second, 2: neither (no frame this time).
+            let Some((buf, drawn)) = kept.get_mut(usize::from(which)) else {
+                continue;
+            };
+            let before = buf.clone();
+            let drew = cache.draw(p.screen(), area, buf, drawn);
+            proptest::prop_assert_eq!(&*buf, &every_cell(p.screen(), area, size));
+            // A frame compares only the rows said drawn with what the terminal shows.
+            for row in (0..size.height).filter(|r| !drew.contains(r)) {
+                let same = (0..size.width).all(|x| buf[(x, row)] == before[(x, row)]);
+                proptest::prop_assert!(same, "row {} changed but was not said drawn", row);
+            }
         }
     }
+}
+
+#[test]
+fn only_the_rows_that_changed_are_drawn_again() {
+    let mut p = vt100::Parser::new(
+        std::num::NonZeroU16::new(4).expect("rows"),
+        std::num::NonZeroU16::new(6).expect("cols"),
+        0,
+    );
+    p.process(b"ab\r\ncd\r\nef");
+    let area = Rect::new(0, 1, 6, 4);
+    let mut cache = PaneCache::default();
+    let mut buf = Buffer::empty(Rect::new(0, 0, 6, 5));
+    let mut drawn = PaneDrawn::default();
+    assert_eq!(
+        cache.draw(p.screen(), area, &mut buf, &mut drawn),
+        vec![1, 2, 3, 4]
+    );
+    p.process(b"\x1b[2;3Hx");
+    assert_eq!(cache.draw(p.screen(), area, &mut buf, &mut drawn), vec![2]);
+    assert_eq!(
+        cache.draw(p.screen(), area, &mut buf, &mut drawn),
+        Vec::<u16>::new()
+    );
+    // A buffer the cache has not drawn into gets every row.
+    let mut other = Buffer::empty(Rect::new(0, 0, 6, 5));
+    let drew = cache.draw(p.screen(), area, &mut other, &mut PaneDrawn::default());
+    assert_eq!(drew, vec![1, 2, 3, 4]);
+    assert_eq!(other, buf);
+}
+
+#[test]
+fn a_buffer_drawn_by_another_cache_is_drawn_whole() {
+    let mut p = vt100::Parser::new(
+        std::num::NonZeroU16::new(2).expect("rows"),
+        std::num::NonZeroU16::new(4).expect("cols"),
+        0,
+    );
+    p.process(b"one");
+    let area = Rect::new(0, 0, 4, 2);
+    let (mut first, mut second) = (PaneCache::default(), PaneCache::default());
+    let mut buf = Buffer::empty(area);
+    let mut drawn = PaneDrawn::default();
+    first.draw(p.screen(), area, &mut buf, &mut drawn);
+    second.draw(
+        p.screen(),
+        area,
+        &mut Buffer::empty(area),
+        &mut PaneDrawn::default(),
+    );
+    p.process(b"\r\ntwo");
+    second.draw(
+        p.screen(),
+        area,
+        &mut Buffer::empty(area),
+        &mut PaneDrawn::default(),
+    );
+    // The second cache's version is ahead of the first's, but it never drew into this buffer.
+    assert_eq!(second.draw(p.screen(), area, &mut buf, &mut drawn), vec![0, 1]);
+    assert_eq!(buf, every_cell(p.screen(), area, area));
 }
 
 #[test]
@@ -126,16 +208,19 @@ fn a_resized_screen_is_drawn_whole_again() {
     );
     p.process(b"abcdef\r\nghi");
     let mut cache = PaneCache::default();
+    let mut drawn = PaneDrawn::default();
     let mut buf = Buffer::empty(Rect::new(0, 0, 8, 4));
-    cache.render(p.screen(), Rect::new(0, 0, 6, 3), &mut buf);
+    cache.draw(p.screen(), Rect::new(0, 0, 6, 3), &mut buf, &mut drawn);
     p.screen_mut().set_size(
         std::num::NonZeroU16::new(4).expect("rows"),
         std::num::NonZeroU16::new(8).expect("cols"),
     );
     p.process(b"\x1b[4;1Hlast");
     let mut cached = Buffer::empty(Rect::new(0, 0, 8, 4));
-    cache.render(p.screen(), Rect::new(0, 0, 8, 4), &mut cached);
-    let mut plain = Buffer::empty(Rect::new(0, 0, 8, 4));
-    PaneCache::default().render(p.screen(), Rect::new(0, 0, 8, 4), &mut plain);
-    assert_eq!(cached, plain);
+    let drew = cache.draw(p.screen(), Rect::new(0, 0, 8, 4), &mut cached, &mut drawn);
+    assert_eq!(drew, vec![0, 1, 2, 3]);
+    assert_eq!(
+        cached,
+        every_cell(p.screen(), Rect::new(0, 0, 8, 4), Rect::new(0, 0, 8, 4))
+    );
 }

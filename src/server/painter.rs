@@ -1,0 +1,129 @@
+//! A client's terminal as the server draws it. ratatui's `Terminal` starts every frame from an
+//! empty buffer, so every widget is drawn and every cell compared again; a painter keeps the frame
+//! it drew, the session draws into it only what changed (`Session::draw`), and only the rows drawn
+//! are compared with what the terminal shows. Comparing cells and writing escape sequences stay
+//! ratatui's and crossterm's.
+
+use anyhow::{Context, Result};
+use ratatui::backend::Backend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::backend::BufferBackend;
+use crate::core::session::{Drawn, Painted};
+
+pub struct Painter {
+    backend: BufferBackend,
+    /// What the terminal shows.
+    shown: Buffer,
+    /// The frame being drawn, which holds the last one until then; `drawn` says what it holds.
+    next: Buffer,
+    drawn: Drawn,
+    /// The terminal shows nothing of `shown` (new, cleared or resized): every row is compared.
+    blank: bool,
+}
+
+impl Painter {
+    pub fn new(cols: u16, rows: u16) -> Self {
+        let area = Rect::new(0, 0, cols, rows);
+        Self {
+            backend: BufferBackend::new(cols, rows),
+            shown: Buffer::empty(area),
+            next: Buffer::empty(area),
+            drawn: Drawn::default(),
+            blank: true,
+        }
+    }
+
+    /// The size of the next frame.
+    pub fn set_size(&mut self, cols: u16, rows: u16) {
+        self.backend.set_size(cols, rows);
+    }
+
+    /// Clears the terminal, at the size set last: the next frame draws every cell.
+    pub fn clear(&mut self) -> Result<()> {
+        let size = self.backend.size().context("cannot clear")?;
+        let area = Rect::new(0, 0, size.width, size.height);
+        if area != self.shown.area {
+            self.shown.resize(area);
+            self.next.resize(area);
+        }
+        self.backend.clear().context("cannot clear")?;
+        self.shown.reset();
+        self.blank = true;
+        Ok(())
+    }
+
+    /// The bytes written since the last call.
+    pub fn take(&mut self) -> Vec<u8> {
+        self.backend.take()
+    }
+
+    /// Draws one frame, synchronized so that no client shows half of it (`whole`: the terminal is
+    /// cleared first); returns its bytes.
+    pub fn draw(
+        &mut self,
+        whole: bool,
+        build: impl FnOnce(&mut Buffer, &mut Drawn) -> (Painted, vt100::CursorStyle),
+    ) -> Result<(Vec<u8>, vt100::CursorStyle)> {
+        self.backend.push(b"\x1b[?2026h");
+        let size = self.backend.size().context("cannot draw")?;
+        let area = Rect::new(0, 0, size.width, size.height);
+        if whole || area != self.shown.area {
+            self.clear()?;
+        }
+        let (painted, style) = build(&mut self.next, &mut self.drawn);
+        if std::mem::take(&mut self.blank) {
+            self.show(0..area.height)?;
+        } else {
+            for rows in runs(&painted.rows) {
+                self.show(rows)?;
+            }
+        }
+        match painted.cursor {
+            None => self.backend.hide_cursor(),
+            Some(at) => self
+                .backend
+                .show_cursor()
+                .and_then(|()| self.backend.set_cursor_position(at)),
+        }
+        .context("cannot draw")?;
+        self.backend.push(b"\x1b[?2026l");
+        Ok((self.backend.take(), style))
+    }
+
+    /// Writes what changed in these rows, and keeps them as shown.
+    fn show(&mut self, rows: std::ops::Range<u16>) -> Result<()> {
+        let width = usize::from(self.shown.area.width);
+        let cells = usize::from(rows.start) * width..usize::from(rows.end) * width;
+        let area = Rect::new(0, rows.start, self.shown.area.width, rows.end - rows.start);
+        let before = Buffer {
+            area,
+            content: self.shown.content[cells.clone()].to_vec(),
+        };
+        let after = Buffer {
+            area,
+            content: self.next.content[cells.clone()].to_vec(),
+        };
+        self.backend
+            .draw(before.diff_iter(&after))
+            .context("cannot draw")?;
+        self.shown.content[cells].clone_from_slice(&after.content);
+        Ok(())
+    }
+}
+
+/// The runs of consecutive `true`s, as ranges of their indices.
+fn runs(rows: &[bool]) -> Vec<std::ops::Range<u16>> {
+    let mut out: Vec<std::ops::Range<u16>> = Vec::new();
+    for (y, _) in (0u16..).zip(rows).filter(|(_, on)| **on) {
+        match out.last_mut() {
+            Some(run) if run.end == y => run.end = y + 1,
+            _ => out.push(y..y + 1),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
