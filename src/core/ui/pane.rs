@@ -118,6 +118,15 @@ impl PaneCache {
         let since = if fresh { 0 } else { drawn.version };
         let width = usize::from(cols);
         let mut drew = Vec::new();
+        if fresh {
+            // Where the screen is smaller than the pane, nothing of what the buffer held stays.
+            for y in area.top()..area.bottom() {
+                for x in area.left()..area.right() {
+                    buf[(x, y)].reset();
+                }
+            }
+            drew.extend(area.top() + rows..area.bottom());
+        }
         for row in 0..rows {
             if self.row_versions[usize::from(row)] <= since {
                 continue;
@@ -127,6 +136,7 @@ impl PaneCache {
             buf.content[at..at + width].clone_from_slice(from);
             drew.push(area.y + row);
         }
+        drew.sort_unstable();
         *drawn = PaneDrawn {
             cache: self.id,
             version: self.version,

@@ -224,3 +224,27 @@ fn a_resized_screen_is_drawn_whole_again() {
         every_cell(p.screen(), Rect::new(0, 0, 8, 4), Rect::new(0, 0, 8, 4))
     );
 }
+
+#[test]
+fn a_screen_smaller_than_the_pane_leaves_nothing_of_a_bigger_one_behind() {
+    let area = Rect::new(0, 0, 6, 3);
+    let mut big = vt100::Parser::new(
+        std::num::NonZeroU16::new(3).expect("rows"),
+        std::num::NonZeroU16::new(6).expect("cols"),
+        0,
+    );
+    big.process(b"abcdef\r\nghijkl\r\nmnopqr");
+    let mut cache = PaneCache::default();
+    let mut drawn = PaneDrawn::default();
+    let mut buf = Buffer::empty(area);
+    cache.draw(big.screen(), area, &mut buf, &mut drawn);
+    let mut small = vt100::Parser::new(
+        std::num::NonZeroU16::new(2).expect("rows"),
+        std::num::NonZeroU16::new(4).expect("cols"),
+        0,
+    );
+    small.process(b"xy");
+    let drew = cache.draw(small.screen(), area, &mut buf, &mut drawn);
+    assert_eq!(drew, vec![0, 1, 2]);
+    assert_eq!(buf, every_cell(small.screen(), area, area));
+}
