@@ -97,9 +97,13 @@ impl Painter {
         let width = usize::from(self.shown.area.width);
         let cells = usize::from(rows.start) * width..usize::from(rows.end) * width;
         let area = Rect::new(0, rows.start, self.shown.area.width, rows.end - rows.start);
+        // What was shown there is moved out, not copied: the rows drawn take its place.
         let before = Buffer {
             area,
-            content: self.shown.content[cells.clone()].to_vec(),
+            content: self.shown.content[cells.clone()]
+                .iter_mut()
+                .map(std::mem::take)
+                .collect(),
         };
         let after = Buffer {
             area,
@@ -108,7 +112,9 @@ impl Painter {
         self.backend
             .draw(before.diff_iter(&after))
             .context("cannot draw")?;
-        self.shown.content[cells].clone_from_slice(&after.content);
+        for (shown, drawn) in self.shown.content[cells].iter_mut().zip(after.content) {
+            *shown = drawn;
+        }
         Ok(())
     }
 }
