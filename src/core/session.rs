@@ -26,7 +26,6 @@ pub mod view;
 mod workspace;
 mod world;
 
-use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use self::brief::Trouble;
@@ -47,7 +46,6 @@ pub use crate::core::brief::{Attention, SessionBrief, order_briefs};
 use crate::core::config::Settings;
 use crate::core::spec::SessionSpec;
 use crate::core::supervisor::{Now, Supervisor, View};
-use crate::core::ui::side::Section;
 use crate::core::ui::theme::Tone;
 use crate::term::screen::ChildModes;
 
@@ -337,44 +335,6 @@ impl Session {
     /// frame of its own; every other client sees the same one.
     pub fn own_views(&self) -> Vec<ClientId> {
         self.keys.own_views()
-    }
-
-    /// Draws the screen as `viewer` sees it into `buf`: `screen` in the pane, the side pane (with
-    /// `extra` on top, if given), the footer, and the viewer's prefix state and overlay (`None`: no
-    /// client's). `drawn` is what `buf` holds of earlier frames; only what changed since is drawn.
-    pub fn draw(
-        &self,
-        buf: &mut Buffer,
-        drawn: &mut Drawn,
-        screen: &vt100::Screen,
-        now: Now,
-        extra: Option<Section>,
-        viewer: Option<ClientId>,
-    ) -> Painted {
-        self.draw_into(buf, drawn, screen, now, extra, viewer)
-    }
-
-    /// Draws the whole screen into `frame`, as [`Session::draw`] does into a buffer that holds
-    /// nothing yet.
-    pub fn draw_whole(
-        &self,
-        frame: &mut ratatui::Frame,
-        screen: &vt100::Screen,
-        now: Now,
-        extra: Option<Section>,
-        viewer: Option<ClientId>,
-    ) {
-        let painted = self.draw(
-            frame.buffer_mut(),
-            &mut Drawn::default(),
-            screen,
-            now,
-            extra,
-            viewer,
-        );
-        if let Some(at) = painted.cursor {
-            frame.set_cursor_position(at);
-        }
     }
 }
 

@@ -33,9 +33,11 @@ impl Session {
         footer
     }
 
-    /// Draws the frame as `viewer` sees it into `buf`, which holds what `drawn` says was drawn into
-    /// it last: only what changed since is drawn again (a key's echo draws one row of the pane).
-    pub(super) fn draw_into(
+    /// Draws the screen as `viewer` sees it into `buf`: `screen` in the pane, the side pane (with
+    /// `extra` on top, if given), the footer, and the viewer's prefix state and overlay (`None`: no
+    /// client's). `buf` holds what `drawn` says was drawn into it last: only what changed since is
+    /// drawn again (a key's echo draws one row of the pane).
+    pub fn draw(
         &self,
         buf: &mut Buffer,
         drawn: &mut Drawn,
@@ -106,6 +108,23 @@ impl Session {
             None => cursor = pane::cursor(screen, areas.pane),
         }
         Painted { rows, cursor }
+    }
+
+    /// Draws the whole screen into `frame`, as [`Session::draw`] does into a buffer that holds
+    /// nothing yet.
+    pub fn draw_whole(
+        &self,
+        frame: &mut ratatui::Frame,
+        screen: &vt100::Screen,
+        now: Now,
+        extra: Option<Section>,
+        viewer: Option<ClientId>,
+    ) {
+        let buf = frame.buffer_mut();
+        let painted = self.draw(buf, &mut Drawn::default(), screen, now, extra, viewer);
+        if let Some(at) = painted.cursor {
+            frame.set_cursor_position(at);
+        }
     }
 }
 
