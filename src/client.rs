@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use deadline::OPEN_LIMIT;
 
-use crate::core::session::usage::{dollars, tokens};
 use crate::ipc::wire::{self, Down, Listing, Target, Up};
 use crate::term::safe_text::escape;
 
@@ -146,12 +145,9 @@ pub fn format_listing(list: &[Listing]) -> String {
                 } else {
                     "-".into()
                 },
-                if l.tokens_in + l.tokens_out + l.cache_read == 0 {
-                    "-".into()
-                } else {
-                    format!("{}/{}", tokens(l.tokens_in + l.cache_read), tokens(l.tokens_out))
-                },
-                l.cost_usd.map_or_else(|| "-".into(), dollars),
+                crate::machines::merge::token_cell(l.tokens_in, l.tokens_out, l.cache_read),
+                l.cost_usd
+                    .map_or_else(|| "-".into(), crate::machines::merge::dollar_cell),
                 escape(&crate::machines::merge::branch_cell(l.branch.as_deref(), l.dirty)),
                 escape(&l.dir),
             ]

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::ask::Answer;
 use super::cache::{Cache, Known};
 use super::schema::{SCHEMA, SessionJson, attention_rank};
+use crate::core::session::usage::{dollars, tokens};
 use crate::term::safe_text::escape;
 
 /// What `ls --all` calls this machine.
@@ -137,10 +138,12 @@ pub fn format(merged: &Merged, now_ms: u64) -> String {
         "LAST INTERVENTION",
         "AGE",
         "ATTACHED",
+        "TOKENS IN/OUT",
+        "COST",
         "BRANCH",
         "DIRECTORY",
     ];
-    let rows: Vec<[String; 9]> = merged
+    let rows: Vec<[String; 11]> = merged
         .sessions
         .iter()
         .map(|r| {
@@ -164,6 +167,8 @@ pub fn format(merged: &Merged, now_ms: u64) -> String {
                 } else {
                     "-".into()
                 },
+                token_cell(s.tokens_in, s.tokens_out, s.cache_read),
+                s.cost_usd.map_or_else(|| "-".into(), dollar_cell),
                 escape(&branch_cell(s.branch.as_deref(), s.dirty)),
                 escape(&s.dir),
             ]
@@ -187,6 +192,25 @@ pub fn format(merged: &Merged, now_ms: u64) -> String {
         out.push_str(&format!("{machine}: unreachable: {error}; {seen}\n"));
     }
     out
+}
+
+/// `13.4k/2.1k`: the tokens in (cache reads counted) and out; `-` before the first reply.
+pub fn token_cell(tokens_in: u64, tokens_out: u64, cache_read: u64) -> String {
+    if tokens_in + tokens_out + cache_read == 0 {
+        "-".into()
+    } else {
+        format!("{}/{}", tokens(tokens_in + cache_read), tokens(tokens_out))
+    }
+}
+
+/// What the replies cost, as pi priced them. Another machine's figure is not trusted to be sane: a
+/// sum that is not a finite, non-negative number is shown as unknown.
+pub fn dollar_cell(usd: f64) -> String {
+    if usd.is_finite() && usd >= 0.0 {
+        dollars(usd)
+    } else {
+        "?".into()
+    }
 }
 
 /// `feat/x*`: the branch, a star when its tree has uncommitted changes; `-` outside a checkout.
@@ -357,6 +381,40 @@ mod tests {
         );
         let text = format(&merged, 1_000_000);
         assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+    }
+
+    #[test]
+    fn every_machines_spend_is_in_the_table() {
+        let mut cache = Cache::new();
+        let mut train = session(1, "train", "working");
+        (train.tokens_in, train.cache_read, train.tokens_out) = (1200, 800, 300);
+        train.cost_usd = Some(0.35);
+        let mut odd = session(2, "odd", "idle");
+        (odd.tokens_out, odd.cost_usd) = (5, Some(f64::NAN));
+        let merged = merge(
+            vec![session(3, "api", "idle")],
+            vec![answer("gpu", Ok(listing(vec![train, odd])))],
+            &mut cache,
+            1_000_000,
+        );
+        let text = format(&merged, 1_000_000);
+        let lines: Vec<&str> = text.lines().collect();
+        let (tokens, cost) = (
+            lines[0].find("TOKENS IN/OUT").expect("a tokens column"),
+            lines[0].find("COST").expect("a cost column"),
+        );
+        let cell = |name: &str, at: usize| {
+            let line = lines
+                .iter()
+                .find(|l| l.contains(name))
+                .expect("the session's line");
+            line[at..].split_whitespace().next().unwrap_or("").to_string()
+        };
+        assert_eq!(cell("1:train", tokens), "2.0k/300", "{text}");
+        assert_eq!(cell("1:train", cost), "$0.3500", "{text}");
+        assert_eq!(cell("3:api", tokens), "-", "before the first reply: {text}");
+        assert_eq!(cell("3:api", cost), "-", "{text}");
+        assert_eq!(cell("2:odd", cost), "?", "not a sum: {text}");
     }
 
     #[test]
