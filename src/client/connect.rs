@@ -109,15 +109,18 @@ pub fn hello(stream: &mut UnixStream) -> Result<u32, String> {
     hello_in(stream, &dir)
 }
 
-/// [`hello`] to the server whose directory is `dir`.
+/// [`hello`] to the server whose directory is `dir` (a timeout names that server's state, not the
+/// user's usual server's: the demo says hello to a server of its own).
 pub fn hello_in(stream: &mut UnixStream, dir: &Path) -> Result<u32, String> {
     let token = socket::read_token_in(dir).map_err(|e| format!("cannot read the server's token: {e}"))?;
     let frame = wire::encode_up(&Up::Hello {
         token,
         protocol: wire::PROTOCOL,
     });
-    send_within(stream, &frame, "the hello", deadline::HELLO_LIMIT, None)?;
-    match read_down_within(stream, "the hello", deadline::HELLO_LIMIT, None)? {
+    let pid = || socket::server_pid_in(dir);
+    let (what, limit) = ("the hello", deadline::HELLO_LIMIT);
+    send_to(stream, &frame, what, limit, None, &pid)?;
+    match read_down_from(stream, what, limit, None, &pid)? {
         Down::Welcome { restoring, .. } => Ok(restoring),
         Down::Error { message } => Err(message),
         other => Err(format!("the server answered the hello with {other:?}")),
@@ -132,19 +135,7 @@ pub fn send_within(
     limit: Duration,
     restoring: Option<u32>,
 ) -> Result<(), String> {
-    let _ = stream.set_write_timeout(Some(limit));
-    stream.write_all(bytes).map_err(|e| {
-        if deadline::timed_out(&e) {
-            deadline::no_answer(
-                what,
-                limit,
-                deadline::ServerState::of(socket::server_pid()),
-                restoring,
-            )
-        } else {
-            format!("cannot talk to the pokeshell server: {e}")
-        }
-    })
+    send_to(stream, bytes, what, limit, restoring, &socket::server_pid)
 }
 
 /// One message from the server within `limit`; past it, says what state the server is in.
@@ -153,6 +144,36 @@ pub fn read_down_within(
     what: &str,
     limit: Duration,
     restoring: Option<u32>,
+) -> Result<Down, String> {
+    read_down_from(stream, what, limit, restoring, &socket::server_pid)
+}
+
+/// [`send_within`] to the server whose pid `pid` reads.
+fn send_to(
+    stream: &mut UnixStream,
+    bytes: &[u8],
+    what: &str,
+    limit: Duration,
+    restoring: Option<u32>,
+    pid: &dyn Fn() -> Option<i32>,
+) -> Result<(), String> {
+    let _ = stream.set_write_timeout(Some(limit));
+    stream.write_all(bytes).map_err(|e| {
+        if deadline::timed_out(&e) {
+            deadline::no_answer(what, limit, deadline::ServerState::of(pid()), restoring)
+        } else {
+            format!("cannot talk to the pokeshell server: {e}")
+        }
+    })
+}
+
+/// [`read_down_within`] from the server whose pid `pid` reads.
+fn read_down_from(
+    stream: &mut UnixStream,
+    what: &str,
+    limit: Duration,
+    restoring: Option<u32>,
+    pid: &dyn Fn() -> Option<i32>,
 ) -> Result<Down, String> {
     let _ = stream.set_read_timeout(Some(limit.max(Duration::from_millis(1))));
     match wire::read_frame(stream) {
@@ -164,7 +185,7 @@ pub fn read_down_within(
                 Err(deadline::no_answer(
                     what,
                     limit,
-                    deadline::ServerState::of(socket::server_pid()),
+                    deadline::ServerState::of(pid()),
                     restoring,
                 ))
             } else {
@@ -232,5 +253,23 @@ pub fn wait_gone(pid: Option<i32>) -> bool {
             return false;
         }
         std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that takes the hello and never answers: the timeout names the state of that server
+    /// (here a process that runs, this test's own), not the user's usual server's.
+    #[test]
+    fn a_hello_without_an_answer_names_the_server_it_went_to() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        std::fs::write(dir.path().join("token"), "t").expect("a token");
+        std::fs::write(dir.path().join("pid"), std::process::id().to_string()).expect("a pid file");
+        let (mut ours, _silent) = UnixStream::pair().expect("a socket pair");
+        let err = hello_in(&mut ours, dir.path()).expect_err("no answer");
+        let running = format!("(pid {}) runs but did not answer the hello", std::process::id());
+        assert!(err.contains(&running), "{err}");
     }
 }
