@@ -1,11 +1,16 @@
 use super::*;
 
-fn render(bytes: &[u8], w: u16, h: u16) -> Buffer {
-    let mut p = vt100::Parser::new(
-        std::num::NonZeroU16::new(h).unwrap(),
-        std::num::NonZeroU16::new(w).unwrap(),
+/// A screen of `rows` × `cols`, no scrollback.
+fn parser(rows: u16, cols: u16) -> vt100::Parser {
+    vt100::Parser::new(
+        std::num::NonZeroU16::new(rows).expect("rows"),
+        std::num::NonZeroU16::new(cols).expect("cols"),
         0,
-    );
+    )
+}
+
+fn render(bytes: &[u8], w: u16, h: u16) -> Buffer {
+    let mut p = parser(h, w);
     p.process(bytes);
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
@@ -33,11 +38,7 @@ fn colours_and_attributes_survive() {
 
 #[test]
 fn nothing_of_what_the_buffer_held_stays_on_the_childs_cells() {
-    let mut p = vt100::Parser::new(
-        std::num::NonZeroU16::new(1).unwrap(),
-        std::num::NonZeroU16::new(3).unwrap(),
-        0,
-    );
+    let mut p = parser(1, 3);
     p.process(b"a\x1b[1mb\x1b[0mc");
     let area = Rect::new(0, 0, 3, 1);
     let mut buf = Buffer::empty(area);
@@ -63,11 +64,7 @@ fn wide_characters_take_two_cells() {
 
 #[test]
 fn cursor_follows_the_child_and_hides_with_it() {
-    let mut p = vt100::Parser::new(
-        std::num::NonZeroU16::new(5).unwrap(),
-        std::num::NonZeroU16::new(10).unwrap(),
-        0,
-    );
+    let mut p = parser(5, 10);
     p.process(b"\x1b[3;4H");
     let area = Rect::new(0, 0, 10, 5);
     assert_eq!(cursor(p.screen(), area), Some(Position::new(3, 2)));
@@ -109,11 +106,7 @@ proptest::proptest! {
         steps in proptest::collection::vec((0..PIECES.len(), 0..3u8), 1..40),
     ) {
         let (w, h) = (10u16, 5u16);
-        let mut p = vt100::Parser::new(
-            std::num::NonZeroU16::new(h).expect("rows"),
-            std::num::NonZeroU16::new(w).expect("cols"),
-            0,
-        );
+        let mut p = parser(h, w);
         let area = Rect::new(2, 1, w, h);
         let size = Rect::new(0, 0, w + 4, h + 2);
         let mut cache = PaneCache::default();
@@ -141,11 +134,7 @@ proptest::proptest! {
 
 #[test]
 fn only_the_rows_that_changed_are_drawn_again() {
-    let mut p = vt100::Parser::new(
-        std::num::NonZeroU16::new(4).expect("rows"),
-        std::num::NonZeroU16::new(6).expect("cols"),
-        0,
-    );
+    let mut p = parser(4, 6);
     p.process(b"ab\r\ncd\r\nef");
     let area = Rect::new(0, 1, 6, 4);
     let mut cache = PaneCache::default();
@@ -170,11 +159,7 @@ fn only_the_rows_that_changed_are_drawn_again() {
 
 #[test]
 fn a_buffer_drawn_by_another_cache_is_drawn_whole() {
-    let mut p = vt100::Parser::new(
-        std::num::NonZeroU16::new(2).expect("rows"),
-        std::num::NonZeroU16::new(4).expect("cols"),
-        0,
-    );
+    let mut p = parser(2, 4);
     p.process(b"one");
     let area = Rect::new(0, 0, 4, 2);
     let (mut first, mut second) = (PaneCache::default(), PaneCache::default());
@@ -201,11 +186,7 @@ fn a_buffer_drawn_by_another_cache_is_drawn_whole() {
 
 #[test]
 fn a_resized_screen_is_drawn_whole_again() {
-    let mut p = vt100::Parser::new(
-        std::num::NonZeroU16::new(3).expect("rows"),
-        std::num::NonZeroU16::new(6).expect("cols"),
-        0,
-    );
+    let mut p = parser(3, 6);
     p.process(b"abcdef\r\nghi");
     let mut cache = PaneCache::default();
     let mut drawn = PaneDrawn::default();
@@ -228,21 +209,13 @@ fn a_resized_screen_is_drawn_whole_again() {
 #[test]
 fn a_screen_smaller_than_the_pane_leaves_nothing_of_a_bigger_one_behind() {
     let area = Rect::new(0, 0, 6, 3);
-    let mut big = vt100::Parser::new(
-        std::num::NonZeroU16::new(3).expect("rows"),
-        std::num::NonZeroU16::new(6).expect("cols"),
-        0,
-    );
+    let mut big = parser(3, 6);
     big.process(b"abcdef\r\nghijkl\r\nmnopqr");
     let mut cache = PaneCache::default();
     let mut drawn = PaneDrawn::default();
     let mut buf = Buffer::empty(area);
     cache.draw(big.screen(), area, &mut buf, &mut drawn);
-    let mut small = vt100::Parser::new(
-        std::num::NonZeroU16::new(2).expect("rows"),
-        std::num::NonZeroU16::new(4).expect("cols"),
-        0,
-    );
+    let mut small = parser(2, 4);
     small.process(b"xy");
     let drew = cache.draw(small.screen(), area, &mut buf, &mut drawn);
     assert_eq!(drew, vec![0, 1, 2]);
