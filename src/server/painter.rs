@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use unicode_width::UnicodeWidthStr;
 
 use super::backend::BufferBackend;
 use crate::core::session::{Drawn, Painted};
@@ -21,6 +22,9 @@ pub struct Painter {
     drawn: Drawn,
     /// The terminal shows nothing of `shown` (new, cleared or resized): every row is compared.
     blank: bool,
+    /// The size changed since the last frame (perhaps only to change back): what the terminal
+    /// shows is not known, it is cleared.
+    resized: bool,
 }
 
 impl Painter {
@@ -32,11 +36,16 @@ impl Painter {
             next: Buffer::empty(area),
             drawn: Drawn::default(),
             blank: true,
+            resized: false,
         }
     }
 
     /// The size of the next frame.
     pub fn set_size(&mut self, cols: u16, rows: u16) {
+        let size = ratatui::layout::Size::new(cols, rows);
+        if self.backend.size().ok() != Some(size) {
+            self.resized = true;
+        }
         self.backend.set_size(cols, rows);
     }
 
@@ -51,6 +60,7 @@ impl Painter {
         self.backend.clear().context("cannot clear")?;
         self.shown.reset();
         self.blank = true;
+        self.resized = false;
         Ok(())
     }
 
@@ -69,7 +79,7 @@ impl Painter {
         self.backend.push(b"\x1b[?2026h");
         let size = self.backend.size().context("cannot draw")?;
         let area = Rect::new(0, 0, size.width, size.height);
-        if whole || area != self.shown.area {
+        if whole || self.resized || area != self.shown.area {
             self.clear()?;
         }
         let (painted, style) = build(&mut self.next, &mut self.drawn);
@@ -109,6 +119,7 @@ impl Painter {
             area,
             content: self.next.content[cells.clone()].to_vec(),
         };
+        let before = rewrite_covered_halves(before, &after);
         self.backend
             .draw(before.diff_iter(&after))
             .context("cannot draw")?;
@@ -118,6 +129,32 @@ impl Painter {
         Ok(())
     }
 }
+
+/// A terminal blanks the covered half of a wide character whose first half is overwritten, in the
+/// colours of that moment, where ratatui's diff takes it to keep the old character's look (a blue
+/// background carried onto a blank pi has none). Such halves are marked as showing something no
+/// cell holds, so that the diff writes them again.
+fn rewrite_covered_halves(mut before: Buffer, after: &Buffer) -> Buffer {
+    let width = usize::from(before.area.width).max(1);
+    for i in 0..before.content.len() {
+        let wide = before.content[i].symbol().width();
+        let overwritten = after
+            .content
+            .get(i)
+            .is_some_and(|a| a.symbol().width() < 2 && *a != before.content[i]);
+        if wide < 2 || !overwritten {
+            continue;
+        }
+        let row_end = (i / width + 1) * width;
+        for half in before.content.iter_mut().take(row_end.min(i + wide)).skip(i + 1) {
+            half.set_symbol(COVERED);
+        }
+    }
+    before
+}
+
+/// What no drawn cell holds.
+const COVERED: &str = "\u{1}";
 
 /// The runs of consecutive `true`s, as ranges of their indices.
 fn runs(rows: &[bool]) -> Vec<std::ops::Range<u16>> {

@@ -112,6 +112,38 @@ fn a_key_echoed_sends_the_row_it_changed_and_nothing_else() {
 }
 
 #[test]
+fn a_wide_character_overwritten_by_narrow_ones_leaves_none_of_their_colour_behind() {
+    let mut w = World::new(100, 20);
+    let mut painter = Painter::new(100, 20);
+    let mut t = terminal(100, 20);
+    w.pi.process("界界".as_bytes());
+    t.process(&w.frame(&mut painter, false, None));
+    // "red" on blue ends in the first half of the second wide character: its other half is blank.
+    w.pi.process(b"\x1b[2J\x1b[H\x1b[31;44mred\x1b[0m");
+    t.process(&w.frame(&mut painter, false, None));
+    let mut fresh = terminal(100, 20);
+    fresh.process(&w.frame(&mut Painter::new(100, 20), true, None));
+    let half = t.screen().cell(0, 3).expect("a cell");
+    assert_eq!(half.bgcolor(), vt100::Color::Default, "no blue where pi has none");
+    assert!(
+        seen(&t) == seen(&fresh),
+        "the terminal shows what a whole frame shows"
+    );
+}
+
+#[test]
+fn a_size_that_changed_and_changed_back_between_frames_draws_the_whole_screen() {
+    let w = World::new(100, 20);
+    let mut painter = Painter::new(100, 20);
+    w.frame(&mut painter, false, None);
+    // The terminal was made smaller and bigger again: it may have lost what it showed.
+    painter.set_size(60, 8);
+    painter.set_size(100, 20);
+    let text = String::from_utf8_lossy(&w.frame(&mut painter, false, None)).into_owned();
+    assert!(text.contains("\x1b[2J") && text.contains("p:on"), "{text:?}");
+}
+
+#[test]
 fn a_frame_with_nothing_changed_sends_no_cell() {
     let mut w = World::new(100, 20);
     w.pi.process(b"hello");
@@ -176,7 +208,7 @@ fn briefs(n: u32) -> Vec<SessionBrief> {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+    #![proptest_config(proptest::test_runner::Config::with_cases(128))]
     /// Whatever happens between frames, a terminal sent only what changed shows what a terminal
     /// sent the whole frame shows, both for the shared frame and for a client's own.
     #[test]
