@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use unicode_width::UnicodeWidthStr;
 
 use super::backend::BufferBackend;
@@ -132,8 +133,8 @@ impl Painter {
 
 /// A terminal blanks the covered half of a wide character whose first half is overwritten, in the
 /// colours of that moment, where ratatui's diff takes it to keep the old character's look (a blue
-/// background carried onto a blank pi has none). Such halves are marked as showing something no
-/// cell holds, so that the diff writes them again.
+/// background carried onto a blank pi has none). Such halves are taken to show something other than
+/// what is to be drawn there, so that the diff writes them again.
 fn rewrite_covered_halves(mut before: Buffer, after: &Buffer) -> Buffer {
     let width = usize::from(before.area.width).max(1);
     for i in 0..before.content.len() {
@@ -146,15 +147,14 @@ fn rewrite_covered_halves(mut before: Buffer, after: &Buffer) -> Buffer {
             continue;
         }
         let row_end = (i / width + 1) * width;
-        for half in before.content.iter_mut().take(row_end.min(i + wide)).skip(i + 1) {
-            half.set_symbol(COVERED);
+        for j in i + 1..row_end.min(i + wide).min(after.content.len()) {
+            let mut other = after.content[j].clone();
+            other.modifier.toggle(Modifier::HIDDEN);
+            before.content[j] = other;
         }
     }
     before
 }
-
-/// What no drawn cell holds.
-const COVERED: &str = "\u{1}";
 
 /// The runs of consecutive `true`s, as ranges of their indices.
 fn runs(rows: &[bool]) -> Vec<std::ops::Range<u16>> {
