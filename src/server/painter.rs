@@ -78,14 +78,13 @@ impl Painter {
         build: impl FnOnce(&mut Buffer, &mut Drawn) -> (Painted, vt100::CursorStyle),
     ) -> Result<(Vec<u8>, vt100::CursorStyle)> {
         self.backend.push(b"\x1b[?2026h");
-        let size = self.backend.size().context("cannot draw")?;
-        let area = Rect::new(0, 0, size.width, size.height);
-        if whole || self.resized || area != self.shown.area {
+        // Only `set_size` changes the size, and it says so: a frame at a new size clears first.
+        if whole || self.resized {
             self.clear()?;
         }
         let (painted, style) = build(&mut self.next, &mut self.drawn);
         if std::mem::take(&mut self.blank) {
-            self.show(0..area.height)?;
+            self.show(0..self.shown.area.height)?;
         } else {
             for rows in runs(&painted.rows) {
                 self.show(rows)?;
@@ -138,12 +137,12 @@ impl Painter {
 fn rewrite_covered_halves(mut before: Buffer, after: &Buffer) -> Buffer {
     let width = usize::from(before.area.width).max(1);
     for i in 0..before.content.len() {
+        // Most cells are unchanged: compared first, measured only when they changed.
+        let Some(now) = after.content.get(i).filter(|a| **a != before.content[i]) else {
+            continue;
+        };
         let wide = before.content[i].symbol().width();
-        let overwritten = after
-            .content
-            .get(i)
-            .is_some_and(|a| a.symbol().width() < 2 && *a != before.content[i]);
-        if wide < 2 || !overwritten {
+        if wide < 2 || now.symbol().width() >= 2 {
             continue;
         }
         let row_end = (i / width + 1) * width;

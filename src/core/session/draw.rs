@@ -94,17 +94,16 @@ impl Session {
             }
         }
         drawn.overlay = overlay.is_some();
-        let all = whole;
         let mut cursor = None;
         match overlay {
             Some(Overlay::Help) => {
                 let prefix = self.keys.prefix().to_string();
-                HelpView { prefix: &prefix }.render(all, buf);
+                HelpView { prefix: &prefix }.render(whole, buf);
             }
-            Some(Overlay::Settings(d)) => d.as_ref().render(all, buf),
-            Some(Overlay::Status(s)) => s.as_ref().render(all, buf),
-            Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => p.render(all, buf),
-            Some(Overlay::Switcher(s)) => s.as_ref().render(all, buf),
+            Some(Overlay::Settings(d)) => d.as_ref().render(whole, buf),
+            Some(Overlay::Status(s)) => s.as_ref().render(whole, buf),
+            Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => p.render(whole, buf),
+            Some(Overlay::Switcher(s)) => s.as_ref().render(whole, buf),
             None => cursor = pane::cursor(screen, areas.pane),
         }
         Painted { rows, cursor }

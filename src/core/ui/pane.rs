@@ -125,7 +125,6 @@ impl PaneCache {
                     buf[(x, y)].reset();
                 }
             }
-            drew.extend(area.top() + rows..area.bottom());
         }
         for row in 0..rows {
             if self.row_versions[usize::from(row)] <= since {
@@ -136,7 +135,9 @@ impl PaneCache {
             buf.content[at..at + width].clone_from_slice(from);
             drew.push(area.y + row);
         }
-        drew.sort_unstable();
+        if fresh {
+            drew.extend(area.top() + rows..area.bottom());
+        }
         *drawn = PaneDrawn {
             cache: self.id,
             version: self.version,
