@@ -116,15 +116,6 @@ pub(crate) fn ask(up: &Up, start: bool, what: &str, limit: Duration) -> Result<D
     }
 }
 
-fn age(secs: u64) -> String {
-    match secs {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 86_400 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
-        s => format!("{}d{:02}h", s / 86_400, s % 86_400 / 3600),
-    }
-}
-
 /// `pokeshell ls` as text: a line per session.
 pub fn format_listing(list: &[Listing]) -> String {
     if list.is_empty() {
@@ -139,7 +130,7 @@ pub fn format_listing(list: &[Listing]) -> String {
                 escape(&l.state),
                 l.tool.as_deref().map_or_else(|| "-".into(), escape),
                 l.last_intervention.as_deref().map_or_else(|| "-".into(), escape),
-                age(l.age_secs),
+                crate::machines::merge::ago(l.age_secs),
                 if l.attached > 0 {
                     format!("{}", l.attached)
                 } else {
