@@ -180,8 +180,19 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         }
     }
 
-    /// Runs until the child exits (or the event source ends); returns how it exited.
+    /// Runs until the child exits (or the event source ends); returns how it exited. While it
+    /// runs, the loop reads the child's quiet spells itself.
     pub async fn run(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
+        self.child.want_quiet_spells(true);
+        let ran = self.run_until_exit(rx).await;
+        self.child.want_quiet_spells(false);
+        ran
+    }
+
+    async fn run_until_exit(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) -> Result<ChildExit> {
+        // A quiet spell's read: a key's echo fits many times over, and a flood's read gives the
+        // reading back.
+        let mut read_buf = vec![0u8; 16 * 1024];
         loop {
             let now = Instant::now();
             // A frame due now is drawn now: a timer would round its deadline up to the runtime's
@@ -195,11 +206,18 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             let next = due.map_or(now + PULSE, |d| d.min(now + PULSE));
             let woke = tokio::select! {
                 ev = rx.recv() => Some(ev),
+                read = self.child.quiet_output(&mut read_buf) => {
+                    if self.child.took_quiet_output(read, &read_buf) {
+                        self.child_output()?;
+                    }
+                    continue;
+                }
                 _ = tokio::time::sleep_until(next) => None,
             };
             // Before anything else: time the loop did not run is not pi's silence.
             self.note_away(next, Instant::now())?;
             match woke {
+                Some(Some(WorldEvent::Pty(PtyEvent::Quiet))) => self.child.take_quiet_spell(),
                 Some(Some(WorldEvent::Pty(PtyEvent::Exited(exit)))) => {
                     if let Some(exit) = self.child_exited(exit)? {
                         return Ok(exit);
@@ -258,6 +276,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             }
             WorldEvent::Signal(Signal::Usr1) => self.bridge.disconnect("dropped on request (SIGUSR1)"),
             WorldEvent::Pty(PtyEvent::Output) => self.child_output()?,
+            // Only the running loop reads quiet spells ([`Self::run`]).
+            WorldEvent::Pty(PtyEvent::Quiet) => self.child.want_quiet_spells(false),
             WorldEvent::Pty(PtyEvent::Closed) => self.output_closed = true,
             WorldEvent::Pty(PtyEvent::Stopped) => self.input(Input::ChildStopped)?,
             WorldEvent::Pty(PtyEvent::Exited(_)) => {}

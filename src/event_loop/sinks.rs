@@ -63,6 +63,18 @@ pub trait Child {
     /// The child was killed but cannot be reaped (held by a tracer, stuck in the kernel): it is
     /// left to be reaped in the background, and its exit is never reported.
     fn abandon(&mut self) {}
+    /// The loop runs (on) and reads the child's quiet spells itself, or no more (off); see
+    /// [`ChildPty::want_quiet_spells`]. A child without a PTY has none.
+    fn want_quiet_spells(&mut self, _on: bool) {}
+    fn take_quiet_spell(&mut self) {}
+    /// Output read during a quiet spell; never ready outside one.
+    fn quiet_output(&self, _buf: &mut [u8]) -> impl Future<Output = std::io::Result<usize>> {
+        std::future::pending()
+    }
+    /// Takes what [`Child::quiet_output`] read; `true`: the mirror changed.
+    fn took_quiet_output(&mut self, _read: std::io::Result<usize>, _buf: &[u8]) -> bool {
+        false
+    }
 }
 
 /// The bridge inside pi.
@@ -105,6 +117,22 @@ impl Child for ChildPty {
 
     fn abandon(&mut self) {
         ChildPty::abandon(self);
+    }
+
+    fn want_quiet_spells(&mut self, on: bool) {
+        ChildPty::want_quiet_spells(self, on);
+    }
+
+    fn take_quiet_spell(&mut self) {
+        ChildPty::take_quiet_spell(self);
+    }
+
+    fn quiet_output(&self, buf: &mut [u8]) -> impl Future<Output = std::io::Result<usize>> {
+        ChildPty::quiet_output(self, buf)
+    }
+
+    fn took_quiet_output(&mut self, read: std::io::Result<usize>, buf: &[u8]) -> bool {
+        ChildPty::took_quiet_output(self, read, buf)
     }
 }
 

@@ -10,9 +10,11 @@ use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system}
 
 use crate::term::screen::Mirror;
 
+mod handover;
 mod io;
 mod reader;
-use reader::spawn_reader;
+use handover::Handover;
+use reader::{FULL_READ, Parse, spawn_reader};
 
 /// Environment variables that make pi believe it runs in a terminal with image support, inside tmux
 /// or screen, or inside another multiplexer; inside pokeshell none of that is true.
@@ -111,6 +113,9 @@ pub fn signal_group(pid: i32, sig: i32) {
 pub enum PtyEvent {
     /// New output was parsed into the mirror (coalesced: one event until the loop takes it).
     Output,
+    /// The output went quiet and the loop, which asked for quiet spells, may read it itself now
+    /// ([`ChildPty::take_quiet_spell`]).
+    Quiet,
     /// The child's side of the PTY closed: all its output has been parsed.
     Closed,
     /// The child stopped itself (pi's Ctrl+Z): pokeshell should suspend too, and continue it after.
@@ -143,6 +148,12 @@ pub struct ChildPty {
     mirror: Arc<Mutex<Mirror>>,
     pending: Arc<AtomicBool>,
     events: Events,
+    /// Who reads the output, and the loop's means to: parsing, and its wait on the descriptor
+    /// while it has a quiet spell.
+    handover: Arc<Handover>,
+    parse: Arc<Parse>,
+    fd: io::Master,
+    quiet: Option<tokio::io::unix::AsyncFd<io::Master>>,
 }
 
 impl ChildPty {
@@ -157,17 +168,18 @@ impl ChildPty {
         events: impl Fn(PtyEvent) + Send + Sync + 'static,
     ) -> Result<Self> {
         let queued = Arc::new(AtomicUsize::new(0));
-        Self::spawn_shared(spec, rows, cols, mirror, pending, Arc::new(events), queued)
+        let events: Events = Arc::new(events);
+        Self::spawn_shared(spec, (rows, cols), (mirror, pending, events), queued, false)
     }
 
+    /// `quiet`: whether the loop takes quiet spells from the start (a relaunch keeps the loop's
+    /// wish).
     fn spawn_shared(
         spec: &CommandSpec,
-        rows: u16,
-        cols: u16,
-        mirror: Arc<Mutex<Mirror>>,
-        pending: Arc<AtomicBool>,
-        events: Events,
+        (rows, cols): (u16, u16),
+        (mirror, pending, events): (Arc<Mutex<Mirror>>, Arc<AtomicBool>, Events),
         queued: Arc<AtomicUsize>,
+        quiet: bool,
     ) -> Result<Self> {
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -219,14 +231,15 @@ impl ChildPty {
             .ok_or_else(|| anyhow!("the pseudo-terminal has no descriptor"))?;
         let master = io::master(fd).context("cannot use the pseudo-terminal")?;
         let input = io::Input::spawn(master.clone(), queued);
-        let (reader_events, waiter_events) = (events.clone(), events.clone());
-        spawn_reader(
-            master,
-            mirror.clone(),
-            input.clone(),
-            pending.clone(),
-            reader_events,
-        );
+        let parse = Arc::new(Parse {
+            mirror: mirror.clone(),
+            replies: input.clone(),
+            pending: pending.clone(),
+            events: events.clone(),
+        });
+        let handover = Arc::new(Handover::new(quiet));
+        spawn_reader(master.clone(), parse.clone(), handover.clone());
+        let waiter_events = events.clone();
         let abandoned = Arc::new(AtomicBool::new(false));
         spawn_waiter(pid, abandoned.clone(), move |e| waiter_events(e));
         Ok(Self {
@@ -239,6 +252,10 @@ impl ChildPty {
             mirror,
             pending,
             events,
+            handover,
+            parse,
+            fd: master,
+            quiet: None,
         })
     }
 
@@ -253,13 +270,11 @@ impl ChildPty {
         spec.args = args;
         let next = Self::spawn_shared(
             &spec,
-            size.rows,
-            size.cols,
-            self.mirror.clone(),
-            self.pending.clone(),
-            self.events.clone(),
+            (size.rows, size.cols),
+            (self.mirror.clone(), self.pending.clone(), self.events.clone()),
             // The same gauge: the server's connections watch this one.
             self.input.queued(),
+            self.handover.wanted(),
         )?;
         *self = next;
         Ok(self.pid)
@@ -274,6 +289,65 @@ impl ChildPty {
 
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// The loop asks for quiet spells (it runs, on a runtime), or for no more: then the reading
+    /// goes back to the reader thread now.
+    pub fn want_quiet_spells(&mut self, on: bool) {
+        if !on {
+            self.quiet = None;
+        }
+        self.handover.want(on);
+    }
+
+    /// The reader lent a quiet spell ([`PtyEvent::Quiet`]): from now on the loop waits on the
+    /// descriptor itself. Where nothing can wait on it (no runtime), the reading goes back.
+    pub fn take_quiet_spell(&mut self) {
+        if !self.handover.lent() || self.quiet.is_some() {
+            return;
+        }
+        let fd = tokio::runtime::Handle::try_current().ok().and_then(|_| {
+            let (fd, interest) = (self.fd.clone(), tokio::io::Interest::READABLE);
+            // SAFETY: the descriptor is owned by the `Arc` the registration holds a clone of: it
+            // stays open, and the same, for as long as the registration lives.
+            unsafe { tokio::io::unix::AsyncFd::register_with_interest(fd, interest) }.ok()
+        });
+        match fd {
+            Some(fd) => self.quiet = Some(fd),
+            None => self.handover.give_back(Vec::new()),
+        }
+    }
+
+    /// Output read during a quiet spell; never ready outside one.
+    pub async fn quiet_output(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(fd) = &self.quiet else {
+            return std::future::pending().await;
+        };
+        loop {
+            let mut ready = fd.readable().await?;
+            if let Ok(read) = ready.try_io(|fd| io::read_now(fd.get_ref(), buf)) {
+                return read;
+            }
+        }
+    }
+
+    /// Takes what [`Self::quiet_output`] read: a small read is parsed here (`true`: the mirror
+    /// changed); a big one (a flood starting), the end or an error ends the quiet spell, and the
+    /// reader thread takes the reading back with the read, which is parsed before anything after it.
+    pub fn took_quiet_output(&mut self, read: std::io::Result<usize>, buf: &[u8]) -> bool {
+        let n = match read {
+            Ok(n) if n > 0 && n < FULL_READ => {
+                if self.parse.parse(&buf[..n]) {
+                    return true;
+                }
+                0
+            }
+            Ok(n) => n.min(buf.len()),
+            Err(_) => 0,
+        };
+        self.quiet = None;
+        self.handover.give_back(buf[..n].to_vec());
+        false
     }
 
     /// Writes bytes to the child's input, straight from the caller's thread when the PTY takes
@@ -297,6 +371,14 @@ impl ChildPty {
                 pixel_height: 0,
             })
             .context("cannot resize the pseudo-terminal")
+    }
+}
+
+impl Drop for ChildPty {
+    /// A replaced or ended child's reader reads on its own to the end, so its output is closed.
+    fn drop(&mut self) {
+        self.quiet = None;
+        self.handover.close();
     }
 }
 

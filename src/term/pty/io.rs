@@ -44,8 +44,21 @@ pub fn wait(fd: &OwnedFd, events: libc::c_short) {
     unsafe { libc::poll(&mut p, 1, -1) };
 }
 
-/// Reads what is there; `Ok(0)`: the child's side is closed (a PTY says so with EIO).
-pub fn read(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
+/// Waits at most `ms` milliseconds for the master to be readable (or hung up); `false`: it was not.
+pub fn readable_within(fd: &OwnedFd, ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd on the stack. An error (EINTR) counts as readable: the caller's
+    // read then says what there is.
+    unsafe { libc::poll(&mut p, 1, ms) != 0 }
+}
+
+/// Reads what is there without waiting (`WouldBlock`: nothing is); `Ok(0)`: the child's side is
+/// closed (a PTY says so with EIO).
+pub fn read_now(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         // SAFETY: reading into a buffer of its length.
         let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
@@ -55,9 +68,18 @@ pub fn read(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
         let e = io::Error::last_os_error();
         match e.kind() {
             io::ErrorKind::Interrupted => {}
-            io::ErrorKind::WouldBlock => wait(fd, libc::POLLIN),
             _ if e.raw_os_error() == Some(libc::EIO) => return Ok(0),
             _ => return Err(e),
+        }
+    }
+}
+
+/// Reads what is there, waiting for it; `Ok(0)`: the child's side is closed.
+pub fn read(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match read_now(fd, buf) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait(fd, libc::POLLIN),
+            read => return read,
         }
     }
 }

@@ -34,7 +34,7 @@ fn run_counting(spec: &CommandSpec) -> (ChildExit, String, u32) {
         {
             PtyEvent::Exited(c) => code = Some(c),
             PtyEvent::Closed => closed = true,
-            PtyEvent::Output => {}
+            PtyEvent::Output | PtyEvent::Quiet => {}
             PtyEvent::Stopped => {
                 stops += 1;
                 // SAFETY: continuing the process group we spawned.
@@ -89,4 +89,122 @@ fn environment_is_scrubbed_and_term_set() {
     unsafe { std::env::set_var("KITTY_WINDOW_ID", "3") };
     let (_, text) = run(&spec);
     assert!(text.contains("T=xterm-256color K=none P=1"), "{text}");
+}
+
+/// Drives a child the way the session's loop does: events from the PTY threads, and reads of its
+/// own while it has a quiet spell. Returns once `done` holds for the mirror, or `false` at
+/// `until`; counts the loop's own reads in `own_reads`.
+async fn drive_until(
+    child: &mut ChildPty,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<PtyEvent>,
+    (mirror, pending): (&Mutex<Mirror>, &AtomicBool),
+    (until, own_reads): (tokio::time::Instant, &mut u32),
+    done: impl Fn(&vt100::Screen) -> bool,
+) -> bool {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        if done(mirror.lock().unwrap().screen()) {
+            return true;
+        }
+        tokio::select! {
+            ev = rx.recv() => match ev {
+                Some(PtyEvent::Quiet) => child.take_quiet_spell(),
+                // Taken: the next output is told again.
+                Some(PtyEvent::Output) => pending.store(false, Ordering::Release),
+                Some(_) => {}
+                None => return false,
+            },
+            read = child.quiet_output(&mut buf) => {
+                if child.took_quiet_output(read, &buf) {
+                    *own_reads += 1;
+                }
+            }
+            _ = tokio::time::sleep_until(until) => return false,
+        }
+    }
+}
+
+/// The rows of the screen but the last, whose every cell must be `fill`.
+fn filled(screen: &vt100::Screen, fill: char) -> bool {
+    let (rows, cols) = screen.size();
+    let (rows, cols) = (rows.get(), cols.get());
+    (0..rows - 1).all(|r| {
+        (0..cols).all(|c| {
+            screen
+                .cell(r, c)
+                .is_some_and(|cell| cell.contents() == fill.to_string())
+        })
+    })
+}
+
+#[test]
+fn output_keeps_its_order_and_loses_nothing_while_the_reading_moves_between_loop_and_reader() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (rows, cols) = (40u16, 80u16);
+        let mirror = Arc::new(Mutex::new(Mirror::new(rows, cols, HostCaps::default())));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        // Each line read is answered on the last row, after a flood when it asks for one: quiet
+        // spells and floods by turns, as a typed key's echo and a tool's output come. A flood
+        // writes every cell above the last row once, with a letter of its own (about 30 KB, many
+        // reads): a read lost leaves cells of the flood before, and a read parsed out of order
+        // lets the flood overwrite the answer after it.
+        let script = format!(
+            "stty -echo; while read l; do case $l in f*) awk -v c=\"${{l#f}}\" 'BEGIN {{ for (r = 1; r < {rows}; r++) for (k = 1; k <= {cols}; k++) printf \"\\033[%d;%dH%s\", r, k, c }}';; esac; printf \"\\033[{rows};1H\\033[2Kgot %s\" \"$l\"; done"
+        );
+        let spec = CommandSpec {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script],
+            ..CommandSpec::shell("sh")
+        };
+        let pending = Arc::new(AtomicBool::new(false));
+        let mut child = ChildPty::spawn(&spec, rows, cols, mirror.clone(), pending.clone(), move |e| {
+            let _ = tx.send(e);
+        })
+        .expect("spawn");
+        child.want_quiet_spells(true);
+        let mut own_reads = 0;
+        let mut fill = None;
+        for i in 0..60u32 {
+            let line = if i % 5 == 2 {
+                let letter = char::from(b'A' + (i % 26) as u8);
+                fill = Some(letter);
+                format!("f{letter}")
+            } else {
+                format!("q{i}")
+            };
+            child.write(format!("{line}\n").into_bytes());
+            let want = format!("got {line}");
+            let until = tokio::time::Instant::now() + Duration::from_secs(10);
+            let last_row = |s: &vt100::Screen| s.rows(0, cols).nth(usize::from(rows) - 1).unwrap_or_default();
+            let shown = drive_until(&mut child, &mut rx, (&mirror, &pending), (until, &mut own_reads), |s| {
+                last_row(s).trim_end() == want && fill.is_none_or(|f| filled(s, f))
+            })
+            .await;
+            let text = mirror.lock().unwrap().screen().contents();
+            assert!(shown, "after line {i} the screen shows every cell of the last flood and then the answer:\n{text}");
+            // Every other line waits out a quiet spell first, so the loop gets the reading.
+            if i % 2 == 0 {
+                let spell = tokio::time::Instant::now() + Duration::from_millis(8);
+                drive_until(&mut child, &mut rx, (&mirror, &pending), (spell, &mut own_reads), |_| false).await;
+            }
+        }
+        assert!(own_reads > 10, "the loop read quiet output itself ({own_reads} reads)");
+        // Given back, the reader reads to the end: the output closes.
+        child.want_quiet_spells(false);
+        signal_group(child.pid(), libc::SIGKILL);
+        let closed = tokio::time::timeout(Duration::from_secs(10), async {
+            while let Some(ev) = rx.recv().await {
+                if matches!(ev, PtyEvent::Closed) {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        assert_eq!(closed, Ok(true), "the output closed after the reading went back");
+    });
 }
