@@ -7,7 +7,6 @@ use std::os::unix::net::UnixStream as StdUnixStream;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use tokio::net::UnixStream;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::unbounded_channel;
 
@@ -89,7 +88,7 @@ async fn attached(
         .set_nonblocking(true)
         .context("cannot use the server's socket")?;
     let upward = Upward::new(stream.try_clone().context("cannot use the server's socket")?);
-    let mut rd = UnixStream::from_std(stream).context("cannot use the server's socket")?;
+    let mut rd = crate::ipc::halves::reader(stream).context("cannot use the server's socket")?;
     let open = Up::Open {
         target,
         cols,

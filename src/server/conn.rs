@@ -10,9 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
-use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::perform::Handle;
@@ -20,12 +19,15 @@ use super::route::Route;
 use super::serve::ServerMsg;
 use crate::event_loop::ClientOut;
 use crate::event_loop::input_meter::{self, Ticket, Verdict};
+use crate::ipc::halves::{self, WriteHalf};
 use crate::ipc::outbox::Outbox;
 use crate::ipc::socket;
 use crate::ipc::wire::{self, Down, Up};
 
 /// How often a client typing the short way tells the core, which keeps the session used last.
 const TYPED_EVERY: Duration = Duration::from_secs(1);
+/// What a connection's reader takes from the socket at once: many keys' frames.
+const READ_BUFFER: usize = 16 * 1024;
 
 /// What the server's state tells a connection's writer.
 #[derive(Debug)]
@@ -72,7 +74,15 @@ pub async fn serve(
             return;
         }
     };
-    let (mut rd, mut wr) = stream.into_split();
+    let (rd, mut wr) = match stream.into_std().and_then(halves::split) {
+        Ok(halves) => halves,
+        Err(e) => {
+            eprintln!("pokeshell server: cannot take a connection: {e}");
+            return;
+        }
+    };
+    // A frame is read whole in one call where the socket has it whole.
+    let mut rd = BufReader::with_capacity(READ_BUFFER, rd);
     if let Err(reason) = socket::read_hello(&mut rd, &token, socket::HELLO_TIMEOUT).await {
         refuse(&mut wr, &reason).await;
         return;
@@ -184,7 +194,7 @@ fn set_following(following: &Following, queue: Option<Arc<AtomicUsize>>) {
 type Follow = (UnboundedReceiver<ClientOut>, Arc<AtomicUsize>);
 
 /// Writes `bytes`, after the end of a frame the session left unwritten (see [`Outbox`]).
-async fn write(wr: &mut OwnedWriteHalf, outbox: &Outbox, bytes: &[u8]) -> std::io::Result<()> {
+async fn write(wr: &mut WriteHalf, outbox: &Outbox, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(tail) = outbox.before_write() {
         let written = wr.write_all(&tail).await;
         outbox.uncounted();
@@ -204,7 +214,7 @@ fn unfollow(follow: &mut Option<Follow>, outbox: &Outbox) {
 }
 
 async fn write_loop(
-    mut wr: OwnedWriteHalf,
+    mut wr: WriteHalf,
     mut ctl: UnboundedReceiver<ConnCmd>,
     following: Following,
     outbox: Arc<Outbox>,

@@ -9,7 +9,7 @@ use crate::ipc::outbox::Direct;
 async fn the_writer_finishes_a_half_written_frame_before_its_own_message() {
     let (ours, theirs) = UnixStream::pair().expect("socket pair");
     let outbox = Arc::new(Outbox::new(ours.as_fd()).expect("outbox"));
-    let (_rd, mut wr) = ours.into_split();
+    let (_rd, mut wr) = halves::split(ours.into_std().expect("std")).expect("split");
     let follow = outbox.next_follow();
     let frame: Vec<u8> = (0..4u32 << 20).map(|j| (j % 251) as u8).collect();
     assert_eq!(outbox.try_write(follow, || frame.clone()), Direct::Tail);
