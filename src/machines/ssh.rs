@@ -23,7 +23,10 @@ pub fn ssh_words() -> Vec<String> {
 }
 
 /// `ssh` for a question with no one to answer a prompt: BatchMode (no password or host-key
-/// question), a connect timeout, no terminal.
+/// question), no terminal, and a connect timeout a second past `timeout`, the caller's own deadline,
+/// at which it ends ssh. So a machine that does not answer is told one way whatever stage it hangs
+/// in: with both at the same second, ssh's "timed out during banner exchange" and the deadline's
+/// message raced, and either could be shown. ssh's timeout stays as a backstop.
 pub fn batch(dest: &str, remote: &str, timeout: Duration) -> Command {
     let words = ssh_words();
     let mut cmd = Command::new(&words[0]);
@@ -32,7 +35,7 @@ pub fn batch(dest: &str, remote: &str, timeout: Duration) -> Command {
         "-o",
         "BatchMode=yes",
         "-o",
-        &format!("ConnectTimeout={}", timeout.as_secs().max(1)),
+        &format!("ConnectTimeout={}", timeout.as_secs() + 1),
         "--",
         dest,
         remote,
