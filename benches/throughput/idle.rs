@@ -137,6 +137,42 @@ fn tree_ticks(pid: u32) -> Vec<(u32, u64)> {
         .collect()
 }
 
+/// How quiet the ten pi processes must be, together, before the server's share is measured: pi
+/// starting (its runtime warming up, its first screens) keeps the server busy with what it draws,
+/// and that is pi's start, not an idle session.
+const SETTLED_PI_SHARE: f64 = 10.0;
+/// The window pi's share is judged over.
+const SETTLE_WINDOW_SECS: u64 = 2;
+
+/// Waits until the processes under `server` use less than [`SETTLED_PI_SHARE`] of a core together,
+/// or the deadline; `false`: they had not settled by then (the window is measured anyway).
+fn wait_settled(server: u32, deadline: Instant) -> bool {
+    loop {
+        let before = tree_ticks(server);
+        std::thread::sleep(Duration::from_secs(SETTLE_WINDOW_SECS));
+        let used = tree_delta(&before, &tree_ticks(server));
+        let pi_share = share(used, SETTLE_WINDOW_SECS);
+        if pi_share < SETTLED_PI_SHARE {
+            return true;
+        }
+        if Instant::now() > deadline {
+            eprintln!("idle: pi still used {pi_share:.1}% of a core when the window began");
+            return false;
+        }
+    }
+}
+
+/// The CPU ticks the processes of `after` used since `before` (a process new since counts whole).
+fn tree_delta(before: &[(u32, u64)], after: &[(u32, u64)]) -> u64 {
+    after
+        .iter()
+        .map(|(pid, t)| {
+            let was = before.iter().find(|(p, _)| p == pid).map_or(0, |(_, t)| *t);
+            t.saturating_sub(was)
+        })
+        .sum()
+}
+
 /// Share of one core (%) that `ticks` are over `secs`.
 fn share(ticks: u64, secs: u64) -> f64 {
     ticks as f64 / pty_run::ticks_per_sec() / secs as f64 * 100.0
@@ -235,16 +271,11 @@ pub fn ten(bin: &Path, setup: &PiSetup, secs: u64) -> Option<Ten> {
     }
     let ready = wait_idle(bin, &mut private, setup, COUNT);
     let measured = private.pid().filter(|_| ready).and_then(|server| {
+        wait_settled(server, Instant::now() + READY_LIMIT);
         let (s0, p0) = (pty_run::cpu_ticks(server)?, tree_ticks(server));
         std::thread::sleep(Duration::from_secs(secs));
         let (s1, p1) = (pty_run::cpu_ticks(server)?, tree_ticks(server));
-        let pi_ticks: u64 = p1
-            .iter()
-            .map(|(pid, t)| {
-                let before = p0.iter().find(|(p, _)| p == pid).map_or(0, |(_, t)| *t);
-                t.saturating_sub(before)
-            })
-            .sum();
+        let pi_ticks = tree_delta(&p0, &p1);
         Some(Ten {
             server_cpu: share(s1 - s0, secs),
             server_rss_kb: pty_run::status_kb(server, "VmRSS:")?,
