@@ -6,6 +6,7 @@
 //! bytes to read, and the writer asks for room only while a write is waiting for it.
 
 use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -15,9 +16,9 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 
 /// Registers `stream` with the runtime for `interest` alone.
-fn register(stream: Arc<UnixStream>, interest: Interest) -> io::Result<AsyncFd<Arc<UnixStream>>> {
-    // SAFETY: the registration holds the stream (in its `Arc`): its descriptor stays open, and the
-    // same, for as long as the registration lives.
+fn register<S: AsRawFd>(stream: S, interest: Interest) -> io::Result<AsyncFd<S>> {
+    // SAFETY: the registration owns the stream (a socket, or an `Arc` of one): its descriptor stays
+    // open, and the same, for as long as the registration lives.
     unsafe { AsyncFd::register_with_interest(stream, interest) }.map_err(io::Error::from)
 }
 
@@ -76,11 +77,7 @@ impl AsyncWrite for WriteHalf {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     if self.room.is_none() {
                         // A descriptor of its own: one runtime cannot register one descriptor twice.
-                        let dup = self.stream.try_clone()?;
-                        // SAFETY: the registration owns the duplicate, which stays open as long.
-                        let fd = unsafe { AsyncFd::register_with_interest(dup, Interest::WRITABLE) }
-                            .map_err(io::Error::from)?;
-                        self.room = Some(fd);
+                        self.room = Some(register(self.stream.try_clone()?, Interest::WRITABLE)?);
                     }
                     let Some(room) = &self.room else { continue };
                     let mut ready = ready!(room.poll_write_ready(cx))?;

@@ -143,11 +143,9 @@ pub struct ChildPty {
     _child: Box<dyn Child + Send + Sync>,
     /// Set when the child is given up on: its waiter reaps it but reports nothing.
     abandoned: Arc<AtomicBool>,
-    /// What a relaunch needs: the command, the pane's mirror, the output flag and the event sink.
+    /// What a relaunch needs: the command (and, in `parse`, the pane's mirror, the output flag and
+    /// the event sink).
     spec: CommandSpec,
-    mirror: Arc<Mutex<Mirror>>,
-    pending: Arc<AtomicBool>,
-    events: Events,
     /// Who reads the output, and the loop's means to: parsing, and its wait on the descriptor
     /// while it has a quiet spell.
     handover: Arc<Handover>,
@@ -231,15 +229,15 @@ impl ChildPty {
             .ok_or_else(|| anyhow!("the pseudo-terminal has no descriptor"))?;
         let master = io::master(fd).context("cannot use the pseudo-terminal")?;
         let input = io::Input::spawn(master.clone(), queued);
+        let waiter_events = events.clone();
         let parse = Arc::new(Parse {
-            mirror: mirror.clone(),
+            mirror,
             replies: input.clone(),
-            pending: pending.clone(),
-            events: events.clone(),
+            pending,
+            events,
         });
         let handover = Arc::new(Handover::new(quiet));
         spawn_reader(master.clone(), parse.clone(), handover.clone());
-        let waiter_events = events.clone();
         let abandoned = Arc::new(AtomicBool::new(false));
         spawn_waiter(pid, abandoned.clone(), move |e| waiter_events(e));
         Ok(Self {
@@ -249,9 +247,6 @@ impl ChildPty {
             _child: child,
             abandoned,
             spec: spec.clone(),
-            mirror,
-            pending,
-            events,
             handover,
             parse,
             fd: master,
@@ -271,7 +266,11 @@ impl ChildPty {
         let next = Self::spawn_shared(
             &spec,
             (size.rows, size.cols),
-            (self.mirror.clone(), self.pending.clone(), self.events.clone()),
+            (
+                self.parse.mirror.clone(),
+                self.parse.pending.clone(),
+                self.parse.events.clone(),
+            ),
             // The same gauge: the server's connections watch this one.
             self.input.queued(),
             self.handover.wanted(),

@@ -26,7 +26,7 @@ const FLOOD_LINGER: Duration = Duration::from_millis(1);
 /// A read this long after the one before comes after a quiet spell (not in the middle of a flood).
 const QUIET: Duration = Duration::from_millis(2);
 /// The same spell, as `poll` counts.
-const QUIET_MS: i32 = 2;
+const QUIET_MS: i32 = QUIET.as_millis() as i32;
 
 /// What parsing needs, shared by the reader (small reads), the parser (everything else) and the
 /// loop (quiet spells).
