@@ -34,6 +34,7 @@ pub use self::sinks::{Bridge, Child, Screen};
 pub use self::test_screen::TestScreen;
 pub use self::world::{Signal, WorldEvent};
 use crate::core::session::{Effect, Input};
+use crate::core::ui::pane::PaneScreen;
 use crate::core::workspace::Workspace;
 use crate::pi::bridge::server::BridgeEvent;
 use crate::pi::ledger::LedgerFile;
@@ -429,7 +430,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         let style = self.screen.frame(&own, |buf, drawn, viewer| {
             // The lock is held only while the frame is built, not while it is written out.
             let m = lock(mirror);
-            let painted = workspace.draw(buf, drawn, m.screen(), at, extra.clone(), viewer);
+            let screen = PaneScreen {
+                screen: m.screen(),
+                changes: Some(m.changes()),
+            };
+            let painted = workspace.draw(buf, drawn, screen, at, extra.clone(), viewer);
             (painted, m.screen().cursor_style())
         })?;
         if self.cursor != Some(style) {

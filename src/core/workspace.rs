@@ -5,6 +5,7 @@ use ratatui::buffer::Buffer;
 
 use crate::core::session::{Drawn, Effect, Input, Painted, Session};
 use crate::core::supervisor::Now;
+use crate::core::ui::pane::PaneScreen;
 use crate::core::ui::side::Section;
 
 pub struct Workspace {
@@ -40,7 +41,7 @@ impl Workspace {
         &self,
         buf: &mut Buffer,
         drawn: &mut Drawn,
-        screen: &vt100::Screen,
+        screen: PaneScreen<'_>,
         now: Now,
         extra: Option<Section>,
         viewer: Option<crate::core::session::ClientId>,

@@ -218,6 +218,11 @@ pub(crate) fn install_panic_hook() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            if crate::term::screen::contain::parsing() {
+                // Caught where it happened; the session goes on (see `screen::contain`).
+                eprintln!("pokeshell: the screen parser failed on the child's output, the pane starts afresh: {info}");
+                return;
+            }
             restore();
             stop_child_after_panic();
             previous(info);

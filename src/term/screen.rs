@@ -2,10 +2,13 @@
 //! vt100 leaves to the embedder.
 
 pub mod caps;
+pub mod contain;
+mod damage;
 #[cfg(test)]
 mod equivalence;
 mod fast_forward;
 pub mod program_status;
+pub mod row_changes;
 mod tracker;
 
 use std::num::NonZeroU16;
@@ -13,6 +16,7 @@ use std::time::{Duration, Instant};
 
 pub use caps::HostCaps;
 pub use program_status::{ProgramState, ProgramStatus};
+use row_changes::RowChanges;
 pub use tracker::Tracker;
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
@@ -54,6 +58,10 @@ pub struct Mirror {
     scanner: Option<fast_forward::Scanner>,
     /// Bytes fast-forwarding spared the parser, for tests.
     skipped: usize,
+    /// The rows the output may have changed, for the pane to look at those alone.
+    changes: RowChanges,
+    /// Follows the output piece by piece, to know what each changed.
+    follower: damage::Follower,
 }
 
 fn nz(v: u16) -> NonZeroU16 {
@@ -86,6 +94,8 @@ impl Mirror {
             parser: vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker),
             scanner: Some(fast_forward::Scanner::default()),
             skipped: 0,
+            changes: RowChanges::new(rows.max(1)),
+            follower: damage::Follower::default(),
         }
     }
 
@@ -110,12 +120,39 @@ impl Mirror {
         }
     }
 
+    /// Parses a batch of the child's output. The bigger the batch, the more of a flood can be
+    /// skipped: pass everything that is at hand at once.
+    pub fn process(&mut self, bytes: &[u8]) {
+        if contain::caught(|| self.process_batch(bytes)).is_none() {
+            self.start_afresh();
+        }
+    }
+
+    /// After vt100 panicked: a blank screen of the same size, parsed afresh from the next output
+    /// on, with the modes and reports the tracker keeps (vt100's own, such as bracketed paste, are
+    /// lost). The pane shows what the child draws next.
+    fn start_afresh(&mut self) {
+        let (rows, cols) = self.parser.callbacks().size;
+        let caps = self.parser.callbacks().caps.clone();
+        let tracker = std::mem::replace(self.parser.callbacks_mut(), Tracker::new(caps, rows, cols));
+        self.parser = vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker);
+        self.scanner = self.scanner.as_ref().map(|_| fast_forward::Scanner::default());
+        self.follower = damage::Follower::default();
+        self.changes.mark_all();
+    }
+
     pub fn screen(&self) -> &vt100::Screen {
         self.parser.screen()
     }
 
+    /// Which rows the output may have changed.
+    pub fn changes(&self) -> &RowChanges {
+        &self.changes
+    }
+
     pub fn resize(&mut self, rows: u16, cols: u16) {
         self.parser.set_size(nz(rows), nz(cols));
+        self.changes.resize(rows.max(1));
         self.parser.callbacks_mut().size = (rows.max(1), cols.max(1));
     }
 

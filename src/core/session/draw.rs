@@ -12,7 +12,7 @@ use crate::core::ui::footer::FooterView;
 use crate::core::ui::help::HelpView;
 use crate::core::ui::layout::Areas;
 use crate::core::ui::pane;
-use crate::core::ui::pane::PaneDrawn;
+use crate::core::ui::pane::{PaneDrawn, PaneScreen};
 use crate::core::ui::side::Section;
 use crate::core::ui::side::SideView;
 
@@ -41,7 +41,7 @@ impl Session {
         &self,
         buf: &mut Buffer,
         drawn: &mut Drawn,
-        screen: &vt100::Screen,
+        screen: PaneScreen<'_>,
         now: Now,
         extra: Option<Section>,
         viewer: Option<ClientId>,
@@ -104,7 +104,7 @@ impl Session {
             Some(Overlay::Status(s)) => s.as_ref().render(whole, buf),
             Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => p.render(whole, buf),
             Some(Overlay::Switcher(s)) => s.as_ref().render(whole, buf),
-            None => cursor = pane::cursor(screen, areas.pane),
+            None => cursor = pane::cursor(screen.screen, areas.pane),
         }
         Painted { rows, cursor }
     }
@@ -120,7 +120,7 @@ impl Session {
         viewer: Option<ClientId>,
     ) {
         let buf = frame.buffer_mut();
-        let painted = self.draw(buf, &mut Drawn::default(), screen, now, extra, viewer);
+        let painted = self.draw(buf, &mut Drawn::default(), screen.into(), now, extra, viewer);
         if let Some(at) = painted.cursor {
             frame.set_cursor_position(at);
         }

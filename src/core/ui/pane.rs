@@ -6,6 +6,8 @@ use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::term::screen::row_changes::{RowChanges, Seen};
+
 fn colour(c: vt100::Color) -> Color {
     match c {
         vt100::Color::Default => Color::Reset,
@@ -62,15 +64,15 @@ fn pane_cell(screen: &vt100::Screen, row: u16, col: u16, cols: u16, out: &mut Ce
 }
 
 /// The child's screen as the pane shows it, kept from frame to frame so that a frame looks up again
-/// only the rows vt100 says changed (finding a cell in vt100 walks to its row each time, the largest
-/// part of drawing the pane), and copies into a buffer only the rows that buffer has not been given
-/// yet (docs/architecture.md, "Where a quiet key's time goes"). A copy of what it shows, nothing
-/// more.
+/// only the rows that changed (finding a cell in vt100 walks to its row each time), and copies into
+/// a buffer only the rows that buffer has not been given yet (docs/architecture.md, "Where a quiet
+/// key's time goes"). Which rows changed, the mirror's record says; without one (tests), comparing
+/// with a copy of the screen finds them, which costs most of a key's drawing time.
 pub struct PaneCache {
     /// Tells this cache's versions from another's (a buffer may hold another session's pane).
     id: u64,
-    /// The child's screen when last looked at, and the pane's cells then, row by row.
-    screen: Option<vt100::Screen>,
+    /// What tells the next look which rows changed, and the pane's cells then, row by row.
+    known: Known,
     cells: Vec<Cell>,
     size: (u16, u16),
     /// Counts the looks that found a change; each row keeps the count of its last change.
@@ -83,13 +85,39 @@ impl Default for PaneCache {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Self {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            screen: None,
+            known: Known::Nothing,
             cells: Vec::new(),
             size: (0, 0),
             version: 0,
             row_versions: Vec::new(),
         }
     }
+}
+
+/// The child's screen as the pane is given it: with the mirror's record of the rows its output
+/// changed, where there is one.
+#[derive(Clone, Copy)]
+pub struct PaneScreen<'a> {
+    pub screen: &'a vt100::Screen,
+    pub changes: Option<&'a RowChanges>,
+}
+
+impl<'a> From<&'a vt100::Screen> for PaneScreen<'a> {
+    fn from(screen: &'a vt100::Screen) -> Self {
+        Self {
+            screen,
+            changes: None,
+        }
+    }
+}
+
+/// What a cache knows of the screen it looked at last, to tell which rows changed since.
+enum Known {
+    Nothing,
+    /// How far it had seen the mirror's record of changes.
+    Changes(Seen),
+    /// A copy of the screen, to compare with (no record was given).
+    Screen(Box<vt100::Screen>),
 }
 
 /// Which pane a buffer holds, and as of which version: what [`PaneCache::draw`] need not copy again.
@@ -106,7 +134,7 @@ impl PaneCache {
     /// rows it drew, `drawn` updated.
     pub fn draw(
         &mut self,
-        screen: &vt100::Screen,
+        screen: PaneScreen<'_>,
         area: Rect,
         buf: &mut Buffer,
         drawn: &mut PaneDrawn,
@@ -146,25 +174,34 @@ impl PaneCache {
         drew
     }
 
-    /// Brings the cells up to date with `screen`: looks up again the rows that changed.
-    fn look(&mut self, screen: &vt100::Screen, area: Rect) {
+    /// Brings the cells up to date with the screen: looks up again the rows that changed, as the
+    /// mirror's record says, or else as comparing with a copy of the screen finds.
+    fn look(&mut self, pane: PaneScreen<'_>, area: Rect) {
+        let screen = pane.screen;
         let (rows, cols) = screen.size();
         let (rows, cols) = (rows.get().min(area.height), cols.get().min(area.width));
         let width = usize::from(cols);
-        let changed: Vec<u16> = match &self.screen {
-            Some(prev) if self.size == (cols, rows) && prev.size() == screen.size() => screen
-                .rows_diff(prev, 0, cols)
-                .zip(0..rows)
-                .filter(|(diff, _)| !diff.is_empty())
-                .map(|(_, row)| row)
-                .collect(),
-            _ => {
-                self.cells = vec![Cell::EMPTY; usize::from(rows) * width];
-                self.row_versions = vec![0; usize::from(rows)];
-                self.size = (cols, rows);
-                (0..rows).collect()
-            }
+        let same_size = self.size == (cols, rows);
+        let changed = match (&self.known, pane.changes) {
+            (Known::Changes(seen), Some(changes)) if same_size => changes
+                .since(*seen)
+                .map(|changed| changed.into_iter().filter(|r| *r < rows).collect()),
+            (Known::Screen(prev), None) if same_size && prev.size() == screen.size() => Some(
+                screen
+                    .rows_diff(prev, 0, cols)
+                    .zip(0..rows)
+                    .filter(|(diff, _)| !diff.is_empty())
+                    .map(|(_, row)| row)
+                    .collect::<Vec<u16>>(),
+            ),
+            _ => None,
         };
+        let changed = changed.unwrap_or_else(|| {
+            self.cells = vec![Cell::EMPTY; usize::from(rows) * width];
+            self.row_versions = vec![0; usize::from(rows)];
+            self.size = (cols, rows);
+            (0..rows).collect()
+        });
         if !changed.is_empty() {
             self.version += 1;
         }
@@ -175,10 +212,14 @@ impl PaneCache {
             }
             self.row_versions[usize::from(row)] = self.version;
         }
-        match &mut self.screen {
-            Some(prev) => prev.clone_from(screen),
-            None => self.screen = Some(screen.clone()),
-        }
+        self.known = match (pane.changes, std::mem::replace(&mut self.known, Known::Nothing)) {
+            (Some(changes), _) => Known::Changes(changes.seen()),
+            (None, Known::Screen(mut prev)) => {
+                prev.as_mut().clone_from(screen);
+                Known::Screen(prev)
+            }
+            (None, _) => Known::Screen(Box::new(screen.clone())),
+        };
     }
 }
 

@@ -49,7 +49,7 @@ impl World {
             .draw(whole, |buf, drawn| {
                 let painted = self
                     .session
-                    .draw(buf, drawn, self.pi.screen(), self.now, None, viewer);
+                    .draw(buf, drawn, self.pi.screen().into(), self.now, None, viewer);
                 (painted, vt100::CursorStyle::Default)
             })
             .expect("a frame");

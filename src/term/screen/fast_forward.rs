@@ -208,15 +208,20 @@ pub fn colour_changes(skipped: &[u8]) -> Vec<u8> {
 }
 
 impl Mirror {
-    /// Parses a batch of the child's output. The bigger the batch, the more of a flood can be
-    /// skipped: pass everything that is at hand at once.
-    pub fn process(&mut self, bytes: &[u8]) {
-        let Some(scanner) = &mut self.scanner else {
-            self.parser.process(bytes);
-            return;
-        };
+    /// Parses a batch of the child's output (see [`Mirror::process`]).
+    pub(super) fn process_batch(&mut self, bytes: &[u8]) {
         let rows = usize::from(self.parser.screen().size().0.get());
-        let runs = scanner.runs(bytes, 2 * rows + 2);
+        let runs = match &mut self.scanner {
+            Some(scanner) => scanner.runs(bytes, 2 * rows + 2),
+            None => Vec::new(),
+        };
+        if runs.is_empty() && bytes.len() <= super::damage::TRACKED_BATCH {
+            self.process_tracked(bytes);
+            return;
+        }
+        // A flood: what it changed is not followed, every row counts as changed.
+        self.follower.skip(bytes);
+        self.changes.mark_all();
         let mut fed = 0;
         for run in runs {
             self.parser.process(&bytes[fed..run.start]);

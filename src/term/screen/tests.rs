@@ -282,3 +282,27 @@ fn clear_scrollback_sequence_from_pi_full_redraw() {
     m.process(b"old\x1b[2J\x1b[H\x1b[3Jnew");
     assert_eq!(m.screen().contents().trim(), "new");
 }
+
+#[test]
+fn output_that_makes_vt100_panic_leaves_a_blank_screen_that_goes_on() {
+    let mut m = Mirror::new(5, 8, kitty_host());
+    m.process(b"\x1b[>7u");
+    // vt100 0.18.1 panics on this (a widened character in the last column, a scroll, more text).
+    let seen = m.changes().seen();
+    m.process("\x1b[5;8H\u{263a}\u{fe0f}\x1b[S\x1b[2;4r\nhello wo".as_bytes());
+    assert_eq!(m.changes().since(seen), Some((0..5).collect()));
+    assert_eq!(m.screen().contents().trim(), "");
+    // What the tracker kept is kept (vt100's own modes are not), and the next output is shown.
+    assert_eq!(m.modes().kitty_flags, 7);
+    m.process(b"\x1b[2;1Hback");
+    assert_eq!(m.screen().contents().trim(), "back");
+}
+
+#[test]
+fn a_panic_while_parsing_is_told_to_the_hook_as_caught() {
+    assert!(!contain::parsing());
+    let inside = contain::caught(contain::parsing);
+    assert_eq!(inside, Some(true));
+    assert_eq!(contain::caught(|| panic!("in vt100")), None::<()>);
+    assert!(!contain::parsing());
+}

@@ -14,7 +14,7 @@ fn render(bytes: &[u8], w: u16, h: u16) -> Buffer {
     p.process(bytes);
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    PaneCache::default().draw(p.screen(), area, &mut buf, &mut PaneDrawn::default());
+    PaneCache::default().draw(p.screen().into(), area, &mut buf, &mut PaneDrawn::default());
     buf
 }
 
@@ -48,7 +48,7 @@ fn nothing_of_what_the_buffer_held_stays_on_the_childs_cells() {
             .fg(Color::Red)
             .add_modifier(Modifier::DIM | Modifier::ITALIC),
     );
-    PaneCache::default().draw(p.screen(), area, &mut buf, &mut PaneDrawn::default());
+    PaneCache::default().draw(p.screen().into(), area, &mut buf, &mut PaneDrawn::default());
     assert_eq!(buf[(0, 0)].modifier, Modifier::empty());
     assert_eq!(buf[(0, 0)].fg, Color::Reset);
     assert_eq!(buf[(1, 0)].modifier, Modifier::BOLD);
@@ -94,7 +94,7 @@ const PIECES: &[&str] = &[
 /// The pane drawn into a new buffer by a new cache: every cell looked up.
 fn every_cell(screen: &vt100::Screen, area: Rect, size: Rect) -> Buffer {
     let mut buf = Buffer::empty(size);
-    PaneCache::default().draw(screen, area, &mut buf, &mut PaneDrawn::default());
+    PaneCache::default().draw(screen.into(), area, &mut buf, &mut PaneDrawn::default());
     buf
 }
 
@@ -121,13 +121,43 @@ proptest::proptest! {
                 continue;
             };
             let before = buf.clone();
-            let drew = cache.draw(p.screen(), area, buf, drawn);
+            let drew = cache.draw(p.screen().into(), area, buf, drawn);
             proptest::prop_assert_eq!(&*buf, &every_cell(p.screen(), area, size));
             // A frame compares only the rows said drawn with what the terminal shows.
             for row in (0..size.height).filter(|r| !drew.contains(r)) {
                 let same = (0..size.width).all(|x| buf[(x, row)] == before[(x, row)]);
                 proptest::prop_assert!(same, "row {} changed but was not said drawn", row);
             }
+        }
+    }
+}
+
+proptest::proptest! {
+    /// Drawn from the mirror's record of changed rows, with its output cut into batches anywhere,
+    /// the pane shows what drawing every cell shows (the record itself: `term/screen/damage`).
+    #[test]
+    fn the_cache_draws_from_the_mirrors_record_what_every_cell_would(
+        steps in proptest::collection::vec(0..PIECES.len(), 1..40),
+        cuts in proptest::collection::vec(1..9usize, 1..12),
+    ) {
+        let (w, h) = (10u16, 5u16);
+        let stream: Vec<u8> = steps.iter().flat_map(|i| PIECES[*i].bytes()).collect();
+        let mut m = crate::term::screen::Mirror::new(h, w, crate::term::screen::HostCaps::default());
+        let area = Rect::new(2, 1, w, h);
+        let size = Rect::new(0, 0, w + 4, h + 2);
+        let mut cache = PaneCache::default();
+        let (mut buf, mut drawn) = (Buffer::empty(size), PaneDrawn::default());
+        let mut at = 0;
+        for cut in cuts.iter().cycle() {
+            if at >= stream.len() {
+                break;
+            }
+            let end = (at + cut).min(stream.len());
+            m.process(&stream[at..end]);
+            let screen = PaneScreen { screen: m.screen(), changes: Some(m.changes()) };
+            cache.draw(screen, area, &mut buf, &mut drawn);
+            proptest::prop_assert_eq!(&buf, &every_cell(m.screen(), area, size));
+            at = end;
         }
     }
 }
@@ -141,18 +171,18 @@ fn only_the_rows_that_changed_are_drawn_again() {
     let mut buf = Buffer::empty(Rect::new(0, 0, 6, 5));
     let mut drawn = PaneDrawn::default();
     assert_eq!(
-        cache.draw(p.screen(), area, &mut buf, &mut drawn),
+        cache.draw(p.screen().into(), area, &mut buf, &mut drawn),
         vec![1, 2, 3, 4]
     );
     p.process(b"\x1b[2;3Hx");
-    assert_eq!(cache.draw(p.screen(), area, &mut buf, &mut drawn), vec![2]);
+    assert_eq!(cache.draw(p.screen().into(), area, &mut buf, &mut drawn), vec![2]);
     assert_eq!(
-        cache.draw(p.screen(), area, &mut buf, &mut drawn),
+        cache.draw(p.screen().into(), area, &mut buf, &mut drawn),
         Vec::<u16>::new()
     );
     // A buffer the cache has not drawn into gets every row.
     let mut other = Buffer::empty(Rect::new(0, 0, 6, 5));
-    let drew = cache.draw(p.screen(), area, &mut other, &mut PaneDrawn::default());
+    let drew = cache.draw(p.screen().into(), area, &mut other, &mut PaneDrawn::default());
     assert_eq!(drew, vec![1, 2, 3, 4]);
     assert_eq!(other, buf);
 }
@@ -165,22 +195,25 @@ fn a_buffer_drawn_by_another_cache_is_drawn_whole() {
     let (mut first, mut second) = (PaneCache::default(), PaneCache::default());
     let mut buf = Buffer::empty(area);
     let mut drawn = PaneDrawn::default();
-    first.draw(p.screen(), area, &mut buf, &mut drawn);
+    first.draw(p.screen().into(), area, &mut buf, &mut drawn);
     second.draw(
-        p.screen(),
+        p.screen().into(),
         area,
         &mut Buffer::empty(area),
         &mut PaneDrawn::default(),
     );
     p.process(b"\r\ntwo");
     second.draw(
-        p.screen(),
+        p.screen().into(),
         area,
         &mut Buffer::empty(area),
         &mut PaneDrawn::default(),
     );
     // The second cache's version is ahead of the first's, but it never drew into this buffer.
-    assert_eq!(second.draw(p.screen(), area, &mut buf, &mut drawn), vec![0, 1]);
+    assert_eq!(
+        second.draw(p.screen().into(), area, &mut buf, &mut drawn),
+        vec![0, 1]
+    );
     assert_eq!(buf, every_cell(p.screen(), area, area));
 }
 
@@ -191,14 +224,14 @@ fn a_resized_screen_is_drawn_whole_again() {
     let mut cache = PaneCache::default();
     let mut drawn = PaneDrawn::default();
     let mut buf = Buffer::empty(Rect::new(0, 0, 8, 4));
-    cache.draw(p.screen(), Rect::new(0, 0, 6, 3), &mut buf, &mut drawn);
+    cache.draw(p.screen().into(), Rect::new(0, 0, 6, 3), &mut buf, &mut drawn);
     p.screen_mut().set_size(
         std::num::NonZeroU16::new(4).expect("rows"),
         std::num::NonZeroU16::new(8).expect("cols"),
     );
     p.process(b"\x1b[4;1Hlast");
     let mut cached = Buffer::empty(Rect::new(0, 0, 8, 4));
-    let drew = cache.draw(p.screen(), Rect::new(0, 0, 8, 4), &mut cached, &mut drawn);
+    let drew = cache.draw(p.screen().into(), Rect::new(0, 0, 8, 4), &mut cached, &mut drawn);
     assert_eq!(drew, vec![0, 1, 2, 3]);
     assert_eq!(
         cached,
@@ -214,10 +247,10 @@ fn a_screen_smaller_than_the_pane_leaves_nothing_of_a_bigger_one_behind() {
     let mut cache = PaneCache::default();
     let mut drawn = PaneDrawn::default();
     let mut buf = Buffer::empty(area);
-    cache.draw(big.screen(), area, &mut buf, &mut drawn);
+    cache.draw(big.screen().into(), area, &mut buf, &mut drawn);
     let mut small = parser(2, 4);
     small.process(b"xy");
-    let drew = cache.draw(small.screen(), area, &mut buf, &mut drawn);
+    let drew = cache.draw(small.screen().into(), area, &mut buf, &mut drawn);
     assert_eq!(drew, vec![0, 1, 2]);
     assert_eq!(buf, every_cell(small.screen(), area, area));
 }
