@@ -41,6 +41,20 @@ pub struct ReadHalf {
     fd: AsyncFd<Arc<UnixStream>>,
 }
 
+impl ReadHalf {
+    /// Reads `stream` (non-blocking already) in this runtime.
+    pub fn of(stream: Arc<UnixStream>) -> io::Result<ReadHalf> {
+        Ok(ReadHalf {
+            fd: register(stream, Interest::READABLE)?,
+        })
+    }
+
+    /// Lets go of this runtime's registration, for another runtime to read the socket.
+    pub fn into_stream(self) -> Arc<UnixStream> {
+        self.fd.into_inner()
+    }
+}
+
 impl AsyncRead for ReadHalf {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         loop {

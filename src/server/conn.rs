@@ -10,19 +10,23 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use lent::{Lent, Reading};
 
 use super::perform::Handle;
 use super::route::Route;
 use super::serve::ServerMsg;
 use crate::event_loop::ClientOut;
 use crate::event_loop::input_meter::{self, Ticket, Verdict};
-use crate::ipc::halves::{self, WriteHalf};
+use crate::ipc::halves::{self, ReadHalf, WriteHalf};
 use crate::ipc::outbox::Outbox;
 use crate::ipc::socket;
-use crate::ipc::wire::{self, Down, Up};
+use crate::ipc::wire::{self, Down, FrameBuf, Up};
+
+pub mod lent;
 
 /// How often a client typing the short way tells the core, which keeps the session used last.
 const TYPED_EVERY: Duration = Duration::from_secs(1);
@@ -109,46 +113,97 @@ pub async fn serve(
     let in_flight = Arc::new(AtomicUsize::new(0));
     let mut told_typed: Option<Instant> = None;
     let held_limit = input_meter::held_limit();
+    let mut frames = FrameBuf::new();
+    frames.push(rd.buffer());
+    let mut rd = rd.into_inner();
+    let mut buf = vec![0u8; READ_BUFFER];
+    let mut lending = true;
     loop {
         if let Err(reason) = input_room(&in_flight, &following, held_limit).await {
             let _ = server.send(ServerMsg::Garbage { id, reason });
             break;
         }
-        match wire::read_frame_async(&mut rd).await {
-            Ok(Some((kind, payload))) => match wire::decode_up(kind, &payload) {
-                Ok(Up::Input(bytes)) => {
-                    let ticket = Ticket::new(&in_flight, bytes.len());
-                    match route.key(id, bytes, ticket) {
-                        Ok(()) => {
-                            // Off the key's path: the key is with the session already.
-                            if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
-                                told_typed = Some(Instant::now());
-                                let _ = server.send(ServerMsg::Typed { id });
-                            }
+        let (kind, payload) = match frames.next() {
+            Ok(Some(frame)) => frame,
+            Ok(None) => {
+                // Nothing whole is left to read here: the session the client types into may read
+                // the socket on its own thread until anything but a key comes (see `lent`).
+                if let Some(to) = route.lendable().filter(|_| lending) {
+                    let reading = Reading {
+                        stream: rd.into_stream(),
+                        frames: std::mem::take(&mut frames),
+                        refused: false,
+                    };
+                    let counts = (in_flight.clone(), following.clone());
+                    let (lent, back) =
+                        Lent::new(id, reading, route.clone(), to.generation, server.clone(), counts);
+                    to.runtime.spawn(lent::read(lent));
+                    let Ok(reading) = back.await else { break };
+                    lending = !reading.refused;
+                    frames = reading.frames;
+                    rd = match ReadHalf::of(reading.stream) {
+                        Ok(rd) => rd,
+                        Err(e) => {
+                            eprintln!("pokeshell server: cannot read a connection again: {e}");
+                            break;
                         }
-                        Err((bytes, ticket)) => {
-                            route.went_long_way();
-                            if server.send(ServerMsg::Input { id, bytes, ticket }).is_err() {
-                                break;
-                            }
-                        }
-                    }
+                    };
+                    continue;
                 }
-                Ok(up) => {
-                    route.went_long_way();
-                    if server.send(ServerMsg::Up { id, up }).is_err() {
+                match rd.read(&mut buf).await {
+                    Ok(0) => {
+                        if let Err(e) = frames.finish() {
+                            let _ = server.send(ServerMsg::Garbage {
+                                id,
+                                reason: e.to_string(),
+                            });
+                        }
+                        break;
+                    }
+                    Ok(n) => frames.push(&buf[..n]),
+                    Err(e) => {
+                        let _ = server.send(ServerMsg::Garbage {
+                            id,
+                            reason: e.to_string(),
+                        });
                         break;
                     }
                 }
-                Err(e) => {
-                    let _ = server.send(ServerMsg::Garbage {
-                        id,
-                        reason: e.to_string(),
-                    });
+                continue;
+            }
+            Err(e) => {
+                let _ = server.send(ServerMsg::Garbage {
+                    id,
+                    reason: e.to_string(),
+                });
+                break;
+            }
+        };
+        match wire::decode_up(kind, &payload) {
+            Ok(Up::Input(bytes)) => {
+                let ticket = Ticket::new(&in_flight, bytes.len());
+                match route.key(id, bytes, ticket) {
+                    Ok(()) => {
+                        // Off the key's path: the key is with the session already.
+                        if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
+                            told_typed = Some(Instant::now());
+                            let _ = server.send(ServerMsg::Typed { id });
+                        }
+                    }
+                    Err((bytes, ticket)) => {
+                        route.went_long_way();
+                        if server.send(ServerMsg::Input { id, bytes, ticket }).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            Ok(up) => {
+                route.went_long_way();
+                if server.send(ServerMsg::Up { id, up }).is_err() {
                     break;
                 }
-            },
-            Ok(None) => break,
+            }
             Err(e) => {
                 let _ = server.send(ServerMsg::Garbage {
                     id,
@@ -165,7 +220,7 @@ pub async fn serve(
 
 /// The input queue of the session the client follows: the writer hears of switches, the reader
 /// holds back while it is high.
-type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
+pub type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
 
 /// Waits until there is room for this client's input ([`input_meter::verdict`]); `Err`: the client
 /// is to be dropped, and why.

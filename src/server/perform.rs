@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicUsize;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::conn::ConnCmd;
-use super::route::Route;
+use super::route::{Route, Target};
 use super::saver::Saver;
 use super::session_thread;
 use super::state::{ServerEffect, ServerEvent, ServerState};
@@ -111,7 +111,7 @@ impl Performer {
     }
 
     fn to_session(&self, number: u32, ev: WorldEvent) {
-        if let Some((tx, _)) = self.sessions.get(&number) {
+        if let Some((tx, _, _)) = self.sessions.get(&number) {
             let _ = tx.send(ev);
         }
     }
@@ -144,7 +144,7 @@ impl Performer {
                 let input_queued = self
                     .sessions
                     .get(&number)
-                    .map(|(_, q)| q.clone())
+                    .map(|(_, q, _)| q.clone())
                     .unwrap_or_default();
                 self.to_conn(
                     id,
@@ -172,7 +172,10 @@ impl Performer {
                 // The route the core chose, kept by the connection until the core changes it.
                 if let Some(conn) = self.conns.get(&id) {
                     conn.route
-                        .set(self.sessions.get(&number).map(|(tx, _)| tx.clone()));
+                        .set(self.sessions.get(&number).map(|(tx, _, runtime)| Target {
+                            tx: tx.clone(),
+                            runtime: runtime.clone(),
+                        }));
                 }
             }
             ServerEffect::Unfollow { id, number } => {

@@ -95,9 +95,14 @@ fn demo_config(start: &SessionSpec, args: &DemoArgs) -> Result<(SessionConfig, D
     Ok((config, layer, env))
 }
 
-/// A started session: where its world events go, and its program's input queue (bytes not yet
-/// written to its terminal; see [`crate::event_loop::input_meter`]).
-pub type Ready = (UnboundedSender<WorldEvent>, Arc<AtomicUsize>);
+/// A started session: where its world events go, its program's input queue (bytes not yet
+/// written to its terminal; see [`crate::event_loop::input_meter`]), and its thread's runtime
+/// (where a client's socket is read while the client types into it, see `conn::lent`).
+pub type Ready = (
+    UnboundedSender<WorldEvent>,
+    Arc<AtomicUsize>,
+    tokio::runtime::Handle,
+);
 
 /// Starts the session's thread; returns where its world events go once pi runs.
 pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
@@ -197,7 +202,7 @@ async fn run(
         lp.give_caps(caps);
     }
     lp.input(Input::ChildStarted { pid })?;
-    let _ = ready.send(Ok((tx, input_queued)));
+    let _ = ready.send(Ok((tx, input_queued, tokio::runtime::Handle::current())));
     // A test hook: proves a client's terminal is restored and the children stopped when the server
     // panics.
     if env_get(&start.spec.env, "POKESHELL_TEST_PANIC").is_some() {

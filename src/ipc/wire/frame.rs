@@ -148,6 +148,21 @@ impl FrameBuf {
         Ok(Some(found))
     }
 
+    /// The kind of the next whole frame, left in the buffer; `Ok(None)` until it is whole.
+    pub fn peek_kind(&self) -> Result<Option<u8>, WireError> {
+        let unread = &self.buf[self.start..];
+        let Some(header) = unread.first_chunk::<HEADER>() else {
+            return Ok(None);
+        };
+        let len = checked_len(*header)?;
+        Ok(unread.get(HEADER + len - 1).and(unread.get(HEADER).copied()))
+    }
+
+    /// Puts a frame taken out back in front of what is unread.
+    pub fn unread(&mut self, frame: &[u8]) {
+        self.buf.splice(self.start..self.start, frame.iter().copied());
+    }
+
     /// How many bytes wait for the rest of their frame.
     pub fn buffered(&self) -> usize {
         self.buf.len() - self.start

@@ -1,0 +1,157 @@
+//! A client's socket read on the thread of the session it types into. The connection's task runs on
+//! the server's main thread, so each key woke that thread and then the session's; while the client
+//! follows a session and nothing it sent is on its way through the core, the connection lends the
+//! reading to the session's runtime instead, and a key wakes the session's thread alone, as tmux's
+//! one server thread is woken once. Keys go on to the loop through its channel as before, with
+//! their tickets, and on the same thread.
+//!
+//! The reading comes back to the connection, with whatever is unread, as soon as anything but a
+//! key is next (a resize, the terminal's answers, a request: those go through the core, in order),
+//! the socket ends or fails, the client's input is to be held back, or the route changes (a switch,
+//! a detach, the session ending). It always comes back: dropping a lent reading (its runtime
+//! ending before or while it runs) gives it back too.
+
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::oneshot;
+
+use super::{Following, READ_BUFFER, TYPED_EVERY};
+use crate::event_loop::input_meter::{self, Ticket, Verdict};
+use crate::ipc::halves::ReadHalf;
+use crate::ipc::wire::{self, FrameBuf, kind};
+use crate::server::route::Route;
+use crate::server::serve::ServerMsg;
+
+/// What a connection hands the session's runtime, and gets back.
+pub struct Reading {
+    pub stream: Arc<UnixStream>,
+    pub frames: FrameBuf,
+    /// The session's runtime could not take the socket: the connection keeps the reading from now.
+    pub refused: bool,
+}
+
+/// A reading lent: given back when dropped, however its task ended.
+pub struct Lent {
+    pub id: u64,
+    reading: Option<Reading>,
+    back: Option<oneshot::Sender<Reading>>,
+    pub route: Arc<Route>,
+    /// The route's generation when lent: a change of route ends the lending.
+    pub generation: u64,
+    pub server: UnboundedSender<ServerMsg>,
+    pub in_flight: Arc<AtomicUsize>,
+    pub following: Following,
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if let (Some(reading), Some(back)) = (self.reading.take(), self.back.take()) {
+            let _ = back.send(reading);
+        }
+    }
+}
+
+impl Lent {
+    pub fn new(
+        id: u64,
+        reading: Reading,
+        route: Arc<Route>,
+        generation: u64,
+        server: UnboundedSender<ServerMsg>,
+        counts: (Arc<AtomicUsize>, Following),
+    ) -> (Lent, oneshot::Receiver<Reading>) {
+        let (back, returned) = oneshot::channel();
+        let lent = Lent {
+            id,
+            reading: Some(reading),
+            back: Some(back),
+            route,
+            generation,
+            server,
+            in_flight: counts.0,
+            following: counts.1,
+        };
+        (lent, returned)
+    }
+
+    /// Whether the client's input may be read now (else the connection waits or drops it).
+    fn room(&self) -> bool {
+        let queued = self
+            .following
+            .lock()
+            .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)));
+        let verdict = input_meter::verdict(
+            self.in_flight.load(Ordering::Acquire),
+            queued,
+            Duration::ZERO,
+            Duration::MAX,
+        );
+        verdict == Verdict::Read
+    }
+}
+
+/// Reads the client's keys on this runtime until the reading goes back (see the module's comment).
+pub async fn read(mut lent: Lent) {
+    let Some(stream) = lent.reading.as_ref().map(|r| r.stream.clone()) else {
+        return;
+    };
+    let Ok(mut rd) = ReadHalf::of(stream) else {
+        if let Some(r) = lent.reading.as_mut() {
+            r.refused = true;
+        }
+        return;
+    };
+    let mut buf = vec![0u8; READ_BUFFER];
+    let mut told_typed: Option<Instant> = None;
+    loop {
+        let room = lent.room();
+        let Some(frames) = lent.reading.as_mut().map(|r| &mut r.frames) else {
+            break;
+        };
+        match frames.peek_kind() {
+            Ok(Some(kind::INPUT)) if room => {
+                // An input frame's payload is the keys themselves (`wire::encode_input`).
+                let Ok(Some((_, bytes))) = frames.next() else {
+                    break;
+                };
+                let ticket = Ticket::new(&lent.in_flight, bytes.len());
+                if let Err((bytes, _)) = lent.route.lent_key(lent.generation, lent.id, bytes, ticket) {
+                    frames.unread(&wire::encode_input(&bytes));
+                    break;
+                }
+                if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
+                    told_typed = Some(Instant::now());
+                    let _ = lent.server.send(ServerMsg::Typed { id: lent.id });
+                }
+                continue;
+            }
+            Ok(None) => {}
+            // Anything else, a frame it does not take or a broken one, is the connection's.
+            _ => break,
+        }
+        let changed = lent.route.changed();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        if !lent.route.is_still(lent.generation) {
+            break;
+        }
+        tokio::select! {
+            () = &mut changed => break,
+            read = rd.read(&mut buf) => match read {
+                Ok(n) if n > 0 => frames.push(&buf[..n]),
+                // The end, or an error: the connection reads it again and says so.
+                _ => break,
+            },
+        }
+    }
+    // The registration with this runtime goes before the socket goes back.
+    drop(rd.into_stream());
+}
+
+#[cfg(test)]
+mod tests;
