@@ -132,6 +132,34 @@ fn hosted_command_exit_code_is_passed_through() {
     assert_eq!(pty.wait_exit(WAIT), 7);
 }
 
+/// A session a client typed into ends: the server ends by itself. The client's socket was being
+/// read on the session's thread when the session ended; lending it again to the ended session would
+/// keep the server's main thread busy for ever (the benchmark found that).
+#[test]
+fn the_server_ends_by_itself_after_the_session_a_client_typed_into_ended() {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+    cmd.args([
+        "--command",
+        "sh -c 'echo ready; read a; echo \"got $a\"; read b; exit 5'",
+    ]);
+    let mut pty = Pty::spawn(cmd, 24, 80);
+    pty.wait_for_text("ready", WAIT);
+    pty.send("one\r");
+    pty.wait_for_text("got one", WAIT);
+    let server = pty.host_pid();
+    assert_ne!(server, pty.pid() as i32, "the session runs in a server");
+    pty.send("two\r");
+    assert_eq!(pty.wait_exit(WAIT), 5);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while process_alive(server) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !process_alive(server),
+        "the server still runs 10 s after its last session ended"
+    );
+}
+
 #[test]
 fn death_by_signal_gives_128_plus_n() {
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));

@@ -117,10 +117,14 @@ pub async fn serve(
     frames.push(rd.buffer());
     let mut rd = rd.into_inner();
     let mut buf = vec![0u8; READ_BUFFER];
-    let mut lending = true;
+    // The route's generation for which the session's runtime did not take the reading.
+    let mut refused: Option<u64> = None;
+    let garbage = |reason: String| {
+        let _ = server.send(ServerMsg::Garbage { id, reason });
+    };
     loop {
         if let Err(reason) = input_room(&in_flight, &following, held_limit).await {
-            let _ = server.send(ServerMsg::Garbage { id, reason });
+            garbage(reason);
             break;
         }
         let (kind, payload) = match frames.next() {
@@ -128,7 +132,7 @@ pub async fn serve(
             Ok(None) => {
                 // Nothing whole is left to read here: the session the client types into may read
                 // the socket on its own thread until anything but a key comes (see `lent`).
-                if let Some(to) = route.lendable().filter(|_| lending) {
+                if let Some(to) = route.lendable().filter(|to| refused != Some(to.generation)) {
                     let reading = Reading {
                         stream: rd.into_stream(),
                         frames: std::mem::take(&mut frames),
@@ -139,7 +143,7 @@ pub async fn serve(
                         Lent::new(id, reading, route.clone(), to.generation, server.clone(), counts);
                     to.runtime.spawn(lent::read(lent));
                     let Ok(reading) = back.await else { break };
-                    lending = !reading.refused;
+                    refused = reading.refused.then_some(to.generation);
                     frames = reading.frames;
                     rd = match ReadHalf::of(reading.stream) {
                         Ok(rd) => rd,
@@ -153,29 +157,20 @@ pub async fn serve(
                 match rd.read(&mut buf).await {
                     Ok(0) => {
                         if let Err(e) = frames.finish() {
-                            let _ = server.send(ServerMsg::Garbage {
-                                id,
-                                reason: e.to_string(),
-                            });
+                            garbage(e.to_string());
                         }
                         break;
                     }
                     Ok(n) => frames.push(&buf[..n]),
                     Err(e) => {
-                        let _ = server.send(ServerMsg::Garbage {
-                            id,
-                            reason: e.to_string(),
-                        });
+                        garbage(e.to_string());
                         break;
                     }
                 }
                 continue;
             }
             Err(e) => {
-                let _ = server.send(ServerMsg::Garbage {
-                    id,
-                    reason: e.to_string(),
-                });
+                garbage(e.to_string());
                 break;
             }
         };
@@ -205,10 +200,7 @@ pub async fn serve(
                 }
             }
             Err(e) => {
-                let _ = server.send(ServerMsg::Garbage {
-                    id,
-                    reason: e.to_string(),
-                });
+                garbage(e.to_string());
                 break;
             }
         }

@@ -54,13 +54,13 @@ impl Default for ChildModes {
 
 pub struct Mirror {
     parser: vt100::Parser<Tracker>,
-    /// Follows the output to find text that scrolls away unseen; `None`: every byte is parsed.
-    scanner: Option<fast_forward::Scanner>,
+    /// Skips text that scrolls away unseen (`false`: every byte is parsed, for tests).
+    fast_forward: bool,
     /// Bytes fast-forwarding spared the parser, for tests.
     skipped: usize,
     /// The rows the output may have changed, for the pane to look at those alone.
     changes: RowChanges,
-    /// Follows the output piece by piece, to know what each changed.
+    /// Follows the output piece by piece, to know what each changed and what may be skipped.
     follower: damage::Follower,
 }
 
@@ -92,7 +92,7 @@ impl Mirror {
     fn with_tracker(tracker: Tracker, rows: u16, cols: u16) -> Self {
         Self {
             parser: vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker),
-            scanner: Some(fast_forward::Scanner::default()),
+            fast_forward: true,
             skipped: 0,
             changes: RowChanges::new(rows.max(1)),
             follower: damage::Follower::default(),
@@ -115,7 +115,7 @@ impl Mirror {
     #[cfg(test)]
     fn parsing_everything(rows: u16, cols: u16) -> Self {
         Self {
-            scanner: None,
+            fast_forward: false,
             ..Self::new(rows, cols, HostCaps::default())
         }
     }
@@ -136,7 +136,6 @@ impl Mirror {
         let caps = self.parser.callbacks().caps.clone();
         let tracker = std::mem::replace(self.parser.callbacks_mut(), Tracker::new(caps, rows, cols));
         self.parser = vt100::Parser::new_with_callbacks(nz(rows), nz(cols), 0, tracker);
-        self.scanner = self.scanner.as_ref().map(|_| fast_forward::Scanner::default());
         self.follower = damage::Follower::default();
         self.changes.mark_all();
     }

@@ -31,7 +31,8 @@ use crate::server::serve::ServerMsg;
 pub struct Reading {
     pub stream: Arc<UnixStream>,
     pub frames: FrameBuf,
-    /// The session's runtime could not take the socket: the connection keeps the reading from now.
+    /// The session's runtime did not take the reading (it had ended, or could not register the
+    /// socket): the connection keeps it for as long as the route is the same.
     pub refused: bool,
 }
 
@@ -46,11 +47,14 @@ pub struct Lent {
     pub server: UnboundedSender<ServerMsg>,
     pub in_flight: Arc<AtomicUsize>,
     pub following: Following,
+    /// The reading task ran: a runtime that ended drops a task without running it.
+    taken: bool,
 }
 
 impl Drop for Lent {
     fn drop(&mut self) {
-        if let (Some(reading), Some(back)) = (self.reading.take(), self.back.take()) {
+        if let (Some(mut reading), Some(back)) = (self.reading.take(), self.back.take()) {
+            reading.refused |= !self.taken;
             let _ = back.send(reading);
         }
     }
@@ -75,6 +79,7 @@ impl Lent {
             server,
             in_flight: counts.0,
             following: counts.1,
+            taken: false,
         };
         (lent, returned)
     }
@@ -101,11 +106,9 @@ pub async fn read(mut lent: Lent) {
         return;
     };
     let Ok(mut rd) = ReadHalf::of(stream) else {
-        if let Some(r) = lent.reading.as_mut() {
-            r.refused = true;
-        }
         return;
     };
+    lent.taken = true;
     let mut buf = vec![0u8; READ_BUFFER];
     let mut told_typed: Option<Instant> = None;
     loop {

@@ -33,7 +33,7 @@ impl Mirror {
         let rows = self.parser.screen().size().0.get();
         let mut at = 0;
         while at < bytes.len() {
-            let (n, effect) = self.follower.next(&bytes[at..]);
+            let Piece { len: n, effect, .. } = self.follower.next(&bytes[at..]);
             let piece = &bytes[at..at + n];
             let before = self.parser.screen().cursor_position();
             self.parser.process(piece);
@@ -92,6 +92,26 @@ pub struct Follower {
     inter: Vec<u8>,
     /// The sequence had the parser carry out a control inside it, or was longer than is kept.
     odd: bool,
+    /// The piece being read began in this batch (its start is where the parser was at rest).
+    began_here: bool,
+}
+
+/// One piece of the stream, as far as one batch holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    pub len: usize,
+    /// What it may change; `None` while a sequence goes on past the end of the batch having
+    /// changed nothing yet (its effect comes with the batch that ends it).
+    pub effect: Option<Effect>,
+    /// Printable ASCII, a carriage return, a line feed, or a whole colour change begun in this
+    /// batch: what fast-forwarding may skip (`fast_forward.rs`).
+    pub plain: bool,
+}
+
+impl Piece {
+    fn new(len: usize, effect: Option<Effect>, plain: bool) -> Piece {
+        Piece { len, effect, plain }
+    }
 }
 
 fn text_byte(b: u8) -> bool {
@@ -99,18 +119,18 @@ fn text_byte(b: u8) -> bool {
 }
 
 impl Follower {
-    /// The length of the next piece of `bytes`, and what it may change; `None` while a sequence
-    /// goes on past the end of `bytes` having changed nothing yet (its effect comes with the batch
-    /// that ends it). The length is 0 only when a sequence begun in an earlier batch was cut short
-    /// by an escape.
-    pub fn next(&mut self, bytes: &[u8]) -> (usize, Option<Effect>) {
+    /// The next piece of `bytes`. Its length is 0 only when a sequence begun in an earlier batch
+    /// was cut short by an escape.
+    pub fn next(&mut self, bytes: &[u8]) -> Piece {
+        self.began_here = self.state == State::Ground;
         if self.state == State::Ground {
             let Some(&first) = bytes.first() else {
-                return (0, None);
+                return Piece::new(0, None, false);
             };
             if text_byte(first) {
                 let n = bytes.iter().position(|b| !text_byte(*b)).unwrap_or(bytes.len());
-                return (n, Some(Effect::Text));
+                let ascii = bytes[..n].iter().all(|b| (0x20..=0x7e).contains(b));
+                return Piece::new(n, Some(Effect::Text), ascii);
             }
             if first != ESC {
                 let effect = if matches!(first, b'\n' | 0x0b | 0x0c) {
@@ -118,7 +138,7 @@ impl Follower {
                 } else {
                     Effect::Nothing
                 };
-                return (1, Some(effect));
+                return Piece::new(1, Some(effect), matches!(first, b'\r' | b'\n'));
             }
         }
         for (i, &b) in bytes.iter().enumerate() {
@@ -129,19 +149,19 @@ impl Follower {
         // What the parser may already have done of a piece not followed (a control it carried
         // out, a string command it may have ended where this does not) is not left for later.
         let unsure = self.odd || matches!(self.state, State::Osc | State::Str);
-        (bytes.len(), unsure.then_some(Effect::All))
+        Piece::new(bytes.len(), unsure.then_some(Effect::All), false)
     }
 
     /// Follows all of `bytes`, looking at none of its pieces.
     pub fn skip(&mut self, bytes: &[u8]) {
         let mut at = 0;
         while at < bytes.len() {
-            at += self.next(&bytes[at..]).0;
+            at += self.next(&bytes[at..]).len;
         }
     }
 
     /// Takes byte `b`, the `i`th of this call; `Some` when the piece ended with it (or before it).
-    fn step(&mut self, b: u8, i: usize) -> Option<(usize, Option<Effect>)> {
+    fn step(&mut self, b: u8, i: usize) -> Option<Piece> {
         let cut_short = |s: &mut Self| {
             // The escape starts the next piece; what it cut short changed nothing, unless the
             // parser carried out a control inside it, or it was a string command.
@@ -151,7 +171,7 @@ impl Follower {
                 Effect::Nothing
             };
             s.state = State::Ground;
-            Some((i, Some(effect)))
+            Some(Piece::new(i, Some(effect), false))
         };
         match self.state {
             State::Ground => {
@@ -230,7 +250,8 @@ impl Follower {
                 }
                 0x40..=0x7e => {
                     let effect = self.csi_effect(b);
-                    self.end(i, effect)
+                    let colour = b == b'm' && self.marker.is_none() && self.inter.is_empty();
+                    self.end_plain(i, effect, colour && self.began_here)
                 }
                 0x7f => None,
                 // A marker or parameter out of place: the parser ignores the sequence, but
@@ -252,10 +273,18 @@ impl Follower {
     }
 
     /// The piece ends with byte `i`.
-    fn end(&mut self, i: usize, effect: Effect) -> Option<(usize, Option<Effect>)> {
+    fn end(&mut self, i: usize, effect: Effect) -> Option<Piece> {
+        self.end_plain(i, effect, false)
+    }
+
+    fn end_plain(&mut self, i: usize, effect: Effect, plain: bool) -> Option<Piece> {
         self.state = State::Ground;
-        let effect = if self.odd { Effect::All } else { effect };
-        Some((i + 1, Some(effect)))
+        let (effect, plain) = if self.odd {
+            (Effect::All, false)
+        } else {
+            (effect, plain)
+        };
+        Some(Piece::new(i + 1, Some(effect), plain))
     }
 
     fn escape_effect(&self, last: u8) -> Effect {

@@ -9,35 +9,16 @@
 //! replaced by its colour changes alone, which leave the parser exactly where the whole stretch
 //! would have: cursor on the same row and column 0, same colours, same parser state.
 //!
-//! What is known for sure is checked rather than assumed: the scanner below follows the parser's
-//! state machine closely enough to know when the parser is at rest (it only ever errs towards "not
-//! sure", which means no skipping), and the scroll region is learnt by watching vt100 scroll.
+//! What is known for sure is checked rather than assumed: the stream is followed piece by piece by
+//! the same follower that tells which rows a batch changed (`damage.rs`), which follows the
+//! parser's state machine closely enough to know when the parser is at rest (it only ever errs
+//! towards "not sure", which means no skipping), and the scroll region is learnt by watching vt100
+//! scroll.
 
 use super::Mirror;
+use super::damage::{Follower, TRACKED_BATCH};
 
 const ESC: u8 = 0x1b;
-
-/// Where the byte stream stands, a coarser copy of the parser's own state machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum State {
-    #[default]
-    Ground,
-    Escape,
-    EscapeIntermediate,
-    /// A CSI sequence; `sgr` while it can still be a colour change (`ESC [` digits `;` `:` `m`).
-    Csi {
-        sgr: bool,
-    },
-    Osc,
-    /// DCS, SOS, PM, APC: only ESC, CAN or SUB are trusted to end them.
-    Str,
-}
-
-/// The scanner's memory between batches.
-#[derive(Debug, Default)]
-pub struct Scanner {
-    state: State,
-}
 
 /// A stretch of plain lines found in a batch, `start..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,109 +27,37 @@ pub struct Run {
     pub end: usize,
 }
 
-fn plain(b: u8) -> bool {
-    matches!(b, 0x20..=0x7e | b'\r' | b'\n')
-}
-
-impl Scanner {
-    /// Follows `bytes` and returns the plain runs in it: each starts with the parser at rest and
-    /// holds only printable ASCII, CR, LF and complete colour changes.
-    pub fn runs(&mut self, bytes: &[u8], min_lines: usize) -> Vec<Run> {
-        let mut runs = Vec::new();
-        let mut run_start: Option<usize> = None;
-        let mut esc_at = 0;
-        let mut lines = 0usize;
-        let close = |start: Option<usize>, end: usize, lines: &mut usize, runs: &mut Vec<Run>| {
-            if let Some(start) = start
-                && *lines >= min_lines
-            {
-                runs.push(Run { start, end });
-            }
-            *lines = 0;
-        };
-        for (i, &b) in bytes.iter().enumerate() {
-            self.state = match self.state {
-                State::Ground => {
-                    if b == ESC {
-                        esc_at = i;
-                        State::Escape
-                    } else {
-                        if plain(b) {
-                            if run_start.is_none() {
-                                run_start = Some(i);
-                            }
-                            if b == b'\n' {
-                                lines += 1;
-                            }
-                        } else {
-                            close(run_start.take(), i, &mut lines, &mut runs);
-                        }
-                        State::Ground
-                    }
-                }
-                State::Escape => {
-                    if b == b'[' {
-                        State::Csi { sgr: true }
-                    } else {
-                        close(run_start.take(), esc_at, &mut lines, &mut runs);
-                        match b {
-                            0x20..=0x2f => State::EscapeIntermediate,
-                            b'P' | b'X' | b'^' | b'_' => State::Str,
-                            b']' => State::Osc,
-                            0x30..=0x7e | 0x18 | 0x1a => State::Ground,
-                            _ => State::Escape,
-                        }
-                    }
-                }
-                State::EscapeIntermediate => match b {
-                    0x30..=0x7e | 0x18 | 0x1a => State::Ground,
-                    ESC => State::Escape,
-                    _ => State::EscapeIntermediate,
-                },
-                State::Csi { sgr } => match b {
-                    0x30..=0x3b => State::Csi { sgr },
-                    b'm' if sgr => State::Ground,
-                    0x40..=0x7e | 0x18 | 0x1a => {
-                        close(run_start.take(), esc_at, &mut lines, &mut runs);
-                        State::Ground
-                    }
-                    ESC => {
-                        close(run_start.take(), esc_at, &mut lines, &mut runs);
-                        esc_at = i;
-                        State::Escape
-                    }
-                    _ => {
-                        close(run_start.take(), esc_at, &mut lines, &mut runs);
-                        State::Csi { sgr: false }
-                    }
-                },
-                State::Osc => match b {
-                    0x07 | 0x18 | 0x1a => State::Ground,
-                    ESC => {
-                        esc_at = i;
-                        State::Escape
-                    }
-                    _ => State::Osc,
-                },
-                State::Str => match b {
-                    0x18 | 0x1a => State::Ground,
-                    ESC => {
-                        esc_at = i;
-                        State::Escape
-                    }
-                    _ => State::Str,
-                },
-            };
+/// The plain runs of a batch, with at least `min_lines` line feeds each: stretches that start with
+/// the parser at rest and hold only printable ASCII, CR, LF and whole colour changes. `follower`
+/// keeps up with the stream across batches (the same one that tells which rows a batch changed).
+pub fn runs(follower: &mut Follower, bytes: &[u8], min_lines: usize) -> Vec<Run> {
+    let mut runs = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut lines = 0usize;
+    let mut close = |start: Option<usize>, end: usize, lines: &mut usize| {
+        if let Some(start) = start
+            && *lines >= min_lines
+        {
+            runs.push(Run { start, end });
         }
-        // A run ends with the batch; an escape sequence still open is not part of it.
-        let end = if self.state == State::Ground {
-            bytes.len()
+        *lines = 0;
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        let piece = follower.next(&bytes[at..]);
+        if piece.plain {
+            start.get_or_insert(at);
+            // A line feed is a piece of its own.
+            if bytes[at] == b'\n' {
+                lines += 1;
+            }
         } else {
-            esc_at
-        };
-        close(run_start, end, &mut lines, &mut runs);
-        runs
+            close(start.take(), at, &mut lines);
+        }
+        at += piece.len;
     }
+    close(start, bytes.len(), &mut lines);
+    runs
 }
 
 /// Where a plain run may be cut, given the bottom row of the scroll region (`bottom`, the region
@@ -211,16 +120,20 @@ impl Mirror {
     /// Parses a batch of the child's output (see [`Mirror::process`]).
     pub(super) fn process_batch(&mut self, bytes: &[u8]) {
         let rows = usize::from(self.parser.screen().size().0.get());
-        let runs = match &mut self.scanner {
-            Some(scanner) => scanner.runs(bytes, 2 * rows + 2),
-            None => Vec::new(),
-        };
-        if runs.is_empty() && bytes.len() <= super::damage::TRACKED_BATCH {
+        let min_lines = 2 * rows + 2;
+        // A batch with fewer line feeds than a run needs has nothing to skip.
+        let may_skip = self.fast_forward && bytes.iter().filter(|b| **b == b'\n').count() >= min_lines;
+        if !may_skip && bytes.len() <= TRACKED_BATCH {
             self.process_tracked(bytes);
             return;
         }
+        let runs = if may_skip {
+            runs(&mut self.follower, bytes, min_lines)
+        } else {
+            self.follower.skip(bytes);
+            Vec::new()
+        };
         // A flood: what it changed is not followed, every row counts as changed.
-        self.follower.skip(bytes);
         self.changes.mark_all();
         let mut fed = 0;
         for run in runs {
@@ -278,8 +191,7 @@ mod tests {
     use super::*;
 
     fn runs(bytes: &[u8]) -> Vec<(usize, usize)> {
-        Scanner::default()
-            .runs(bytes, 1)
+        super::runs(&mut Follower::default(), bytes, 1)
             .into_iter()
             .map(|r| (r.start, r.end))
             .collect()
@@ -301,17 +213,18 @@ mod tests {
     fn strings_are_not_runs_until_they_end() {
         assert_eq!(runs(b"\x1b]0;a\r\nb\x07c\r\n"), vec![(9, 12)]);
         assert_eq!(runs(b"\x1bPq\r\nx\x1b\\y\r\n"), vec![(8, 11)]);
-        // After a DCS ended by anything but ESC, CAN or SUB the scanner stays unsure.
+        // After a DCS ended by anything but ESC, CAN or SUB the follower stays unsure.
         assert_eq!(runs(b"\x1bPq\r\nx\x9cy\r\n"), vec![]);
     }
 
     #[test]
     fn state_carries_over_between_batches() {
-        let mut s = Scanner::default();
-        assert_eq!(s.runs(b"a\r\n\x1b]2;ti", 1), vec![Run { start: 0, end: 3 }]);
-        assert_eq!(s.runs(b"tle\r\n", 1), vec![]);
-        assert_eq!(s.runs(b"\x07z\r\n\x1b[3", 1), vec![Run { start: 1, end: 4 }]);
-        assert_eq!(s.runs(b"1mq\r\n", 1), vec![Run { start: 2, end: 5 }]);
+        let mut f = Follower::default();
+        let mut runs = |bytes: &[u8]| super::runs(&mut f, bytes, 1);
+        assert_eq!(runs(b"a\r\n\x1b]2;ti"), vec![Run { start: 0, end: 3 }]);
+        assert_eq!(runs(b"tle\r\n"), vec![]);
+        assert_eq!(runs(b"\x07z\r\n\x1b[3"), vec![Run { start: 1, end: 4 }]);
+        assert_eq!(runs(b"1mq\r\n"), vec![Run { start: 2, end: 5 }]);
     }
 
     #[test]

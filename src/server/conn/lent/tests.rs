@@ -145,6 +145,7 @@ async fn input_held_back_or_a_closed_socket_gives_the_reading_back() {
     tokio::spawn(read(lent));
     let reading = back.await.expect("given back");
     assert_eq!(reading.frames.buffered(), 0);
+    assert!(!reading.refused, "the session's runtime took it");
 }
 
 #[test]
@@ -162,6 +163,7 @@ fn a_reading_lent_to_a_runtime_that_ends_comes_back() {
     session.spawn(read(lent));
     drop(session);
     let reading = back.blocking_recv().expect("given back");
-    assert!(!reading.refused);
+    // The connection must not lend it there again (it would go round and round).
+    assert!(reading.refused);
     drop(f);
 }
