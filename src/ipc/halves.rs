@@ -26,9 +26,7 @@ fn register<S: AsRawFd>(stream: S, interest: Interest) -> io::Result<AsyncFd<S>>
 pub fn split(stream: UnixStream) -> io::Result<(ReadHalf, WriteHalf)> {
     let stream = Arc::new(stream);
     stream.set_nonblocking(true)?;
-    let reader = ReadHalf {
-        fd: register(stream.clone(), Interest::READABLE)?,
-    };
+    let reader = ReadHalf::of(stream.clone())?;
     Ok((reader, WriteHalf { stream, room: None }))
 }
 

@@ -178,13 +178,8 @@ pub async fn serve(
             Ok(Up::Input(bytes)) => {
                 let ticket = Ticket::new(&in_flight, bytes.len());
                 match route.key(id, bytes, ticket) {
-                    Ok(()) => {
-                        // Off the key's path: the key is with the session already.
-                        if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
-                            told_typed = Some(Instant::now());
-                            let _ = server.send(ServerMsg::Typed { id });
-                        }
-                    }
+                    // Off the key's path: the key is with the session already.
+                    Ok(()) => tell_typed(&mut told_typed, &server, id),
                     Err((bytes, ticket)) => {
                         route.went_long_way();
                         if server.send(ServerMsg::Input { id, bytes, ticket }).is_err() {
@@ -219,15 +214,32 @@ pub type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
 async fn input_room(in_flight: &AtomicUsize, following: &Following, limit: Duration) -> Result<(), String> {
     let held = tokio::time::Instant::now();
     loop {
-        let queued = following
-            .lock()
-            .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)));
-        match input_meter::verdict(in_flight.load(Ordering::Acquire), queued, held.elapsed(), limit) {
+        match input_meter::verdict(
+            in_flight.load(Ordering::Acquire),
+            queued(following),
+            held.elapsed(),
+            limit,
+        ) {
             Verdict::Read => return Ok(()),
             Verdict::Drop(reason) => return Err(reason),
             // The queue drains as the program reads: looked at again shortly, cheaply.
             Verdict::Wait => tokio::time::sleep(input_meter::RECHECK).await,
         }
+    }
+}
+
+/// The bytes waiting in the input queue of the session the client follows.
+fn queued(following: &Following) -> usize {
+    following
+        .lock()
+        .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)))
+}
+
+/// Tells the core that client `id` typed the short way, at most once every [`TYPED_EVERY`].
+fn tell_typed(told: &mut Option<Instant>, server: &UnboundedSender<ServerMsg>, id: u64) {
+    if told.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
+        *told = Some(Instant::now());
+        let _ = server.send(ServerMsg::Typed { id });
     }
 }
 

@@ -107,9 +107,7 @@ impl Route {
     ) -> Result<(), (Vec<u8>, Ticket)> {
         let session = self.slot();
         match session.as_ref() {
-            Some(target) if self.generation.load(Ordering::Acquire) == generation => {
-                send(&target.tx, id, bytes, ticket)
-            }
+            Some(target) if self.is_still(generation) => send(&target.tx, id, bytes, ticket),
             _ => Err((bytes, ticket)),
         }
     }

@@ -20,7 +20,7 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
-use super::{Following, READ_BUFFER, TYPED_EVERY};
+use super::{Following, READ_BUFFER, queued, tell_typed};
 use crate::event_loop::input_meter::{self, Ticket, Verdict};
 use crate::ipc::halves::ReadHalf;
 use crate::ipc::wire::{self, FrameBuf, kind};
@@ -38,15 +38,15 @@ pub struct Reading {
 
 /// A reading lent: given back when dropped, however its task ended.
 pub struct Lent {
-    pub id: u64,
+    id: u64,
     reading: Option<Reading>,
     back: Option<oneshot::Sender<Reading>>,
-    pub route: Arc<Route>,
+    route: Arc<Route>,
     /// The route's generation when lent: a change of route ends the lending.
-    pub generation: u64,
-    pub server: UnboundedSender<ServerMsg>,
-    pub in_flight: Arc<AtomicUsize>,
-    pub following: Following,
+    generation: u64,
+    server: UnboundedSender<ServerMsg>,
+    in_flight: Arc<AtomicUsize>,
+    following: Following,
     /// The reading task ran: a runtime that ended drops a task without running it.
     taken: bool,
 }
@@ -86,13 +86,9 @@ impl Lent {
 
     /// Whether the client's input may be read now (else the connection waits or drops it).
     fn room(&self) -> bool {
-        let queued = self
-            .following
-            .lock()
-            .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)));
         let verdict = input_meter::verdict(
             self.in_flight.load(Ordering::Acquire),
-            queued,
+            queued(&self.following),
             Duration::ZERO,
             Duration::MAX,
         );
@@ -127,10 +123,7 @@ pub async fn read(mut lent: Lent) {
                     frames.unread(&wire::encode_input(&bytes));
                     break;
                 }
-                if told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
-                    told_typed = Some(Instant::now());
-                    let _ = lent.server.send(ServerMsg::Typed { id: lent.id });
-                }
+                tell_typed(&mut told_typed, &lent.server, lent.id);
                 continue;
             }
             Ok(None) => {}

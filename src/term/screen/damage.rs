@@ -146,10 +146,15 @@ impl Follower {
                 return ended;
             }
         }
-        // What the parser may already have done of a piece not followed (a control it carried
-        // out, a string command it may have ended where this does not) is not left for later.
-        let unsure = self.odd || matches!(self.state, State::Osc | State::Str);
-        Piece::new(bytes.len(), unsure.then_some(Effect::All), false)
+        // What the parser may already have done of a piece not followed is not left for later.
+        Piece::new(bytes.len(), self.unsure().then_some(Effect::All), false)
+    }
+
+    /// Whether the parser may have changed the screen in the piece read so far: it carried out a
+    /// control inside a sequence, or it is a string command, which the parser may end where this
+    /// does not.
+    fn unsure(&self) -> bool {
+        self.odd || matches!(self.state, State::Osc | State::Str)
     }
 
     /// Follows all of `bytes`, looking at none of its pieces.
@@ -163,13 +168,8 @@ impl Follower {
     /// Takes byte `b`, the `i`th of this call; `Some` when the piece ended with it (or before it).
     fn step(&mut self, b: u8, i: usize) -> Option<Piece> {
         let cut_short = |s: &mut Self| {
-            // The escape starts the next piece; what it cut short changed nothing, unless the
-            // parser carried out a control inside it, or it was a string command.
-            let effect = if s.odd || matches!(s.state, State::Osc | State::Str) {
-                Effect::All
-            } else {
-                Effect::Nothing
-            };
+            // The escape starts the next piece; what it cut short changed nothing, if it is sure.
+            let effect = if s.unsure() { Effect::All } else { Effect::Nothing };
             s.state = State::Ground;
             Some(Piece::new(i, Some(effect), false))
         };

@@ -33,10 +33,6 @@ impl RowChanges {
         }
     }
 
-    pub fn mark(&mut self, row: u16) {
-        self.mark_rows(row..row.saturating_add(1));
-    }
-
     /// Marks `rows`, as far as the screen has them.
     pub fn mark_rows(&mut self, rows: std::ops::Range<u16>) {
         self.version += 1;
@@ -87,7 +83,7 @@ mod tests {
         let mut c = RowChanges::new(4);
         let seen = c.seen();
         assert_eq!(c.since(seen), Some(vec![]));
-        c.mark(2);
+        c.mark_rows(2..3);
         c.mark_rows(0..1);
         assert_eq!(c.since(seen), Some(vec![0, 2]));
         let later = c.seen();
