@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result};
 use ratatui::backend::Backend;
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use unicode_width::UnicodeWidthStr;
@@ -83,10 +83,12 @@ impl Painter {
             self.clear()?;
         }
         let (painted, style) = build(&mut self.next, &mut self.drawn);
-        if std::mem::take(&mut self.blank) {
-            self.show(0..self.shown.area.height)?;
+        let runs = runs(&painted.rows);
+        let drawn_rows: u16 = runs.iter().map(|r| r.end - r.start).sum();
+        if std::mem::take(&mut self.blank) || drawn_rows > self.shown.area.height / 2 {
+            self.show_all()?;
         } else {
-            for rows in runs(&painted.rows) {
+            for rows in runs {
                 self.show(rows)?;
             }
         }
@@ -107,8 +109,9 @@ impl Painter {
         let width = usize::from(self.shown.area.width);
         let cells = usize::from(rows.start) * width..usize::from(rows.end) * width;
         let area = Rect::new(0, rows.start, self.shown.area.width, rows.end - rows.start);
-        // What was shown there is moved out, not copied: the rows drawn take its place.
-        let before = Buffer {
+        // ratatui compares whole buffers: these rows are moved out of what was shown and copied
+        // out of the frame, which costs less than comparing every other row when they are few.
+        let mut before = Buffer {
             area,
             content: self.shown.content[cells.clone()]
                 .iter_mut()
@@ -119,7 +122,7 @@ impl Painter {
             area,
             content: self.next.content[cells.clone()].to_vec(),
         };
-        let before = rewrite_covered_halves(before, &after);
+        rewrite_covered_halves(&mut before.content, &after.content, width);
         self.backend
             .draw(before.diff_iter(&after))
             .context("cannot draw")?;
@@ -128,31 +131,52 @@ impl Painter {
         }
         Ok(())
     }
+
+    /// Writes what changed anywhere, and keeps it as shown: when most rows changed (a pane
+    /// that scrolls), comparing the two buffers where they are costs less than moving the rows out.
+    /// The rows not drawn are the same in both, so they send nothing.
+    fn show_all(&mut self) -> Result<()> {
+        let width = usize::from(self.shown.area.width);
+        // What was shown is taken over by the frame below; until then it only steers the diff.
+        rewrite_covered_halves(&mut self.shown.content, &self.next.content, width);
+        self.backend
+            .draw(self.shown.diff_iter(&self.next))
+            .context("cannot draw")?;
+        for (shown, drawn) in self.shown.content.iter_mut().zip(&self.next.content) {
+            if shown != drawn {
+                shown.clone_from(drawn);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A terminal blanks the covered half of a wide character whose first half is overwritten, in the
 /// colours of that moment, where ratatui's diff takes it to keep the old character's look (a blue
-/// background carried onto a blank pi has none). Such halves are taken to show something other than
-/// what is to be drawn there, so that the diff writes them again.
-fn rewrite_covered_halves(mut before: Buffer, after: &Buffer) -> Buffer {
-    let width = usize::from(before.area.width).max(1);
-    for i in 0..before.content.len() {
-        // Most cells are unchanged: compared first, measured only when they changed.
-        let Some(now) = after.content.get(i).filter(|a| **a != before.content[i]) else {
+/// background carried onto a blank pi has none). Such halves in `before` are taken to show
+/// something other than what is to be drawn there, so that the diff writes them again.
+fn rewrite_covered_halves(before: &mut [Cell], after: &[Cell], width: usize) {
+    let width = width.max(1);
+    for i in 0..before.len() {
+        // Only a character of more than one byte can be wide; most cells are ASCII or unchanged,
+        // and only those that changed are measured.
+        if before[i].symbol().len() < 2 {
+            continue;
+        }
+        let Some(now) = after.get(i).filter(|a| **a != before[i]) else {
             continue;
         };
-        let wide = before.content[i].symbol().width();
+        let wide = before[i].symbol().width();
         if wide < 2 || now.symbol().width() >= 2 {
             continue;
         }
         let row_end = (i / width + 1) * width;
-        for j in i + 1..row_end.min(i + wide).min(after.content.len()) {
-            let mut other = after.content[j].clone();
+        for j in i + 1..row_end.min(i + wide).min(after.len()) {
+            let mut other = after[j].clone();
             other.modifier.toggle(Modifier::HIDDEN);
-            before.content[j] = other;
+            before[j] = other;
         }
     }
-    before
 }
 
 /// The runs of consecutive `true`s, as ranges of their indices.

@@ -113,22 +113,29 @@ fn a_key_echoed_sends_the_row_it_changed_and_nothing_else() {
 
 #[test]
 fn a_wide_character_overwritten_by_narrow_ones_leaves_none_of_their_colour_behind() {
-    let mut w = World::new(100, 20);
-    let mut painter = Painter::new(100, 20);
-    let mut t = terminal(100, 20);
-    w.pi.process("界界".as_bytes());
-    t.process(&w.frame(&mut painter, false, None));
-    // "red" on blue ends in the first half of the second wide character: its other half is blank.
-    w.pi.process(b"\x1b[2J\x1b[H\x1b[31;44mred\x1b[0m");
-    t.process(&w.frame(&mut painter, false, None));
-    let mut fresh = terminal(100, 20);
-    fresh.process(&w.frame(&mut Painter::new(100, 20), true, None));
-    let half = t.screen().cell(0, 3).expect("a cell");
-    assert_eq!(half.bgcolor(), vt100::Color::Default, "no blue where pi has none");
-    assert!(
-        seen(&t) == seen(&fresh),
-        "the terminal shows what a whole frame shows"
-    );
+    // The row alone changes, or every row does (then the painter compares the whole frame).
+    for every_row in [false, true] {
+        let mut w = World::new(100, 20);
+        let mut painter = Painter::new(100, 20);
+        let mut t = terminal(100, 20);
+        w.pi.process("界界".as_bytes());
+        t.process(&w.frame(&mut painter, false, None));
+        // "red" on blue ends in the first half of the second wide character: its other half is
+        // blank.
+        w.pi.process(b"\x1b[2J\x1b[H\x1b[31;44mred\x1b[0m");
+        if every_row {
+            w.pi.process("\r\nmore".repeat(15).as_bytes());
+        }
+        t.process(&w.frame(&mut painter, false, None));
+        let mut fresh = terminal(100, 20);
+        fresh.process(&w.frame(&mut Painter::new(100, 20), true, None));
+        let half = t.screen().cell(0, 3).expect("a cell");
+        assert_eq!(half.bgcolor(), vt100::Color::Default, "no blue where pi has none ({every_row})");
+        assert!(
+            seen(&t) == seen(&fresh),
+            "the terminal shows what a whole frame shows ({every_row})"
+        );
+    }
 }
 
 #[test]

@@ -15,10 +15,16 @@ use super::io::{self, Master};
 use super::{Events, PtyEvent};
 use crate::term::screen::Mirror;
 
-/// Chunks read from the PTY but not parsed yet; beyond this the reader waits.
-const READ_QUEUE: usize = 64;
-/// At most this much output is parsed under one hold of the mirror's lock.
-const MAX_BATCH: usize = 256 * 1024;
+/// Chunks read from the PTY but not parsed yet; beyond this the reader waits, and the child's
+/// writes wait in the kernel. All of it is parsed before a key's echo that comes after it: the
+/// queue is kept short (at most 64 KiB, well under a millisecond of parsing) so an echo typed into
+/// a flood does not wait behind it.
+const READ_QUEUE: usize = 16;
+/// At most this much output is parsed under one hold of the mirror's lock, which a frame waits for.
+const MAX_BATCH: usize = 64 * 1024;
+/// A flood's batch is parsed once it is this big, or after [`FLOOD_LINGER`]: big enough that
+/// fast-forwarding skips most of it, small enough to be parsed in a fraction of a millisecond.
+const FLOOD_BATCH: usize = 32 * 1024;
 /// A read this big suggests more output is on its way (a PTY hands out at most 4 KiB at a time).
 pub(super) const FULL_READ: usize = 4000;
 /// How long the parser waits for the rest of a flood before parsing it: well under a frame.
@@ -115,14 +121,24 @@ pub(super) fn spawn_reader(master: Master, parse: Arc<Parse>, handover: Arc<Hand
     });
     thread::spawn(move || {
         while let Ok(mut batch) = rx.recv() {
-            // A full read means a flood: let more of it arrive first. Fewer, bigger batches cost
-            // fewer wake-ups, and the mirror skips more of a flood.
+            // A full read means a flood: let more of it arrive first, up to a batch. Fewer, bigger
+            // batches cost fewer wake-ups, and the mirror skips more of a flood; a blind sleep
+            // would leave the parser idle while the queue is already full.
+            let mut chunks = 1;
             if batch.len() >= FULL_READ {
-                thread::sleep(FLOOD_LINGER);
+                let until = Instant::now() + FLOOD_LINGER;
+                while batch.len() < FLOOD_BATCH {
+                    match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                        Ok(more) => {
+                            batch.extend_from_slice(&more);
+                            chunks += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
             }
             // Whatever is queued is parsed as one batch; the cap bounds how long the lock keeps a
             // frame waiting.
-            let mut chunks = 1;
             while batch.len() < MAX_BATCH {
                 match rx.try_recv() {
                     Ok(more) => {

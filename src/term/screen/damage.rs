@@ -129,8 +129,11 @@ impl Follower {
             };
             if text_byte(first) {
                 let n = bytes.iter().position(|b| !text_byte(*b)).unwrap_or(bytes.len());
-                let ascii = bytes[..n].iter().all(|b| (0x20..=0x7e).contains(b));
-                return Piece::new(n, Some(Effect::Text), ascii);
+                // Text bytes are neither controls nor DEL, so ASCII ones are printable.
+                return Piece::new(n, Some(Effect::Text), bytes[..n].is_ascii());
+            }
+            if let Some(piece) = self.whole_csi(bytes) {
+                return piece;
             }
             if first != ESC {
                 let effect = if matches!(first, b'\n' | 0x0b | 0x0c) {
@@ -148,6 +151,26 @@ impl Follower {
         }
         // What the parser may already have done of a piece not followed is not left for later.
         Piece::new(bytes.len(), self.unsure().then_some(Effect::All), false)
+    }
+
+    /// A control sequence the batch holds whole, with plain parameters only (no private marker,
+    /// no intermediates, nothing out of place), read in one go: what a flood's colour changes and
+    /// most of a TUI's sequences are. Anything else goes byte by byte through [`Self::step`],
+    /// which ends in the same piece for these.
+    fn whole_csi(&mut self, bytes: &[u8]) -> Option<Piece> {
+        let params = bytes.strip_prefix(b"\x1b[")?;
+        let n = params.iter().position(|b| !matches!(b, 0x30..=0x3b))?;
+        let last = params[n];
+        if !(0x40..=0x7e).contains(&last) || n > MAX_PARAMS {
+            return None;
+        }
+        self.marker = None;
+        self.params.clear();
+        self.params.extend_from_slice(&params[..n]);
+        self.inter.clear();
+        self.odd = false;
+        let effect = self.csi_effect(last);
+        Some(Piece::new(n + 3, Some(effect), last == b'm'))
     }
 
     /// Whether the parser may have changed the screen in the piece read so far: it carried out a

@@ -250,3 +250,48 @@ proptest::proptest! {
         }
     }
 }
+
+/// Bytes a control sequence may hold, the odd ones included.
+const CSI_BYTES: &[u8] = b"0123456789;:<=>? !\"/#mHJKABCDhlrtq@~\x07\x08\n\x18\x1b\x7f\x9b";
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(2048))]
+
+    /// The shortcut for a whole plain control sequence ends where reading it byte by byte ends,
+    /// with the same effect and the same state; it leaves anything else to the long way.
+    #[test]
+    fn a_whole_sequence_read_in_one_go_is_the_piece_read_byte_by_byte(
+        body in proptest::collection::vec(proptest::sample::select(CSI_BYTES), 0..70),
+    ) {
+        let mut seq = b"\x1b[".to_vec();
+        seq.extend_from_slice(&body);
+        let mut quick = Follower { began_here: true, ..Follower::default() };
+        let Some(fast) = quick.whole_csi(&seq) else {
+            return Ok(());
+        };
+        let mut slow = Follower { began_here: true, ..Follower::default() };
+        let by_byte = seq.iter().enumerate().find_map(|(i, b)| slow.step(*b, i));
+        proptest::prop_assert_eq!(Some(fast), by_byte);
+        proptest::prop_assert_eq!(quick.state, slow.state);
+        proptest::prop_assert_eq!(&quick.params, &slow.params);
+    }
+}
+
+#[test]
+fn the_shortcut_takes_plain_sequences_and_leaves_the_rest() {
+    let quick = |s: &[u8]| {
+        Follower::default()
+            .whole_csi(s)
+            .map(|p| (p.len, p.effect, p.plain))
+    };
+    assert_eq!(
+        quick(b"\x1b[38;5;12mtext"),
+        Some((10, Some(Effect::Nothing), true))
+    );
+    assert_eq!(quick(b"\x1b[2K"), Some((4, Some(Effect::Row), false)));
+    assert_eq!(quick(b"\x1b[J"), Some((3, Some(Effect::Below), false)));
+    // A private marker, an intermediate, a control inside, a sequence the batch cuts.
+    for long_way in [&b"\x1b[?25l"[..], b"\x1b[ q", b"\x1b[1\n2m", b"\x1b[38;5"] {
+        assert_eq!(quick(long_way), None, "{:?}", String::from_utf8_lossy(long_way));
+    }
+}
