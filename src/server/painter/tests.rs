@@ -130,7 +130,11 @@ fn a_wide_character_overwritten_by_narrow_ones_leaves_none_of_their_colour_behin
         let mut fresh = terminal(100, 20);
         fresh.process(&w.frame(&mut Painter::new(100, 20), true, None));
         let half = t.screen().cell(0, 3).expect("a cell");
-        assert_eq!(half.bgcolor(), vt100::Color::Default, "no blue where pi has none ({every_row})");
+        assert_eq!(
+            half.bgcolor(),
+            vt100::Color::Default,
+            "no blue where pi has none ({every_row})"
+        );
         assert!(
             seen(&t) == seen(&fresh),
             "the terminal shows what a whole frame shows ({every_row})"
