@@ -164,13 +164,19 @@ impl Follower {
         if !(0x40..=0x7e).contains(&last) || n > MAX_PARAMS {
             return None;
         }
+        self.begin_sequence();
+        self.params.extend_from_slice(&params[..n]);
+        let effect = self.csi_effect(last);
+        // The final byte is at index n + 2; with no marker and no intermediates, `m` is a colour.
+        self.end_plain(n + 2, effect, last == b'm')
+    }
+
+    /// Forgets the last sequence's marker, parameters and intermediates as a new one begins.
+    fn begin_sequence(&mut self) {
         self.marker = None;
         self.params.clear();
-        self.params.extend_from_slice(&params[..n]);
         self.inter.clear();
         self.odd = false;
-        let effect = self.csi_effect(last);
-        Some(Piece::new(n + 3, Some(effect), last == b'm'))
     }
 
     /// Whether the parser may have changed the screen in the piece read so far: it carried out a
@@ -199,11 +205,8 @@ impl Follower {
         match self.state {
             State::Ground => {
                 // Only an escape gets here (see `next`).
+                self.begin_sequence();
                 self.state = State::Escape;
-                self.marker = None;
-                self.params.clear();
-                self.inter.clear();
-                self.odd = false;
                 None
             }
             State::Osc | State::Str => match b {
