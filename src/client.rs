@@ -279,6 +279,7 @@ pub fn new_detached(target: Target) -> i32 {
         caps_follow: false,
         env: std::env::vars().collect(),
         watch: false,
+        terminal: None,
     };
     let mut answer = ask(&open, true, "the new session", OPEN_LIMIT);
     if answer.as_ref().err().map(String::as_str) == Some(connect::CLOSED)

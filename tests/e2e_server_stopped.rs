@@ -1,10 +1,14 @@
 //! A terminal that stops reading while its session floods, on real pi 1.6.0 against the scripted
-//! model: a client stopped with SIGSTOP while pi streams a long answer (the pane scrolls with every
-//! frame) falls behind the server's bound for one client (lowered for the test through `POKESHELL_TEST_CLIENT_BOUND`, so
-//! the flood need not last minutes); the server drops it, says so in `pokeshell ls` at once, and
-//! goes on with the other terminal. Continued with SIGCONT, the stopped client gives the terminal
-//! back and says why it was detached and how to come back; `pokeshell attach` shows the live
-//! session again.
+//! model, while pi streams a long answer (the pane scrolls with every frame).
+//!
+//! The server reads and writes an attached terminal itself (`pokeshell::ipc::terminal`), so a
+//! client stopped with SIGSTOP does not stop its terminal: the flood keeps moving there. A terminal
+//! that stops reading (here the test's own terminal stalls, as a hung terminal emulator or SSH
+//! connection would) falls behind the server's bound for one client (lowered for the test through
+//! `POKESHELL_TEST_CLIENT_BOUND`, so the flood need not last minutes); the server drops it, says so
+//! in `pokeshell ls` at once, and goes on with the other terminal. Reading again, the dropped
+//! terminal is given back, saying why it was detached and how to come back; `pokeshell attach`
+//! shows the live session again.
 
 #[path = "e2e_server/common.rs"]
 mod common;
@@ -20,13 +24,13 @@ use support::{Step, WAIT, model_server};
 
 const FINAL: &str = "The flood is over: every line was streamed.";
 /// The bound for one client in this test: above what a reading client has queued between two reads,
-/// below what a few seconds of the flood queue for a stopped one once its socket is full.
+/// below what a few seconds of the flood queue for a stopped one once its terminal is full.
 const BOUND: &str = "16384";
 /// How long the whole answer may take to stream, on a loaded machine.
 const STREAM_LIMIT: Duration = Duration::from_secs(120);
 
 #[test]
-fn a_stopped_terminal_falls_behind_a_flood_is_dropped_and_says_why_when_continued() {
+fn a_terminal_that_stops_reading_falls_behind_a_flood_is_dropped_and_says_why_when_it_reads_again() {
     let home = ServerHome::new();
     let server = model_server();
     // About forty seconds of long numbered lines, 90 characters every 20 ms: the pane scrolls all
@@ -51,7 +55,14 @@ fn a_stopped_terminal_falls_behind_a_flood_is_dropped_and_says_why_when_continue
 
     m.submit("print a great many lines");
     m.wait_text("streamed line");
+    // The client stopped, its terminal still shows the flood: the server writes it.
     stopped.signal(libc::SIGSTOP);
+    let seen = stopped.screen_text();
+    stopped.wait_until("the flood moving on the stopped client's terminal", WAIT, |s| {
+        s.contents() != seen
+    });
+    stopped.signal(libc::SIGCONT);
+    stopped.stall(true);
     let listing = wait_ls(&m, "the stopped terminal dropped", |l| {
         ls_cell(l, "1:work", "ATTACHED").as_deref() == Some("1")
     });
@@ -66,7 +77,7 @@ fn a_stopped_terminal_falls_behind_a_flood_is_dropped_and_says_why_when_continue
             s.contents() != seen
         });
 
-    stopped.signal(libc::SIGCONT);
+    stopped.stall(false);
     let code = stopped.wait_exit(WAIT);
     assert_eq!(code, 0, "a terminal the server dropped ends like a detach");
     stopped.wait_for_text("stopped reading", WAIT);

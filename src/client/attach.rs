@@ -3,6 +3,7 @@
 //! terminal, losing SSH, SIGTERM or prefix+d only detach: the session goes on in the server.
 
 use std::io::Write;
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream as StdUnixStream;
 use std::time::Duration;
 
@@ -89,6 +90,10 @@ async fn attached(
         .context("cannot use the server's socket")?;
     let upward = Upward::new(stream.try_clone().context("cannot use the server's socket")?);
     let mut rd = crate::ipc::halves::reader(stream).context("cannot use the server's socket")?;
+    let blocker = crate::term::host::test_hook::LoopBlocker::from_env();
+    // The test hook's byte must reach this client's loop: its keys stay with it.
+    let terminal = if blocker.is_some() { None } else { own_terminal() };
+    let offered = terminal.is_some();
     let open = Up::Open {
         target,
         cols,
@@ -97,6 +102,7 @@ async fn attached(
         caps_follow: true,
         env: std::env::vars().collect(),
         watch: false,
+        terminal,
     };
     upward
         .send(&wire::encode_up(&open), Some(SEND_LIMIT))
@@ -119,12 +125,13 @@ async fn attached(
         watchdog.finished();
         return Ok(Ending::Failed(GONE.to_string()));
     }
-    let reader = spawn_stdin(
-        tx.clone(),
-        upward.clone(),
-        watchdog,
-        crate::term::host::test_hook::LoopBlocker::from_env(),
-    );
+    // Keys are read here unless the server reads the terminal itself: until it says which, nobody
+    // reads them (they wait in the terminal).
+    let mut keys_here = Some((tx.clone(), upward.clone(), watchdog, blocker));
+    let mut reader = None;
+    if !offered && let Some((tx, up, dog, blocker)) = keys_here.take() {
+        reader = Some(spawn_stdin(tx, up, dog, blocker));
+    }
     let mut winch = signal(SignalKind::window_change()).context("cannot watch terminal resizes")?;
     let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
     // SIGUSR1 is the server's (it drops the bridge connections); here it must not end the client.
@@ -143,7 +150,24 @@ async fn attached(
                 };
                 answered = true;
                 frames.push(&buf[..n]);
-                match on_frames(&mut frames, &guard) {
+                let mut taken = None;
+                let step = on_frames(&mut frames, &guard, &mut taken);
+                match taken {
+                    Some(false) => {
+                        if let Some((tx, up, dog, blocker)) = keys_here.take() {
+                            reader = Some(spawn_stdin(tx, up, dog, blocker));
+                        }
+                    }
+                    Some(true) => {
+                        keys_here = None;
+                        // What pi set on the terminal is no longer seen here: undone at the end
+                        // whether it was set or not.
+                        host::note_kitty_pushed();
+                        host::note_modify_other_keys(true);
+                    }
+                    None => {}
+                }
+                match step {
                     Ok(None) => {}
                     Ok(Some(Step::End(e))) => break e,
                     Ok(Some(Step::Resumed)) => {
@@ -178,11 +202,21 @@ async fn attached(
     if matches!(ending, Ending::Hop { .. }) {
         // ssh reads the terminal next: this client's reader must be gone, not waiting in a read
         // that would take the user's first key.
-        reader.stop();
+        if let Some(reader) = reader {
+            reader.stop();
+        }
     }
     drop(guard);
     watchdog.finished();
     Ok(ending)
+}
+
+/// The terminal this client runs in, when its input and output are that one terminal: the server
+/// may read and write it itself (`crate::ipc::terminal`).
+fn own_terminal() -> Option<String> {
+    let input = crate::ipc::terminal::path_of(std::io::stdin().as_fd())?;
+    let output = crate::ipc::terminal::path_of(std::io::stdout().as_fd())?;
+    (input == output).then_some(input)
 }
 
 /// The stdin reader's thread and the pipe that tells it to end.
@@ -256,7 +290,12 @@ enum Step {
     Resumed,
 }
 
-fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step>, String> {
+/// The frames read so far; `taken` is set when the server said who reads the keys.
+fn on_frames(
+    frames: &mut FrameBuf,
+    guard: &TerminalGuard,
+    taken: &mut Option<bool>,
+) -> Result<Option<Step>, String> {
     let mut out = std::io::stdout().lock();
     let mut step = None;
     while let Some((kind, payload)) = frames.next().map_err(|e| e.to_string())? {
@@ -277,6 +316,7 @@ fn on_frames(frames: &mut FrameBuf, guard: &TerminalGuard) -> Result<Option<Step
             Down::Detached { reason } => return Ok(Some(Step::End(Ending::Detached(reason)))),
             Down::Error { message } => return Ok(Some(Step::End(Ending::Failed(message)))),
             Down::Hop { dest, name } => return Ok(Some(Step::End(Ending::Hop { dest, name }))),
+            Down::Terminal { taken: t } => *taken = Some(t),
             Down::Suspend => {
                 let _ = out.flush();
                 guard.suspend().map_err(|e| e.to_string())?;

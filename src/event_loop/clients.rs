@@ -64,7 +64,7 @@ impl ClientLink {
     /// queued (and counted against the client's bound); `false`: the client is gone.
     pub fn send_bytes(&self, bytes: &[u8]) -> bool {
         if let Some((outbox, follow)) = &self.direct {
-            match outbox.try_write(*follow, || crate::ipc::wire::encode_output(bytes)) {
+            match outbox.try_write(*follow, bytes) {
                 Direct::Written => return true,
                 Direct::Gone => return false,
                 Direct::Tail => return self.send(ClientOut::Tail),

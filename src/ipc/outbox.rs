@@ -1,5 +1,6 @@
-//! A client's socket as the session it follows writes to it. A frame is written by the session's own
-//! thread when nothing else is on its way to that socket: one thread hop less between pi's echo and
+//! A client's socket (or its terminal, when the server writes the screen there itself:
+//! `super::terminal`) as the session it follows writes to it. A frame is written by the session's
+//! own thread when nothing else is on its way there: one thread hop less between pi's echo and
 //! the terminal (the connection's writer task, on the server's main thread, would otherwise have to
 //! wake for every frame). Everything else goes through the writer as before: the server's messages,
 //! frames while the writer still has something to write, and the end of a frame the socket took
@@ -15,7 +16,9 @@
 //!   after a switch or a detach nothing of the old session reaches the socket.
 
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::terminal::Terminal;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// What became of a frame the session tried to write itself.
@@ -39,6 +42,9 @@ pub struct Outbox {
     gate: Mutex<Option<Vec<u8>>>,
     busy: AtomicUsize,
     follow: AtomicU64,
+    /// The client's terminal, when the server writes the screen there itself; set before the
+    /// client follows any session, so that the screen's bytes never change way mid-stream.
+    terminal: OnceLock<Arc<Terminal>>,
 }
 
 impl Outbox {
@@ -49,6 +55,7 @@ impl Outbox {
             gate: Mutex::new(None),
             busy: AtomicUsize::new(0),
             follow: AtomicU64::new(0),
+            terminal: OnceLock::new(),
         })
     }
 
@@ -56,6 +63,16 @@ impl Outbox {
         self.gate
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// From now on the screen's bytes go to `terminal`, raw, rather than framed on the socket.
+    pub fn set_terminal(&self, terminal: Arc<Terminal>) {
+        let _ = self.terminal.set(terminal);
+    }
+
+    /// The client's terminal, when the screen goes there.
+    pub fn terminal(&self) -> Option<&Arc<Terminal>> {
+        self.terminal.get()
     }
 
     /// A new follow begins (or the last one ended): its number. Waits for a write under way.
@@ -76,9 +93,10 @@ impl Outbox {
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
     }
 
-    /// Writes a whole encoded frame from the session's thread if nothing is before it; `frame` is
-    /// made only then (a frame that goes through the writer is encoded there).
-    pub fn try_write(&self, follow: u64, frame: impl FnOnce() -> Vec<u8>) -> Direct {
+    /// Writes the screen's bytes from the session's thread if nothing is before them: raw to the
+    /// client's terminal, or as a frame on the socket (made only then: bytes that go through the
+    /// writer are framed there).
+    pub fn try_write(&self, follow: u64, screen: &[u8]) -> Direct {
         let mut tail = self.gate();
         if self.follow.load(Ordering::Acquire) != follow
             || self.busy.load(Ordering::Acquire) != 0
@@ -86,42 +104,60 @@ impl Outbox {
         {
             return Direct::Queue;
         }
-        let frame = frame();
-        let mut done = 0;
-        while done < frame.len() {
-            let rest = &frame[done..];
-            // SAFETY: sending from a live slice of its own length on a descriptor this owns.
-            let n = unsafe {
-                libc::send(
-                    self.fd.as_raw_fd(),
-                    rest.as_ptr().cast(),
-                    rest.len(),
-                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
-                )
-            };
-            if n >= 0 {
-                done += n as usize;
-                continue;
+        let terminal = self.terminal.get();
+        let framed;
+        let bytes = match terminal {
+            Some(_) => screen,
+            None => {
+                framed = super::wire::encode_output(screen);
+                &framed[..]
             }
-            match std::io::Error::last_os_error().kind() {
-                std::io::ErrorKind::Interrupted => continue,
-                std::io::ErrorKind::WouldBlock if done == 0 => return Direct::Queue,
-                std::io::ErrorKind::WouldBlock => {
+        };
+        let mut done = 0;
+        while done < bytes.len() {
+            let rest = &bytes[done..];
+            let written = match terminal {
+                Some(t) => t.write(rest),
+                None => send(&self.fd, rest),
+            };
+            match written {
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && done == 0 => return Direct::Queue,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     *tail = Some(rest.to_vec());
                     self.counted();
                     return Direct::Tail;
                 }
-                _ => return Direct::Gone,
+                Err(_) => return Direct::Gone,
             }
         }
         Direct::Written
     }
 
     /// For the writer, before it writes anything: waits for a write of the session's under way, and
-    /// takes the end of a frame the session left, to be written first.
+    /// takes the end of what the session left, to be written first (to the terminal, when the
+    /// screen goes there).
     pub fn before_write(&self) -> Option<Vec<u8>> {
         self.gate().take()
     }
+}
+
+/// One non-blocking send on the socket.
+fn send(fd: &OwnedFd, bytes: &[u8]) -> std::io::Result<usize> {
+    // SAFETY: sending from a live slice of its own length on a descriptor the outbox owns.
+    let n = unsafe {
+        libc::send(
+            fd.as_raw_fd(),
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+        )
+    };
+    if n < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(n as usize)
 }
 
 #[cfg(test)]

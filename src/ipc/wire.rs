@@ -28,7 +28,7 @@ pub use frame::{FrameBuf, read_frame, read_frame_async};
 pub const MAX_FRAME: usize = 1 << 20;
 
 /// The protocol version a client announces in its hello; the server accepts only its own.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// Every message's kind byte and its name, the one place either is given. A message's fields are
 /// declared once, in its variant of [`Up`] or [`Down`]; its JSON body is that variant serialized, its
@@ -70,6 +70,7 @@ pub mod kind {
         (0x8c, "web_login"),
         (0x8d, "notice"),
         (0x8e, "note"),
+        (0x8f, "terminal"),
     ];
 
     /// The message's name, for error texts and logs.
@@ -113,6 +114,10 @@ pub enum Up {
         /// watching is attached (a phone looking in on a desktop's session).
         #[serde(default)]
         watch: bool,
+        /// The path of the client's terminal (its input and its output alike): the server may read
+        /// keys from it and write frames to it itself, and says whether it does ([`Down::Terminal`]).
+        #[serde(default)]
+        terminal: Option<String>,
     },
     /// Raw bytes typed in the terminal.
     #[serde(skip)]
@@ -238,6 +243,13 @@ pub enum Down {
         login: String,
         /// It listens beyond loopback.
         exposed: bool,
+    },
+    /// The answer to an [`Up::Open`] that named its terminal, before anything else about it: `taken`,
+    /// the server reads the keys and writes the frames there itself (after the terminal's answers
+    /// to the probe, [`Up::Caps`], when they follow); otherwise the client reads its keys and sends
+    /// them as before.
+    Terminal {
+        taken: bool,
     },
     /// A session wants the user (the events that ring a terminal's bell), for a subscribed client.
     Note {

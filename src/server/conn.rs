@@ -4,6 +4,10 @@
 //! server's own messages and the frames of the session the client follows. A client follows one
 //! session at a time: switching hands the writer a new channel, so nothing of the old session can
 //! arrive after the new one's first frame.
+//!
+//! When the client names its terminal and the server can open it (`crate::ipc::terminal`), the
+//! keys are read from the terminal ([`TerminalKeys`]) and the screen's bytes written there; the
+//! socket then carries everything else.
 
 use std::os::fd::AsFd;
 use std::sync::Arc;
@@ -14,6 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+use keyboard::{TerminalKeys, take_terminal};
 use lent::{Lent, Reading};
 
 use super::perform::Handle;
@@ -21,12 +26,14 @@ use super::route::Route;
 use super::serve::ServerMsg;
 use crate::event_loop::ClientOut;
 use crate::event_loop::input_meter::{self, Ticket, Verdict};
-use crate::ipc::halves::{self, ReadHalf, WriteHalf};
+use crate::ipc::halves::{self, ReadHalf};
 use crate::ipc::outbox::Outbox;
 use crate::ipc::socket;
 use crate::ipc::wire::{self, Down, FrameBuf, Up};
 
+mod keyboard;
 pub mod lent;
+mod writer;
 
 /// How often a client typing the short way tells the core, which keeps the session used last.
 const TYPED_EVERY: Duration = Duration::from_secs(1);
@@ -98,6 +105,7 @@ pub async fn serve(
         restoring: super::restoring::pending(),
     }));
     let route = Arc::new(Route::default());
+    let answers = ctl_tx.clone();
     let handle = Handle::Conn {
         id,
         ctl: ctl_tx,
@@ -108,7 +116,7 @@ pub async fn serve(
         return;
     }
     let following = Following::default();
-    let writer = tokio::spawn(write_loop(wr, ctl_rx, following.clone(), outbox));
+    let writer = tokio::spawn(writer::write_loop(wr, ctl_rx, following.clone(), outbox.clone()));
     // This client's input not yet taken by its session's loop.
     let in_flight = Arc::new(AtomicUsize::new(0));
     let mut told_typed: Option<Instant> = None;
@@ -122,6 +130,10 @@ pub async fn serve(
     let garbage = |reason: String| {
         let _ = server.send(ServerMsg::Garbage { id, reason });
     };
+    // The keys of the client's terminal, when the server reads it: from the terminal's answers to
+    // the probe on (they are read by the client).
+    let mut keyboard: Option<tokio::task::JoinHandle<()>> = None;
+    let mut keys_after_caps = false;
     loop {
         if let Err(reason) = input_room(&in_flight, &following, held_limit).await {
             garbage(reason);
@@ -131,8 +143,12 @@ pub async fn serve(
             Ok(Some(frame)) => frame,
             Ok(None) => {
                 // Nothing whole is left to read here: the session the client types into may read
-                // the socket on its own thread until anything but a key comes (see `lent`).
-                if let Some(to) = route.lendable().filter(|to| refused != Some(to.generation)) {
+                // the socket on its own thread until anything but a key comes (see `lent`); not
+                // when its keys come from its terminal.
+                if let Some(to) = route
+                    .lendable()
+                    .filter(|to| refused != Some(to.generation) && outbox.terminal().is_none())
+                {
                     let reading = Reading {
                         stream: rd.into_stream(),
                         frames: std::mem::take(&mut frames),
@@ -176,22 +192,54 @@ pub async fn serve(
         };
         match wire::decode_up(kind, &payload) {
             Ok(Up::Input(bytes)) => {
-                let ticket = Ticket::new(&in_flight, bytes.len());
-                match route.key(id, bytes, ticket) {
-                    // Off the key's path: the key is with the session already.
-                    Ok(()) => tell_typed(&mut told_typed, &server, id),
-                    Err((bytes, ticket)) => {
-                        route.went_long_way();
-                        if server.send(ServerMsg::Input { id, bytes, ticket }).is_err() {
-                            break;
-                        }
-                    }
+                if !pass_keys(id, bytes, &in_flight, &route, &server, &mut told_typed) {
+                    break;
                 }
             }
             Ok(up) => {
+                let read_keys = match &up {
+                    Up::Open {
+                        terminal: Some(path),
+                        caps_follow,
+                        ..
+                    } if outbox.terminal().is_none() => {
+                        let taken = take_terminal(path, &outbox);
+                        outbox.counted();
+                        if answers.send(ConnCmd::Down(Down::Terminal { taken })).is_err() {
+                            outbox.uncounted();
+                        }
+                        keys_after_caps = taken && *caps_follow;
+                        taken && !*caps_follow
+                    }
+                    Up::Caps(_) => std::mem::take(&mut keys_after_caps),
+                    Up::Resumed { .. } => {
+                        // The client has its terminal back from the shell.
+                        if let Some(t) = outbox.terminal() {
+                            t.resume();
+                        }
+                        false
+                    }
+                    _ => false,
+                };
                 route.went_long_way();
                 if server.send(ServerMsg::Up { id, up }).is_err() {
                     break;
+                }
+                // After what came before them is on its way: the keys do not overtake it.
+                if read_keys
+                    && keyboard.is_none()
+                    && let Some(term) = outbox.terminal()
+                {
+                    let keys = TerminalKeys {
+                        id,
+                        term: term.clone(),
+                        route: route.clone(),
+                        server: server.clone(),
+                        in_flight: in_flight.clone(),
+                        following: following.clone(),
+                        held_limit,
+                    };
+                    keyboard = Some(tokio::spawn(keys.run()));
                 }
             }
             Err(e) => {
@@ -200,9 +248,40 @@ pub async fn serve(
             }
         }
     }
+    // The client is gone: its terminal is not the server's any more.
+    if let Some(t) = outbox.terminal() {
+        t.close();
+    }
+    if let Some(keyboard) = keyboard {
+        keyboard.abort();
+    }
     let _ = server.send(ServerMsg::Gone { id });
     // The writer ends once the server's state has dropped this client's channel.
     let _ = writer.await;
+}
+
+/// Hands the session keys the client typed, the short way when it is open, else through the core;
+/// `false`: the server is ending.
+fn pass_keys(
+    id: u64,
+    bytes: Vec<u8>,
+    in_flight: &Arc<AtomicUsize>,
+    route: &Route,
+    server: &UnboundedSender<ServerMsg>,
+    told_typed: &mut Option<Instant>,
+) -> bool {
+    let ticket = Ticket::new(in_flight, bytes.len());
+    match route.key(id, bytes, ticket) {
+        // Off the key's path: the key is with the session already.
+        Ok(()) => {
+            tell_typed(told_typed, server, id);
+            true
+        }
+        Err((bytes, ticket)) => {
+            route.went_long_way();
+            server.send(ServerMsg::Input { id, bytes, ticket }).is_ok()
+        }
+    }
 }
 
 /// The input queue of the session the client follows: the writer hears of switches, the reader
@@ -242,130 +321,3 @@ fn tell_typed(told: &mut Option<Instant>, server: &UnboundedSender<ServerMsg>, i
         let _ = server.send(ServerMsg::Typed { id });
     }
 }
-
-fn set_following(following: &Following, queue: Option<Arc<AtomicUsize>>) {
-    if let Ok(mut f) = following.lock() {
-        *f = queue;
-    }
-}
-
-/// The session's frames waiting for this client, and its count of their bytes.
-type Follow = (UnboundedReceiver<ClientOut>, Arc<AtomicUsize>);
-
-/// Writes `bytes`, after the end of a frame the session left unwritten (see [`Outbox`]).
-async fn write(wr: &mut WriteHalf, outbox: &Outbox, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(tail) = outbox.before_write() {
-        let written = wr.write_all(&tail).await;
-        outbox.uncounted();
-        written?;
-    }
-    wr.write_all(bytes).await
-}
-
-/// Lets go of a follow: what its session sent and was not written is dropped, and uncounted.
-fn unfollow(follow: &mut Option<Follow>, outbox: &Outbox) {
-    if let Some((mut rx, _)) = follow.take() {
-        rx.close();
-        while rx.try_recv().is_ok() {
-            outbox.uncounted();
-        }
-    }
-}
-
-async fn write_loop(
-    mut wr: WriteHalf,
-    mut ctl: UnboundedReceiver<ConnCmd>,
-    following: Following,
-    outbox: Arc<Outbox>,
-) {
-    let mut follow: Option<Follow> = None;
-    loop {
-        let out = async {
-            match &mut follow {
-                Some((rx, _)) => rx.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        let frame = tokio::select! {
-            biased;
-            cmd = ctl.recv() => {
-                let Some(cmd) = cmd else { break };
-                // Every command was counted when it was sent; it is done with once handled here.
-                let _done = Uncount(&outbox);
-                match cmd {
-                    ConnCmd::Down(down) => {
-                        let last = matches!(down, Down::Detached { .. } | Down::Exited { .. } | Down::Error { .. });
-                        if last && let Some((rx, queued)) = &mut follow {
-                            // What the session drew before it ended comes first.
-                            while let Ok(out) = rx.try_recv() {
-                                let _done = Uncount(&outbox);
-                                if let Some(bytes) = encode_out(out, queued)
-                                    && write(&mut wr, &outbox, &bytes).await.is_err()
-                                {
-                                    break;
-                                }
-                            }
-                        }
-                        let frame = wire::encode_down(&down);
-                        if write(&mut wr, &outbox, &frame).await.is_err() || last {
-                            break;
-                        }
-                        continue;
-                    }
-                    ConnCmd::Follow { out, queued, input_queued } => {
-                        unfollow(&mut follow, &outbox);
-                        follow = Some((out, queued));
-                        set_following(&following, Some(input_queued));
-                        continue;
-                    }
-                    ConnCmd::Unfollow => {
-                        unfollow(&mut follow, &outbox);
-                        set_following(&following, None);
-                        continue;
-                    }
-                }
-            },
-            out = out => out,
-        };
-        let Some(out) = frame else {
-            // The session's loop let go of this client.
-            follow = None;
-            continue;
-        };
-        let _done = Uncount(&outbox);
-        let Some((_, queued)) = &follow else {
-            continue;
-        };
-        let bytes = encode_out(out, queued).unwrap_or_default();
-        if write(&mut wr, &outbox, &bytes).await.is_err() {
-            break;
-        }
-    }
-    let _ = wr.shutdown().await;
-}
-
-/// Uncounts one message of the outbox's when dropped, however its handling ended.
-struct Uncount<'a>(&'a Outbox);
-
-impl Drop for Uncount<'_> {
-    fn drop(&mut self) {
-        self.0.uncounted();
-    }
-}
-
-/// One thing a session sent this client, as a frame.
-fn encode_out(out: ClientOut, queued: &AtomicUsize) -> Option<Vec<u8>> {
-    match out {
-        ClientOut::Bytes(b) => {
-            queued.fetch_sub(b.len(), Ordering::AcqRel);
-            Some(wire::encode_output(&b))
-        }
-        // The end of the frame, left in the outbox, is written before anything.
-        ClientOut::Tail => None,
-        ClientOut::Suspend => Some(wire::encode_down(&Down::Suspend)),
-        ClientOut::Size { cols, rows } => Some(wire::encode_down(&Down::Size { cols, rows })),
-    }
-}
-
-#[cfg(test)]
-mod tests;

@@ -97,7 +97,8 @@ impl Route {
     }
 
     /// As [`Route::key`], for a reading lent at `generation`: the key is given back when the route
-    /// changed since (it goes the way the connection finds then).
+    /// changed since, or when something the client sent is on its way through the core (a lent
+    /// terminal is read beside the socket), and goes the way the connection finds then.
     pub fn lent_key(
         &self,
         generation: u64,
@@ -105,6 +106,9 @@ impl Route {
         bytes: Vec<u8>,
         ticket: Ticket,
     ) -> Result<(), (Vec<u8>, Ticket)> {
+        if self.long_way.load(Ordering::Acquire) != 0 {
+            return Err((bytes, ticket));
+        }
         let session = self.slot();
         match session.as_ref() {
             Some(target) if self.is_still(generation) => send(&target.tx, id, bytes, ticket),

@@ -159,6 +159,7 @@ fn open(target: Target, cols: u16, rows: u16, watch: bool) -> Up {
         caps_follow: false,
         env: Vec::new(),
         watch,
+        terminal: None,
     }
 }
 
@@ -178,7 +179,11 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         Down::Hop { dest, name } => ToPage::Detached {
             reason: format!("session {name} runs on {dest}; the web view shows this machine's sessions"),
         },
-        Down::Output(_) | Down::Welcome { .. } | Down::Suspend | Down::WebLogin { .. } => return None,
+        Down::Output(_)
+        | Down::Welcome { .. }
+        | Down::Suspend
+        | Down::WebLogin { .. }
+        | Down::Terminal { .. } => return None,
     })
 }
 

@@ -38,6 +38,7 @@ impl RawClient {
             caps_follow: false,
             env: Vec::new(),
             watch: false,
+            terminal: None,
         };
         stream.write_all(&wire::encode_up(&open)).unwrap();
         let heard: Arc<Mutex<Vec<Down>>> = Arc::default();

@@ -164,6 +164,7 @@ async fn bad_clients_are_refused_with_a_reason_and_the_next_good_client_gets_in(
     };
     let mut oversized = 0x8000_0000u32.to_be_bytes().to_vec();
     oversized.extend(b"and then some");
+    let wrong_protocol = format!("protocol {}", PROTOCOL + 1);
     let cases: Vec<(&str, Vec<u8>, bool, &str)> = vec![
         (
             "wrong token",
@@ -172,7 +173,12 @@ async fn bad_clients_are_refused_with_a_reason_and_the_next_good_client_gets_in(
             "wrong token",
         ),
         ("empty token", hello("", PROTOCOL), false, "wrong token"),
-        ("wrong protocol", hello(&token, PROTOCOL + 1), false, "protocol 2"),
+        (
+            "wrong protocol",
+            hello(&token, PROTOCOL + 1),
+            false,
+            &wrong_protocol,
+        ),
         ("silence", Vec::new(), false, "no hello within 300ms"),
         (
             "closed at once",

@@ -26,6 +26,10 @@ struct Screen {
 struct Shared {
     screen: Mutex<Screen>,
     changed: Condvar,
+    /// The terminal stops reading while this is true (a terminal emulator that hangs, a stalled
+    /// SSH connection): what the child writes piles up in the PTY until it blocks.
+    stalled: Mutex<bool>,
+    unstalled: Condvar,
 }
 
 impl Shared {
@@ -206,6 +210,8 @@ impl Pty {
                 eof: false,
             }),
             changed: Condvar::new(),
+            stalled: Mutex::new(false),
+            unstalled: Condvar::new(),
         });
         let feed = Arc::clone(&shared);
         thread::Builder::new()
@@ -213,6 +219,11 @@ impl Pty {
             .spawn(move || {
                 let mut buf = [0u8; 16 * 1024];
                 loop {
+                    let mut stalled = feed.stalled.lock().unwrap_or_else(|p| p.into_inner());
+                    while *stalled {
+                        stalled = feed.unstalled.wait(stalled).unwrap_or_else(|p| p.into_inner());
+                    }
+                    drop(stalled);
                     let n = match reader.read(&mut buf) {
                         Ok(0) | Err(_) => break,
                         Ok(n) => n,
@@ -380,6 +391,13 @@ impl Pty {
             let mut t: libc::termios = std::mem::zeroed();
             (libc::tcgetattr(fd, &mut t) == 0).then_some(t.c_lflag)
         }
+    }
+
+    /// The terminal stops reading (`true`) or reads again. A read already waiting takes one more
+    /// chunk first.
+    pub fn stall(&self, stalled: bool) {
+        *self.shared.stalled.lock().unwrap_or_else(|p| p.into_inner()) = stalled;
+        self.shared.unstalled.notify_all();
     }
 
     /// Sends a signal to the child process (not its group).

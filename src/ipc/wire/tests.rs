@@ -37,16 +37,20 @@ fn up() -> impl Strategy<Value = Up> {
             any::<bool>(),
             prop::collection::vec((any::<String>(), any::<String>()), 0..4),
             any::<bool>(),
+            proptest::option::of(any::<String>()),
         )
-            .prop_map(|(target, cols, rows, caps, caps_follow, env, watch)| Up::Open {
-                target,
-                cols,
-                rows,
-                caps,
-                caps_follow,
-                env,
-                watch,
-            }),
+            .prop_map(
+                |(target, cols, rows, caps, caps_follow, env, watch, terminal)| Up::Open {
+                    target,
+                    cols,
+                    rows,
+                    caps,
+                    caps_follow,
+                    env,
+                    watch,
+                    terminal,
+                }
+            ),
         bytes().prop_map(Up::Input),
         bytes().prop_map(Up::Caps),
         (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Up::Resize { cols, rows }),
@@ -121,6 +125,7 @@ fn down() -> impl Strategy<Value = Down> {
         (any::<String>(), any::<String>()).prop_map(|(dest, name)| Down::Hop { dest, name }),
         any::<String>().prop_map(|message| Down::Notice { message }),
         (any::<String>(), any::<String>()).prop_map(|(session, text)| Down::Note { session, text }),
+        any::<bool>().prop_map(|taken| Down::Terminal { taken }),
     ]
 }
 
@@ -222,7 +227,7 @@ fn the_json_shapes_are_the_documented_ones() {
         token: "ab".into(),
         protocol: PROTOCOL,
     };
-    assert_eq!(payload(encode_up(&hello)), json(r#"{"token":"ab","protocol":1}"#));
+    assert_eq!(payload(encode_up(&hello)), json(r#"{"token":"ab","protocol":2}"#));
     let open = Up::Open {
         target: Target::New {
             name: None,
@@ -235,12 +240,17 @@ fn the_json_shapes_are_the_documented_ones() {
         caps_follow: false,
         env: vec![("TERM".into(), "xterm".into())],
         watch: false,
+        terminal: Some("/dev/pts/3".into()),
     };
     assert_eq!(
         payload(encode_up(&open)),
         json(
-            r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"watch":false}"#
+            r#"{"target":{"type":"new","name":null,"dir":"/w","args":["-c"]},"cols":80,"rows":24,"caps":[27,91,63,49,99],"caps_follow":false,"env":[["TERM","xterm"]],"watch":false,"terminal":"/dev/pts/3"}"#
         )
+    );
+    assert_eq!(
+        payload(encode_down(&Down::Terminal { taken: true })),
+        json(r#"{"taken":true}"#)
     );
     assert_eq!(payload(encode_up(&Up::Detach)), json("{}"));
     assert_eq!(

@@ -23,6 +23,7 @@ use tokio::sync::oneshot;
 use super::{Following, READ_BUFFER, queued, tell_typed};
 use crate::event_loop::input_meter::{self, Ticket, Verdict};
 use crate::ipc::halves::ReadHalf;
+use crate::ipc::terminal::{Keys, Terminal, Typed};
 use crate::ipc::wire::{self, FrameBuf, kind};
 use crate::server::route::Route;
 use crate::server::serve::ServerMsg;
@@ -36,11 +37,40 @@ pub struct Reading {
     pub refused: bool,
 }
 
+/// The keys of a client's terminal that the server reads itself (`crate::ipc::terminal`), lent as
+/// its socket is.
+pub struct Keyboard {
+    pub term: Arc<Terminal>,
+    /// Keys read and not handed over: the connection sends them on, the way it finds.
+    pub unread: Vec<u8>,
+    pub refused: bool,
+    /// The terminal was closed, hung up or failed: nothing more is read from it.
+    pub ended: bool,
+}
+
+/// What a lent reading gives back.
+pub trait Given {
+    /// The session's runtime never ran the reading.
+    fn refuse(&mut self);
+}
+
+impl Given for Reading {
+    fn refuse(&mut self) {
+        self.refused = true;
+    }
+}
+
+impl Given for Keyboard {
+    fn refuse(&mut self) {
+        self.refused = true;
+    }
+}
+
 /// A reading lent: given back when dropped, however its task ended.
-pub struct Lent {
+pub struct Lent<R: Given = Reading> {
     id: u64,
-    reading: Option<Reading>,
-    back: Option<oneshot::Sender<Reading>>,
+    reading: Option<R>,
+    back: Option<oneshot::Sender<R>>,
     route: Arc<Route>,
     /// The route's generation when lent: a change of route ends the lending.
     generation: u64,
@@ -51,24 +81,26 @@ pub struct Lent {
     taken: bool,
 }
 
-impl Drop for Lent {
+impl<R: Given> Drop for Lent<R> {
     fn drop(&mut self) {
         if let (Some(mut reading), Some(back)) = (self.reading.take(), self.back.take()) {
-            reading.refused |= !self.taken;
+            if !self.taken {
+                reading.refuse();
+            }
             let _ = back.send(reading);
         }
     }
 }
 
-impl Lent {
+impl<R: Given> Lent<R> {
     pub fn new(
         id: u64,
-        reading: Reading,
+        reading: R,
         route: Arc<Route>,
         generation: u64,
         server: UnboundedSender<ServerMsg>,
         counts: (Arc<AtomicUsize>, Following),
-    ) -> (Lent, oneshot::Receiver<Reading>) {
+    ) -> (Lent<R>, oneshot::Receiver<R>) {
         let (back, returned) = oneshot::channel();
         let lent = Lent {
             id,
@@ -147,6 +179,49 @@ pub async fn read(mut lent: Lent) {
     }
     // The registration with this runtime goes before the socket goes back.
     drop(rd.into_stream());
+}
+
+/// Reads the keys of the client's terminal on this runtime until the reading goes back: the route
+/// changes, the input is to be held back, a key cannot go the short way, or the terminal is closed.
+pub async fn read_terminal(mut lent: Lent<Keyboard>) {
+    let Some(term) = lent.reading.as_ref().map(|r| r.term.clone()) else {
+        return;
+    };
+    let Ok(mut keys) = Keys::new(&term) else {
+        return;
+    };
+    lent.taken = true;
+    let mut buf = vec![0u8; READ_BUFFER];
+    let mut told_typed: Option<Instant> = None;
+    while lent.room() {
+        let changed = lent.route.changed();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        if !lent.route.is_still(lent.generation) {
+            break;
+        }
+        let typed = tokio::select! {
+            () = &mut changed => break,
+            typed = keys.read(&term, &mut buf) => typed,
+        };
+        let Typed::Bytes(n) = typed else {
+            if let Some(r) = lent.reading.as_mut() {
+                r.ended = true;
+            }
+            break;
+        };
+        let bytes = buf[..n].to_vec();
+        let ticket = Ticket::new(&lent.in_flight, bytes.len());
+        if let Err((bytes, _)) = lent.route.lent_key(lent.generation, lent.id, bytes, ticket) {
+            if let Some(r) = lent.reading.as_mut() {
+                r.unread = bytes;
+            }
+            break;
+        }
+        tell_typed(&mut told_typed, &lent.server, lent.id);
+    }
+    // The registration with this runtime goes before the reading goes back.
+    drop(keys);
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ impl ServerState {
                 caps_follow,
                 env,
                 watch,
+                terminal: _,
             } => {
                 if let Some(c) = self.clients.get_mut(&id) {
                     (c.cols, c.rows, c.env) = (cols, rows, env);

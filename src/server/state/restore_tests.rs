@@ -97,6 +97,7 @@ fn open_target(target: Target) -> Up {
         caps_follow: false,
         env: Vec::new(),
         watch: false,
+        terminal: None,
     }
 }
 

@@ -51,6 +51,7 @@ pub(super) fn open(target: Target) -> Up {
         caps_follow: false,
         env: vec![("TERM".into(), "xterm".into())],
         watch: false,
+        terminal: None,
     }
 }
 

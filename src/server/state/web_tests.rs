@@ -33,6 +33,7 @@ fn a_watching_client_follows_with_its_watch_flag_and_a_terminal_without() {
         caps_follow,
         env,
         watch: true,
+        terminal: None,
     };
     let fx = up(&mut s, 2, watching);
     let follows: Vec<(u64, bool)> = fx

@@ -1,0 +1,136 @@
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use super::*;
+
+/// A pseudo-terminal: its master (the terminal's side, which the test plays) and its slave's path.
+pub(crate) fn pty() -> (OwnedFd, OwnedFd, String) {
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors; null pointers leave name, termios and size alone.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty");
+    // SAFETY: fresh descriptors from openpty, each owned once.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    // Raw, so that what is written arrives as written.
+    // SAFETY: termios calls on a valid descriptor with a local struct.
+    unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        libc::tcgetattr(slave.as_raw_fd(), &mut t);
+        libc::cfmakeraw(&mut t);
+        libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t);
+    }
+    let path = path_of(std::os::fd::AsFd::as_fd(&slave)).expect("the slave's path");
+    (master, slave, path)
+}
+
+fn type_in(master: &OwnedFd, bytes: &[u8]) {
+    // SAFETY: writing a live slice to a valid descriptor.
+    let n = unsafe { libc::write(master.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    assert_eq!(n, bytes.len() as isize);
+}
+
+/// What the terminal shows next (waiting up to 5 s for it).
+pub(crate) fn shown(master: &OwnedFd) -> Vec<u8> {
+    let mut fds = libc::pollfd {
+        fd: master.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; then a read into a live buffer.
+    unsafe {
+        if libc::poll(&mut fds, 1, 5000) != 1 {
+            return Vec::new();
+        }
+        let mut buf = [0u8; 256];
+        let n = libc::read(master.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len());
+        buf[..n.max(0) as usize].to_vec()
+    }
+}
+
+/// Reads keys until `want` bytes came (a terminal may hand typed bytes over in pieces), or what
+/// ended the reading.
+async fn next_keys(keys: &mut Keys, term: &Terminal, want: usize) -> (Typed, Vec<u8>) {
+    let mut got = Vec::new();
+    loop {
+        let mut buf = [0u8; 64];
+        let typed = tokio::time::timeout(std::time::Duration::from_secs(5), keys.read(term, &mut buf))
+            .await
+            .expect("keys within 5 s");
+        match typed {
+            Typed::Bytes(n) => got.extend_from_slice(&buf[..n]),
+            other => return (other, got),
+        }
+        if got.len() >= want {
+            return (Typed::Bytes(got.len()), got);
+        }
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_server_reads_keys_and_writes_the_screen_of_a_terminal_it_opened() {
+    let (master, _slave, path) = pty();
+    let term = Terminal::open(&path).expect("the terminal opens");
+    let mut keys = Keys::new(&term).expect("registered");
+    type_in(&master, b"ab");
+    assert_eq!(next_keys(&mut keys, &term, 2).await.1, b"ab");
+    let mut writer = Writer::default();
+    writer.write_all(&term, b"frame").await.expect("written");
+    assert_eq!(shown(&master), b"frame");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_paused_terminal_is_neither_read_nor_written_and_a_closed_one_never_again() {
+    let (master, _slave, path) = pty();
+    let term = std::sync::Arc::new(Terminal::open(&path).expect("the terminal opens"));
+    term.pause();
+    type_in(&master, b"for the shell");
+    let mut buf = [0u8; 64];
+    assert_eq!(
+        term.read(&mut buf),
+        Typed::Paused,
+        "the shell's keys are left alone"
+    );
+    assert_eq!(term.write(b"frame").expect("dropped"), 5);
+    // Resumed from elsewhere, a waiting read goes on and gets what was typed meanwhile.
+    let mut keys = Keys::new(&term).expect("registered");
+    let again = term.clone();
+    tokio::spawn(async move {
+        tokio::task::yield_now().await;
+        again.resume();
+    });
+    let (_, bytes) = next_keys(&mut keys, &term, 13).await;
+    assert_eq!(bytes, b"for the shell");
+    term.close();
+    type_in(&master, b"x");
+    assert_eq!(next_keys(&mut keys, &term, 1).await.0, Typed::Ended);
+    term.resume();
+    assert_eq!(term.read(&mut buf), Typed::Ended, "closed is for good");
+    // Nothing was written while paused or after the close.
+    let mut fds = libc::pollfd {
+        fd: master.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    assert_eq!(
+        unsafe { libc::poll(&mut fds, 1, 50) },
+        0,
+        "nothing reached the terminal"
+    );
+}
+
+#[test]
+fn only_a_terminal_under_dev_is_opened() {
+    let not_dev = Terminal::open("/tmp/not-a-terminal").expect_err("refused");
+    assert_eq!(not_dev.kind(), std::io::ErrorKind::InvalidInput);
+    let not_tty = Terminal::open("/dev/null").expect_err("refused");
+    assert!(not_tty.to_string().contains("not a terminal"), "{not_tty}");
+    assert!(Terminal::open("/dev/pts/does-not-exist").is_err());
+}
