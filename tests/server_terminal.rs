@@ -1,0 +1,224 @@
+//! The server holds a client's terminal (`pokeshell::ipc::terminal`): a raw client of the real
+//! server names a pseudo-terminal the test made, and the test plays the terminal's user on its
+//! other side. No pi: the session runs `cat`, whose echo is the screen to look for.
+
+#[path = "server_hardening/common.rs"]
+mod common;
+mod support;
+
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::Home;
+use pokeshell::ipc::terminal::path_of;
+use pokeshell::ipc::wire::{self, Down, Target, Up};
+use support::WAIT;
+
+/// A pseudo-terminal in raw mode, as an attached client leaves its own: (master, slave, path).
+fn pty() -> (OwnedFd, OwnedFd, String) {
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors; the null pointers leave name, termios and size alone.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty");
+    // SAFETY: fresh descriptors from openpty, each owned once.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    // SAFETY: termios calls on a valid descriptor with a local struct.
+    unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        libc::tcgetattr(slave.as_raw_fd(), &mut t);
+        libc::cfmakeraw(&mut t);
+        libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t);
+    }
+    let path = path_of(std::os::fd::AsFd::as_fd(&slave)).expect("the slave's path");
+    (master, slave, path)
+}
+
+fn write_fd(fd: &OwnedFd, bytes: &[u8]) {
+    // SAFETY: writing a live slice to a valid descriptor.
+    let n = unsafe { libc::write(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    assert_eq!(n, bytes.len() as isize);
+}
+
+/// What `fd` gives within `wait` (everything readable until then, or until `until` is in it).
+fn read_fd(fd: &OwnedFd, wait: Duration, until: &str) -> String {
+    let deadline = Instant::now() + wait;
+    let mut got = Vec::new();
+    while Instant::now() < deadline && !String::from_utf8_lossy(&got).contains(until) {
+        let mut fds = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let left = deadline.saturating_duration_since(Instant::now()).as_millis() as i32;
+        // SAFETY: one valid pollfd; then a read into a live buffer.
+        unsafe {
+            if libc::poll(&mut fds, 1, left.max(1)) != 1 {
+                continue;
+            }
+            let mut buf = [0u8; 4096];
+            let n = libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len());
+            if n <= 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n as usize]);
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// A client speaking the protocol itself; what the server sends is collected by a thread.
+struct Client {
+    stream: UnixStream,
+    heard: mpsc::Receiver<Down>,
+}
+
+impl Client {
+    fn attach(home: &Home, name: &str, terminal: &str) -> Client {
+        let dir = home.server.runtime_dir().join("pokeshell/server");
+        let mut stream = pokeshell::ipc::socket::connect_in(&dir).expect("connect");
+        let token = pokeshell::ipc::socket::read_token_in(&dir).expect("token");
+        let hello = Up::Hello {
+            token,
+            protocol: wire::PROTOCOL,
+        };
+        let open = Up::Open {
+            target: Target::Attach {
+                name: Some(name.into()),
+            },
+            cols: 80,
+            rows: 24,
+            caps: Vec::new(),
+            caps_follow: false,
+            env: Vec::new(),
+            watch: false,
+            terminal: Some(terminal.into()),
+        };
+        stream.write_all(&wire::encode_up(&hello)).expect("hello");
+        stream.write_all(&wire::encode_up(&open)).expect("open");
+        let (tx, heard) = mpsc::channel();
+        let mut reader = stream.try_clone().expect("clone");
+        std::thread::spawn(move || {
+            while let Ok(Some((kind, payload))) = wire::read_frame(&mut reader) {
+                if let Ok(down) = wire::decode_down(kind, &payload)
+                    && tx.send(down).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Client { stream, heard }
+    }
+
+    /// The messages until one `wanted` says it is the one (that one included).
+    fn until(&self, what: &str, mut wanted: impl FnMut(&Down) -> bool) -> Vec<Down> {
+        let deadline = Instant::now() + WAIT;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let down = self
+                .heard
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no {what} within {WAIT:?}; heard {seen:?}"));
+            let done = wanted(&down);
+            seen.push(down);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// The messages that came so far.
+    fn so_far(&self) -> Vec<Down> {
+        self.heard.try_iter().collect()
+    }
+}
+
+fn is_output(d: &Down) -> bool {
+    matches!(d, Down::Output(_))
+}
+
+#[test]
+fn the_server_reads_the_keys_and_writes_the_screen_of_the_terminal_a_client_names_and_lets_go_of_it() {
+    let home = Home::new();
+    let out = home.pokeshell(&["--command", "cat", "new", "-d", "--name", "cat"]);
+    assert!(out.status.success(), "{out:?}");
+    home.wait_listed("cat");
+
+    let (master, slave, path) = pty();
+    let client = Client::attach(&home, "cat", &path);
+    let heard = client.until("attached", |d| matches!(d, Down::Attached { .. }));
+    let answer = heard
+        .iter()
+        .position(|d| *d == Down::Terminal { taken: true })
+        .unwrap_or_else(|| panic!("the terminal was taken: {heard:?}"));
+    let attached = heard.len() - 1;
+    assert!(answer < attached, "the answer comes first: {heard:?}");
+
+    // Typed on the terminal, echoed by the session's program, shown on the terminal.
+    write_fd(&master, b"typed-into-the-terminal\r");
+    let shown = read_fd(&master, WAIT, "typed-into-the-terminal");
+    assert!(
+        shown.contains("typed-into-the-terminal"),
+        "the terminal shows: {shown:?}"
+    );
+    let on_socket: Vec<Down> = heard.into_iter().chain(client.so_far()).collect();
+    assert!(
+        !on_socket.iter().any(is_output),
+        "no screen byte went by the socket: {on_socket:?}"
+    );
+
+    // Detached: the server lets go of the terminal before it says so; what is typed afterwards is
+    // the shell's, left where it is.
+    let mut stream = &client.stream;
+    stream.write_all(&wire::encode_up(&Up::Detach)).expect("detach");
+    client.until("detached", |d| matches!(d, Down::Detached { .. }));
+    write_fd(&master, b"for-the-shell");
+    // A server still reading would take them within this time (it reads as soon as they come).
+    let after = read_fd(&master, Duration::from_millis(500), "never");
+    assert!(
+        !after.contains("for-the-shell"),
+        "nothing was echoed after the detach: {after:?}"
+    );
+    let left = read_fd(&slave, Duration::from_secs(2), "for-the-shell");
+    assert_eq!(
+        left, "for-the-shell",
+        "the keys after the detach were left to the terminal's owner"
+    );
+}
+
+#[test]
+fn a_terminal_the_server_cannot_open_stays_the_clients_and_the_screen_comes_by_the_socket() {
+    let home = Home::new();
+    let out = home.pokeshell(&["--command", "cat", "new", "-d", "--name", "cat"]);
+    assert!(out.status.success(), "{out:?}");
+    home.wait_listed("cat");
+    // Not a terminal: the server says it did not take it.
+    let client = Client::attach(&home, "cat", "/dev/null");
+    let heard = client.until("attached", |d| matches!(d, Down::Attached { .. }));
+    assert!(
+        heard.contains(&Down::Terminal { taken: false }),
+        "the server said it left the terminal to the client: {heard:?}"
+    );
+    let mut stream = &client.stream;
+    stream
+        .write_all(&wire::encode_input(b"typed-by-the-client\r"))
+        .expect("input");
+    let mut screen = Vec::new();
+    client.until("the echo on the socket", |d| {
+        if let Down::Output(bytes) = d {
+            screen.extend_from_slice(bytes);
+        }
+        String::from_utf8_lossy(&screen).contains("typed-by-the-client")
+    });
+}
