@@ -7,56 +7,71 @@ mod common;
 mod support;
 
 use std::io::Write;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::Home;
-use pokeshell::ipc::terminal::path_of;
-use pokeshell::ipc::wire::{self, Down, Target, Up};
+use pokeshell::ipc::wire::{self, Down, Up};
+use portable_pty::{PtySize, native_pty_system};
 use support::WAIT;
 
-/// A pseudo-terminal in raw mode, as an attached client leaves its own: (master, slave, path).
-fn pty() -> (OwnedFd, OwnedFd, String) {
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty fills two descriptors; the null pointers leave name, termios and size alone.
-    let r = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(r, 0, "openpty");
-    // SAFETY: fresh descriptors from openpty, each owned once.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-    // SAFETY: termios calls on a valid descriptor with a local struct.
-    unsafe {
-        let mut t: libc::termios = std::mem::zeroed();
-        libc::tcgetattr(slave.as_raw_fd(), &mut t);
-        libc::cfmakeraw(&mut t);
-        libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t);
-    }
-    let path = path_of(std::os::fd::AsFd::as_fd(&slave)).expect("the slave's path");
-    (master, slave, path)
+/// A pseudo-terminal: its master (the terminal's user, played by the test), and its slave in raw
+/// mode, as an attached client leaves it, opened by its path as the server opens it.
+struct Terminal {
+    pair: portable_pty::PtyPair,
+    slave: OwnedFd,
+    path: String,
 }
 
-fn write_fd(fd: &OwnedFd, bytes: &[u8]) {
+impl Terminal {
+    fn new() -> Terminal {
+        let pair = native_pty_system()
+            .openpty(PtySize::default())
+            .expect("open a pty");
+        let path = pair
+            .master
+            .tty_name()
+            .expect("the pty's name")
+            .to_string_lossy()
+            .into_owned();
+        let slave: OwnedFd = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&path)
+            .expect("open the slave")
+            .into();
+        // SAFETY: termios calls on a valid descriptor with a local struct.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            libc::tcgetattr(slave.as_raw_fd(), &mut t);
+            libc::cfmakeraw(&mut t);
+            libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t);
+        }
+        Terminal { pair, slave, path }
+    }
+
+    fn master(&self) -> RawFd {
+        self.pair.master.as_raw_fd().expect("the master's descriptor")
+    }
+}
+
+fn write_fd(fd: RawFd, bytes: &[u8]) {
     // SAFETY: writing a live slice to a valid descriptor.
-    let n = unsafe { libc::write(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
     assert_eq!(n, bytes.len() as isize);
 }
 
 /// What `fd` gives within `wait` (everything readable until then, or until `until` is in it).
-fn read_fd(fd: &OwnedFd, wait: Duration, until: &str) -> String {
+fn read_fd(fd: RawFd, wait: Duration, until: &str) -> String {
     let deadline = Instant::now() + wait;
     let mut got = Vec::new();
     while Instant::now() < deadline && !String::from_utf8_lossy(&got).contains(until) {
         let mut fds = libc::pollfd {
-            fd: fd.as_raw_fd(),
+            fd,
             events: libc::POLLIN,
             revents: 0,
         };
@@ -67,7 +82,7 @@ fn read_fd(fd: &OwnedFd, wait: Duration, until: &str) -> String {
                 continue;
             }
             let mut buf = [0u8; 4096];
-            let n = libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len());
+            let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
             if n <= 0 {
                 break;
             }
@@ -85,27 +100,7 @@ struct Client {
 
 impl Client {
     fn attach(home: &Home, name: &str, terminal: &str) -> Client {
-        let dir = home.server.runtime_dir().join("pokeshell/server");
-        let mut stream = pokeshell::ipc::socket::connect_in(&dir).expect("connect");
-        let token = pokeshell::ipc::socket::read_token_in(&dir).expect("token");
-        let hello = Up::Hello {
-            token,
-            protocol: wire::PROTOCOL,
-        };
-        let open = Up::Open {
-            target: Target::Attach {
-                name: Some(name.into()),
-            },
-            cols: 80,
-            rows: 24,
-            caps: Vec::new(),
-            caps_follow: false,
-            env: Vec::new(),
-            watch: false,
-            terminal: Some(terminal.into()),
-        };
-        stream.write_all(&wire::encode_up(&hello)).expect("hello");
-        stream.write_all(&wire::encode_up(&open)).expect("open");
+        let stream = home.open_attached(name, Some(terminal));
         let (tx, heard) = mpsc::channel();
         let mut reader = stream.try_clone().expect("clone");
         std::thread::spawn(move || {
@@ -144,19 +139,25 @@ impl Client {
     }
 }
 
+/// A server with one session, `cat`, running `cat`.
+fn cat_session() -> Home {
+    let home = Home::new();
+    let out = home.pokeshell(&["--command", "cat", "new", "-d", "--name", "cat"]);
+    assert!(out.status.success(), "{out:?}");
+    home.wait_listed("cat");
+    home
+}
+
 fn is_output(d: &Down) -> bool {
     matches!(d, Down::Output(_))
 }
 
 #[test]
 fn the_server_reads_the_keys_and_writes_the_screen_of_the_terminal_a_client_names_and_lets_go_of_it() {
-    let home = Home::new();
-    let out = home.pokeshell(&["--command", "cat", "new", "-d", "--name", "cat"]);
-    assert!(out.status.success(), "{out:?}");
-    home.wait_listed("cat");
+    let home = cat_session();
 
-    let (master, slave, path) = pty();
-    let client = Client::attach(&home, "cat", &path);
+    let term = Terminal::new();
+    let client = Client::attach(&home, "cat", &term.path);
     let heard = client.until("attached", |d| matches!(d, Down::Attached { .. }));
     let answer = heard
         .iter()
@@ -166,8 +167,8 @@ fn the_server_reads_the_keys_and_writes_the_screen_of_the_terminal_a_client_name
     assert!(answer < attached, "the answer comes first: {heard:?}");
 
     // Typed on the terminal, echoed by the session's program, shown on the terminal.
-    write_fd(&master, b"typed-into-the-terminal\r");
-    let shown = read_fd(&master, WAIT, "typed-into-the-terminal");
+    write_fd(term.master(), b"typed-into-the-terminal\r");
+    let shown = read_fd(term.master(), WAIT, "typed-into-the-terminal");
     assert!(
         shown.contains("typed-into-the-terminal"),
         "the terminal shows: {shown:?}"
@@ -183,14 +184,14 @@ fn the_server_reads_the_keys_and_writes_the_screen_of_the_terminal_a_client_name
     let mut stream = &client.stream;
     stream.write_all(&wire::encode_up(&Up::Detach)).expect("detach");
     client.until("detached", |d| matches!(d, Down::Detached { .. }));
-    write_fd(&master, b"for-the-shell");
+    write_fd(term.master(), b"for-the-shell");
     // A server still reading would take them within this time (it reads as soon as they come).
-    let after = read_fd(&master, Duration::from_millis(500), "never");
+    let after = read_fd(term.master(), Duration::from_millis(500), "never");
     assert!(
         !after.contains("for-the-shell"),
         "nothing was echoed after the detach: {after:?}"
     );
-    let left = read_fd(&slave, Duration::from_secs(2), "for-the-shell");
+    let left = read_fd(term.slave.as_raw_fd(), Duration::from_secs(2), "for-the-shell");
     assert_eq!(
         left, "for-the-shell",
         "the keys after the detach were left to the terminal's owner"
@@ -199,10 +200,7 @@ fn the_server_reads_the_keys_and_writes_the_screen_of_the_terminal_a_client_name
 
 #[test]
 fn a_terminal_the_server_cannot_open_stays_the_clients_and_the_screen_comes_by_the_socket() {
-    let home = Home::new();
-    let out = home.pokeshell(&["--command", "cat", "new", "-d", "--name", "cat"]);
-    assert!(out.status.success(), "{out:?}");
-    home.wait_listed("cat");
+    let home = cat_session();
     // Not a terminal: the server says it did not take it.
     let client = Client::attach(&home, "cat", "/dev/null");
     let heard = client.until("attached", |d| matches!(d, Down::Attached { .. }));

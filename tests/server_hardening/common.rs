@@ -78,6 +78,35 @@ impl Home {
         self.wait_listed(name);
     }
 
+    /// A connection to the server that said hello and asked to attach to `name`, naming
+    /// `terminal` as its own when given.
+    pub fn open_attached(&self, name: &str, terminal: Option<&str>) -> std::os::unix::net::UnixStream {
+        use pokeshell::ipc::wire::{self, Target, Up};
+        use std::io::Write;
+        let dir = self.server.runtime_dir().join("pokeshell/server");
+        let mut stream = pokeshell::ipc::socket::connect_in(&dir).expect("connect");
+        let token = pokeshell::ipc::socket::read_token_in(&dir).expect("token");
+        let hello = Up::Hello {
+            token,
+            protocol: wire::PROTOCOL,
+        };
+        let open = Up::Open {
+            target: Target::Attach {
+                name: Some(name.into()),
+            },
+            cols: 80,
+            rows: 24,
+            caps: Vec::new(),
+            caps_follow: false,
+            env: Vec::new(),
+            watch: false,
+            terminal: terminal.map(str::to_owned),
+        };
+        stream.write_all(&wire::encode_up(&hello)).expect("hello");
+        stream.write_all(&wire::encode_up(&open)).expect("open");
+        stream
+    }
+
     /// The server's log.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.server.runtime_dir().join("pokeshell/server/log")).unwrap_or_default()

@@ -6,7 +6,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pokeshell::ipc::wire::{self, Down, Target, Up};
+use pokeshell::ipc::wire::{self, Down};
 
 use super::common::Home;
 
@@ -20,27 +20,7 @@ pub struct RawClient {
 impl RawClient {
     /// Hello, then an attach to `name`.
     pub fn attach(home: &Home, name: &str) -> RawClient {
-        let dir = home.server.runtime_dir().join("pokeshell/server");
-        let mut stream = pokeshell::ipc::socket::connect_in(&dir).expect("connect");
-        let token = pokeshell::ipc::socket::read_token_in(&dir).expect("token");
-        let hello = Up::Hello {
-            token,
-            protocol: wire::PROTOCOL,
-        };
-        stream.write_all(&wire::encode_up(&hello)).unwrap();
-        let open = Up::Open {
-            target: Target::Attach {
-                name: Some(name.into()),
-            },
-            cols: 80,
-            rows: 24,
-            caps: Vec::new(),
-            caps_follow: false,
-            env: Vec::new(),
-            watch: false,
-            terminal: None,
-        };
-        stream.write_all(&wire::encode_up(&open)).unwrap();
+        let stream = home.open_attached(name, None);
         let heard: Arc<Mutex<Vec<Down>>> = Arc::default();
         let (mut reader, kept) = (stream.try_clone().unwrap(), heard.clone());
         std::thread::spawn(move || {

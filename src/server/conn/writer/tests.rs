@@ -1,4 +1,4 @@
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::AsFd;
 
 use tokio::io::AsyncReadExt;
 use tokio::net::UnixStream;
@@ -8,7 +8,7 @@ use super::*;
 use crate::ipc::halves;
 use crate::ipc::outbox::Direct;
 use crate::ipc::terminal::Terminal;
-use crate::ipc::terminal::tests::{pty, shown};
+use crate::ipc::terminal::tests::{pty, quiet, shown};
 
 /// The writer finishes a frame the session's thread left half-written before writing anything of
 /// its own, and the client reads one whole stream.
@@ -98,15 +98,5 @@ async fn the_screen_goes_to_the_held_terminal_which_is_closed_before_the_client_
     assert!(term.is_closed(), "closed before the client was told");
     // The session's thread, late, writes nothing there any more.
     assert_eq!(outbox.try_write(outbox.next_follow(), b"late"), Direct::Written);
-    let mut fds = libc::pollfd {
-        fd: master.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd.
-    assert_eq!(
-        unsafe { libc::poll(&mut fds, 1, 50) },
-        0,
-        "nothing reached the terminal after"
-    );
+    assert!(quiet(&master), "nothing reached the terminal after");
 }
