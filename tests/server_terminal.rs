@@ -1,6 +1,7 @@
 //! The server holds a client's terminal (`pokeshell::ipc::terminal`): a raw client of the real
 //! server names a pseudo-terminal the test made, and the test plays the terminal's user on its
-//! other side. No pi: the session runs `cat`, whose echo is the screen to look for.
+//! other side; then the real client, in a terminal the server takes or (under a test hook) does
+//! not. No pi: the session runs `cat`, whose echo is the screen to look for.
 
 #[path = "server_hardening/common.rs"]
 mod common;
@@ -15,8 +16,9 @@ use std::time::{Duration, Instant};
 
 use common::Home;
 use pokeshell::ipc::wire::{self, Down, Up};
-use portable_pty::{PtySize, native_pty_system};
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use support::WAIT;
+use support::pty::Pty;
 
 /// A pseudo-terminal: its master (the terminal's user, played by the test), and its slave in raw
 /// mode, as an attached client leaves it, opened by its path as the server opens it.
@@ -219,4 +221,45 @@ fn a_terminal_the_server_cannot_open_stays_the_clients_and_the_screen_comes_by_t
         }
         String::from_utf8_lossy(&screen).contains("typed-by-the-client")
     });
+}
+
+/// Whether the server of `pty`'s pokeshell holds the terminal `pty` runs in open.
+fn held_by_the_server(pty: &Pty) -> bool {
+    let tty = pty.tty_name().expect("the terminal's path");
+    let pid = pty.home().and_then(|h| h.server_pid()).expect("a server");
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("the server's descriptors")
+        .flatten()
+        .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|link| link == tty))
+}
+
+/// The real client in a real terminal, both ways: the server takes the terminal, or (under the
+/// test hook `POKESHELL_TEST_KEEP_TERMINAL`, as when it cannot open it) the client reads its keys
+/// and writes the frames itself. Typing shows either way.
+#[test]
+fn a_client_types_and_sees_its_session_whether_the_server_takes_its_terminal_or_not() {
+    for server_takes in [true, false] {
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_pokeshell"));
+        cmd.args(["--command", "cat"]);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("LANG", "C.UTF-8");
+        if !server_takes {
+            cmd.env("POKESHELL_TEST_KEEP_TERMINAL", "1");
+        }
+        let mut pty = Pty::spawn(cmd, 40, 120);
+        // Attached, the terminal raw: the side pane names the session's program.
+        pty.wait_until("the side pane", WAIT, |s| s.contents().contains("command cat"));
+        pty.send("typed-in-the-terminal\r");
+        pty.wait_until("the echo", WAIT, |s| {
+            s.contents().matches("typed-in-the-terminal").count() >= 2
+        });
+        assert_eq!(
+            held_by_the_server(&pty),
+            server_takes,
+            "the server holds the terminal only when it took it"
+        );
+        pty.send([0x1d, b'd']);
+        assert_eq!(pty.wait_exit(WAIT), 0, "detached");
+        pty.wait_for_text("detached from", WAIT);
+    }
 }

@@ -400,6 +400,11 @@ impl Pty {
         self.shared.unstalled.notify_all();
     }
 
+    /// The path of the terminal the child runs in (the PTY's slave).
+    pub fn tty_name(&self) -> Option<std::path::PathBuf> {
+        self.master.tty_name()
+    }
+
     /// Sends a signal to the child process (not its group).
     pub fn signal(&self, signal: i32) {
         // SAFETY: kill(2) with a pid we spawned and a plain signal number has no memory effects.

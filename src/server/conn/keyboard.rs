@@ -17,8 +17,15 @@ use crate::ipc::wire::Up;
 use crate::server::route::Route;
 use crate::server::serve::ServerMsg;
 
+/// The test hook under which the server never takes a terminal (read from the server's
+/// environment), so that tests reach the client's own reading and writing of its terminal.
+const KEEP_TERMINAL_HOOK: &str = "POKESHELL_TEST_KEEP_TERMINAL";
+
 /// Opens the client's terminal for the screen and the keys; `false`: the client keeps them.
 pub(super) fn take_terminal(path: &str, outbox: &Outbox) -> bool {
+    if std::env::var_os(KEEP_TERMINAL_HOOK).is_some() {
+        return false;
+    }
     match Terminal::open(path) {
         Ok(term) => {
             outbox.set_terminal(Arc::new(term));
