@@ -353,13 +353,27 @@ impl ServerState {
         fx: &mut Vec<ServerEffect>,
     ) {
         let kill = self.killing.remove(&number);
-        self.runs.remove(&number);
-        let followers: Vec<u64> = self
+        // A session can end before the server hears that it started (the two come by different
+        // ways): the terminals waiting for it are told as its followers are.
+        let waiting = match self.runs.remove(&number) {
+            Some(Run::Starting { waiting }) => {
+                if self.restoring.remove(&number) {
+                    self.start_restores(fx);
+                    fx.push(ServerEffect::Restoring(self.restoring.len() as u32));
+                }
+                waiting
+            }
+            _ => Vec::new(),
+        };
+        let mut followers: Vec<u64> = self
             .clients
             .iter()
             .filter(|(_, c)| c.session == Some(number))
             .map(|(id, _)| *id)
             .collect();
+        followers.extend(waiting.into_iter().filter(|id| self.clients.contains_key(id)));
+        followers.sort_unstable();
+        followers.dedup();
         for id in followers {
             // The connection writes what the session drew before this last word.
             let down = if shutdown && !kill {

@@ -145,6 +145,41 @@ fn a_session_that_cannot_start_is_an_error_for_its_client_and_leaves_no_trace() 
     assert!(listing(&mut s).is_empty());
 }
 
+/// The session's end and its start come by different ways: a program that exits at once may end
+/// before the server hears it started. The terminal waiting for it is told, not left waiting.
+#[test]
+fn a_session_that_ends_before_its_start_is_heard_tells_the_terminal_waiting_for_it() {
+    let mut s = server();
+    s.handle(ServerEvent::Connected { id: 1 }, now());
+    let fx = up(&mut s, 1, new_session("quick"));
+    let number = starts_asked(&fx)[0].spec.number;
+    let fx = s.handle(
+        ServerEvent::Ended {
+            number,
+            code: 7,
+            shutdown: false,
+            farewell: Vec::new(),
+        },
+        now(),
+    );
+    assert!(
+        matches!(told(&fx, 1).as_slice(), [Down::Exited { code: 7, .. }]),
+        "the waiting terminal hears the end: {fx:?}"
+    );
+    let fx = s.handle(
+        ServerEvent::Started {
+            number,
+            result: Ok(()),
+        },
+        now(),
+    );
+    assert!(
+        !fx.iter().any(|e| matches!(e, ServerEffect::Follow { .. })),
+        "nobody follows a session that ended: {fx:?}"
+    );
+    assert!(listing(&mut s).is_empty());
+}
+
 #[test]
 fn detach_lets_the_client_go_and_the_session_runs_on() {
     let mut s = server();
