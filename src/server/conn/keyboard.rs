@@ -10,7 +10,6 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::lent::{self, Keyboard, Lent};
 use super::{Following, READ_BUFFER, input_room, pass_keys};
-use crate::event_loop::input_meter::Ticket;
 use crate::ipc::outbox::Outbox;
 use crate::ipc::terminal::{Keys, Terminal, Typed};
 use crate::ipc::wire::Up;
@@ -76,7 +75,8 @@ impl TerminalKeys {
             if self.term.is_closed() {
                 break;
             }
-            if let Some(to) = self.route.lendable().filter(|to| refused != Some(to.generation)) {
+            let lendable = || self.route.lendable().filter(|to| refused != Some(to.generation));
+            if let Some(to) = lendable() {
                 // The registration here goes before the session's runtime makes its own.
                 keys = None;
                 let reading = Keyboard {
@@ -107,11 +107,7 @@ impl TerminalKeys {
             let changed = self.route.changed();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            if self
-                .route
-                .lendable()
-                .is_some_and(|to| refused != Some(to.generation))
-            {
+            if lendable().is_some() {
                 continue;
             }
             let reader = match &mut keys {
@@ -141,14 +137,15 @@ impl TerminalKeys {
             return;
         }
         if !unread.is_empty() {
-            let bytes = unread.to_vec();
-            let ticket = Ticket::new(&self.in_flight, bytes.len());
-            self.route.went_long_way();
-            let _ = self.server.send(ServerMsg::Input {
-                id: self.id,
-                bytes,
-                ticket,
-            });
+            let mut told_typed = None;
+            pass_keys(
+                self.id,
+                unread.to_vec(),
+                &self.in_flight,
+                &self.route,
+                &self.server,
+                &mut told_typed,
+            );
         }
         self.route.went_long_way();
         let _ = self.server.send(ServerMsg::Up {
