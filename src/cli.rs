@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use crate::core::config::ConfigArgs;
-use crate::core::input::prefix::PrefixKey;
+use crate::cli_config::ConfigArgs;
+use pokeshell_core::input::prefix::PrefixKey;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -33,14 +33,14 @@ pub(crate) use self::sinks::cursor_style;
 pub use self::sinks::{Bridge, Child, Screen};
 pub use self::test_screen::TestScreen;
 pub use self::world::{Signal, WorldEvent};
-use crate::core::session::{Effect, Input};
-use crate::core::ui::pane::PaneScreen;
-use crate::core::workspace::Workspace;
 use crate::pi::bridge::server::BridgeEvent;
 use crate::pi::ledger::LedgerFile;
 use crate::term::host::HostModes;
 use crate::term::pty::{ChildExit, PtyEvent};
 use crate::term::screen::Mirror;
+use pokeshell_core::session::{Effect, Input};
+use pokeshell_core::ui::pane::PaneScreen;
+use pokeshell_core::workspace::Workspace;
 
 /// At most about 60 frames a second.
 const FRAME: Duration = Duration::from_millis(16);
@@ -286,7 +286,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
-                tone: crate::core::ui::theme::Tone::Warn,
+                tone: pokeshell_core::ui::theme::Tone::Warn,
             })?,
             WorldEvent::SettingsLoaded(files) => self.input(Input::SettingsLoaded(files))?,
             WorldEvent::SettingsSaved { result, files } => {
@@ -379,7 +379,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 Effect::LoadSettings(paths) => {
                     let tx = self.events.clone();
                     tokio::task::spawn_blocking(move || {
-                        let _ = tx.send(WorldEvent::SettingsLoaded(crate::core::config::read_files(
+                        let _ = tx.send(WorldEvent::SettingsLoaded(crate::pi::settings_files::read_files(
                             &paths,
                         )));
                     });
@@ -388,8 +388,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     // Writing waits on a lock file: off the loop's thread.
                     let tx = self.events.clone();
                     tokio::task::spawn_blocking(move || {
-                        let result = crate::core::config::write::write_values(&path, &values);
-                        let files = crate::core::config::read_files(&paths);
+                        let result = crate::pi::settings_files::write_values(&path, &values);
+                        let files = crate::pi::settings_files::read_files(&paths);
                         let _ = tx.send(WorldEvent::SettingsSaved { result, files });
                     });
                 }

@@ -2,12 +2,13 @@
 //! The same for a session in the user's terminal and one the server starts for a client (which
 //! passes its environment and directory along).
 
+use crate::pi::settings_files::SettingsFiles;
 use std::ffi::OsStr;
 use std::path::Path;
 
 use crate::cli::Cli;
-use crate::core::config::{ConfigPaths, KeyId, SettingValue, Settings};
 use crate::term::pty::CommandSpec;
+use pokeshell_core::config::{ConfigPaths, KeyId, SettingValue, Settings};
 
 /// What runs: pi with its arguments, or `--command`'s program line. `Err`: why pi cannot be found.
 pub fn child_spec(cli: &Cli) -> Result<CommandSpec, String> {
@@ -50,6 +51,6 @@ pub fn settings_here(cli: &Cli) -> Result<Settings, String> {
         cli,
         &cwd,
         std::env::home_dir().as_deref(),
-        std::env::var_os(crate::core::config::paths::AGENT_DIR_ENV).as_deref(),
+        std::env::var_os(pokeshell_core::config::paths::AGENT_DIR_ENV).as_deref(),
     )
 }

@@ -3,9 +3,10 @@
 
 pub mod about;
 pub mod cli;
+pub mod cli_config;
 pub mod client;
 pub mod completions;
-pub mod core;
+
 pub mod demo;
 pub mod event_loop;
 pub mod ipc;

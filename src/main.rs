@@ -188,7 +188,7 @@ fn main() -> ExitCode {
             // --listen, else the setting when it names another address than the default.
             let listen = listen.clone().or_else(|| {
                 let set = pokeshell::launch::settings_here(&cli).ok()?;
-                let value = set.get(pokeshell::core::config::KeyId::WebListen).edit_text();
+                let value = set.get(pokeshell_core::config::KeyId::WebListen).edit_text();
                 (value.trim() != pokeshell::web::DEFAULT_LISTEN && !value.trim().is_empty())
                     .then(|| value.trim().to_string())
             });

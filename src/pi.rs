@@ -8,3 +8,4 @@ pub mod locate;
 pub mod notify;
 pub mod notify_command;
 pub mod passthrough;
+pub mod settings_files;

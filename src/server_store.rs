@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::spec::SessionSpec;
+use pokeshell_core::spec::SessionSpec;
 
 /// The format written by this code. A newer one is left alone; an older or broken one is moved aside.
 const VERSION: u32 = 1;

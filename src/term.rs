@@ -6,6 +6,5 @@ pub mod bounded_run;
 pub mod host;
 pub mod pty;
 pub mod reaper;
-pub mod safe_text;
+
 pub mod screen;
-pub mod tokenizer;

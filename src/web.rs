@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use auth::Auth;
 
-pub use crate::core::config::schema::DEFAULT_LISTEN;
+pub use pokeshell_core::config::schema::DEFAULT_LISTEN;
 
 /// A one-time login for the web view.
 #[derive(Debug, Clone)]

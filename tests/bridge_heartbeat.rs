@@ -6,9 +6,9 @@ mod support;
 use std::time::Duration;
 
 use pokeshell::pi::bridge::asset::install_bridge_in;
-use pokeshell::pi::bridge::protocol::PiEvent;
 use pokeshell::pi::bridge::server::ServerOptions;
 use pokeshell::pi::bridge::{BridgeEvent, BridgeServer};
+use pokeshell_core::bridge::PiEvent;
 use support::pi::PiEnv;
 use support::{Step, model_server};
 

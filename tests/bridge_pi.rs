@@ -9,7 +9,7 @@
 mod support;
 
 use pokeshell::pi::bridge::BridgeEvent;
-use pokeshell::pi::bridge::protocol::{
+use pokeshell_core::bridge::{
     Block, Command, DeliverAs, InputSource, PiEvent, Role, SendMessage, SessionReason, StopReason, TailEntry,
     ToolReply,
 };

@@ -7,7 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use pokeshell::pi::bridge::BridgeEvent;
-use pokeshell::pi::bridge::protocol::{
+use pokeshell_core::bridge::{
     Command, CompactReason, CompactRequest, HandoffOutcome, NotifyLevel, PiEvent, SessionReason, ToolReply,
 };
 use serde_json::{Value, json};
@@ -206,7 +206,7 @@ async fn runtime_replacement_reconnects_and_restores_own_entries() {
     call(&handle, &mut events, other).await.unwrap();
     let listed = Command::GetEntries {
         custom_type_prefix: Some("pokeshell".into()),
-        scope: pokeshell::pi::bridge::protocol::EntryScope::Branch,
+        scope: pokeshell_core::bridge::EntryScope::Branch,
         limit: None,
     };
     let listed = call(&handle, &mut events, listed).await.unwrap();

@@ -11,8 +11,8 @@ mod foreign_peer;
 use std::time::Duration;
 
 use client::{Client, WAIT, hello_line, poke, start, start_with};
-use pokeshell::pi::bridge::protocol::{Command, ENV_SOCKET, MAX_LINE_BYTES, PROTOCOL_VERSION, PiEvent};
 use pokeshell::pi::bridge::{BridgeEvent, SendError};
+use pokeshell_core::bridge::{Command, ENV_SOCKET, MAX_LINE_BYTES, PROTOCOL_VERSION, PiEvent};
 use serde_json::json;
 
 #[tokio::test]

@@ -4,7 +4,8 @@
 mod config_fixture;
 
 use config_fixture::Fixture;
-use pokeshell::core::config::{
+use pokeshell::pi::settings_files::SettingsFiles;
+use pokeshell_core::config::{
     ConfigWarning, KEYS, KeyId, Origin, SettingValue, Settings, SidePaneMode, Source, WarningKind,
 };
 use serde_json::json;
@@ -111,8 +112,8 @@ fn poke_c2_legacy_global_path_is_read_below_the_real_one() {
 fn poke_c2_legacy_path_is_not_read_twice_when_it_is_the_agent_settings() {
     let f = Fixture::new();
     let agent = f.home.join(".pi");
-    let paths = pokeshell::core::config::ConfigPaths::resolve(Some(&f.home), Some(agent.as_os_str()), &f.cwd)
-        .unwrap();
+    let paths =
+        pokeshell_core::config::ConfigPaths::resolve(Some(&f.home), Some(agent.as_os_str()), &f.cwd).unwrap();
     f.write(&f.legacy(), r#"{"poke": {"enabled": "maybe"}}"#);
     let s = Settings::load(paths);
     assert_eq!(s.files().iter().filter(|l| l.file.path == f.legacy()).count(), 1);
@@ -327,7 +328,7 @@ fn session_beats_project_and_cli_beats_session() {
     assert_eq!(s.get(KeyId::PokeThresholdSeconds), &int(60));
     assert_eq!(s.source(KeyId::PokeThresholdSeconds), &Source::Session);
 
-    let mut cli = pokeshell::core::config::Layer::new();
+    let mut cli = pokeshell_core::config::Layer::new();
     cli.insert(KeyId::PokeThresholdSeconds, int(7));
     cli.insert(KeyId::PokeEnabled, SettingValue::Bool(true));
     s.set_cli_overrides(cli);

@@ -5,6 +5,7 @@
 #[path = "common/config_fixture.rs"]
 mod config_fixture;
 
+use pokeshell::pi::settings_files::SettingsFiles;
 use std::ffi::CString;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -14,8 +15,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use config_fixture::Fixture;
-use pokeshell::core::config::read::MAX_SETTINGS_BYTES;
-use pokeshell::core::config::{KeyId, SaveError, Scope, SettingValue, Settings};
+use pokeshell::pi::settings_files::read::MAX_SETTINGS_BYTES;
+use pokeshell_core::config::{KeyId, SaveError, Scope, SettingValue, Settings};
 
 /// Runs `f` on a thread and waits for it with a deadline: a read that blocks fails the test.
 fn within_deadline<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {

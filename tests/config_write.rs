@@ -3,11 +3,12 @@
 #[path = "common/config_fixture.rs"]
 mod config_fixture;
 
+use pokeshell::pi::settings_files::SettingsFiles;
 use std::fs;
 use std::path::Path;
 
 use config_fixture::Fixture;
-use pokeshell::core::config::{KeyId, SaveError, Scope, SettingValue, Source};
+use pokeshell_core::config::{KeyId, SaveError, Scope, SettingValue, Source};
 use serde_json::{Value, json};
 
 fn read_json(path: &Path) -> Value {

@@ -1,6 +1,6 @@
 //! docs/configuration.md stays true to the schema: every key's row, as generated here, is in it.
 
-use pokeshell::core::config::{Block, KEYS, KeySpec};
+use pokeshell_core::config::{Block, KEYS, KeySpec};
 
 fn files(block: Block) -> &'static str {
     match block {

@@ -1,7 +1,7 @@
 //! docs/keys.md stays true to the command list: its table of the keys after the prefix holds exactly
 //! the commands, in their order, each row as generated here, then the row for every other key.
 
-use pokeshell::core::ui::commands::{COMMANDS, Command, CommandKey, Needs};
+use pokeshell_core::ui::commands::{COMMANDS, Command, CommandKey, Needs};
 
 const DOCS: &str = include_str!("../docs/keys.md");
 

@@ -51,7 +51,7 @@ fn rows_with(screen: &vt100::Screen, needle: &str) -> Vec<usize> {
 /// drawn rows. `side` says whether the side pane must be there.
 #[track_caller]
 fn draw_and_check(name: &str, r: &Replay, fixture: Fixture, side: bool) -> Vec<String> {
-    let t0 = pokeshell::core::supervisor::Now::new(0, 0);
+    let t0 = pokeshell_core::supervisor::Now::new(0, 0);
     let (cols, rows) = fixture.host;
     let app = snapshot::app(cols, rows, t0);
     let (screen_rows, screen_cols) = r.mirror.screen().size();

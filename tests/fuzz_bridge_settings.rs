@@ -8,15 +8,15 @@ mod fuzz;
 use std::path::{Path, PathBuf};
 
 use fuzz::{chunks, config, json_value};
-use pokeshell::core::config::files::{self, ConfigFile, FileFormat};
-use pokeshell::core::config::schema::{Block, KEYS, KeyId, ValueKind};
-use pokeshell::core::config::write::write_values;
-use pokeshell::core::config::{ConfigPaths, Scope, SettingValue, Settings};
 use pokeshell::pi::bridge::lines::{Line, LineSplitter};
-use pokeshell::pi::bridge::protocol::{
+use pokeshell::pi::settings_files::write_values;
+use pokeshell_core::bridge::{
     AgentSettled, Command, FromBridge, Hello, LogEvent, PiEvent, Reply, ToBridge, TurnStart,
     encode_to_bridge, parse_from_bridge,
 };
+use pokeshell_core::config::files::{self, ConfigFile, FileFormat};
+use pokeshell_core::config::schema::{Block, KEYS, KeyId, ValueKind};
+use pokeshell_core::config::{ConfigPaths, Scope, SettingValue, Settings};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -251,7 +251,7 @@ fn check_loaded(text: &str) -> Result<(), TestCaseError> {
     let loaded = files::parse(settings_file("/home/u/.pi/agent/settings.json"), text);
     for (key, value) in &loaded.values {
         prop_assert!(
-            pokeshell::core::config::schema::spec(*key).accepts(value),
+            pokeshell_core::config::schema::spec(*key).accepts(value),
             "{key:?} = {value:?}"
         );
     }
@@ -266,7 +266,7 @@ fn check_loaded(text: &str) -> Result<(), TestCaseError> {
 
 /// A valid value for `key`, picked by `seed`.
 fn valid_value(key: KeyId, seed: u64) -> SettingValue {
-    let spec = pokeshell::core::config::schema::spec(key);
+    let spec = pokeshell_core::config::schema::spec(key);
     match spec.kind {
         ValueKind::Bool => SettingValue::Bool(seed.is_multiple_of(2)),
         ValueKind::Int { min, max } => {

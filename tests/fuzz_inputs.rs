@@ -5,11 +5,11 @@
 #[path = "common/fuzz.rs"]
 mod fuzz;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 use fuzz::{chunks, config};
-use pokeshell::core::input::keys::{decode, decode_sgr_mouse};
 use pokeshell::term::screen::{HostCaps, Mirror};
-use pokeshell::term::tokenizer::{MAX_PENDING_BYTES, Token, Tokenizer};
+use pokeshell_core::input::key::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use pokeshell_core::input::keys::{decode, decode_sgr_mouse};
+use pokeshell_core::input::tokenizer::{MAX_PENDING_BYTES, Token, Tokenizer};
 use proptest::prelude::*;
 
 /// Bytes that look like terminal input and output: plain bytes mixed with pieces of sequences.
@@ -151,7 +151,6 @@ fn key(code: KeyCode, modifiers: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
         code,
         modifiers,
         kind,
-        state: KeyEventState::NONE,
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Files that hold tables of data rather than logic, allowed to be longer.
-const DATA_TABLES: &[&str] = &["src/core/config/schema.rs"];
+const DATA_TABLES: &[&str] = &["crates/core/src/config/schema.rs"];
 const MAX_LINES: usize = 450;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -117,13 +117,18 @@ fn no_top_level_module_imports_one_that_imports_it_back() {
 }
 
 /// Which of a layer's modules (`src/core/session.rs` and `src/core/session/` are `session`) each of
-/// them names, as `crate::core::NAME` or, from the module's own file, `super::NAME`.
+/// them names, as `pokeshell_core::NAME` or, from the module's own file, `super::NAME`.
 fn layer_imports(layer: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
+    let (root, prefix) = if layer == "core" {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src");
+        (root, "crate::".to_string())
+    } else {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
+        (root, format!("crate::{layer}::"))
+    };
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let prefix = format!("crate::{layer}::");
     for file in files {
         let rel = file.strip_prefix(&root).expect("under the layer");
         let Some(first) = rel.components().next().and_then(|c| c.as_os_str().to_str()) else {

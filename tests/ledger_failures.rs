@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use pokeshell::core::supervisor::{LedgerKind, LedgerRecord};
 use pokeshell::pi::ledger::{LedgerFile, LedgerTarget, Opener, open_ledger_file};
+use pokeshell_core::supervisor::{LedgerKind, LedgerRecord};
 
 fn record(reason: &str) -> LedgerRecord {
     LedgerRecord {

@@ -2,7 +2,7 @@
 //! (docs/supervision.md says where the items come from). Prints the figures; asserts the floors the
 //! docs state, so a change to the cues that loses precision or recall fails here.
 
-use pokeshell::core::supervisor::promise::{RunEnding, Verdict, judge};
+use pokeshell_core::supervisor::promise::{RunEnding, Verdict, judge};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

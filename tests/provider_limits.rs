@@ -2,7 +2,7 @@
 //! The texts are shortened paraphrases that keep every phrase, number and field the parser depends
 //! on. "Healthy twin" rows carry numbers that are not reset times and must not become one.
 
-use pokeshell::core::supervisor::limit::{
+use pokeshell_core::supervisor::limit::{
     ErrorKind, NotifyWhy, Plan, ProviderError, RESUME_MARGIN_MS, ResumeSource, backoff_ms, classify, plan,
 };
 use proptest::prelude::*;
@@ -392,7 +392,7 @@ proptest! {
 fn work_is_bounded_by_the_scanned_prefix() {
     // Only the first MAX_SCANNED_BYTES are read, however long the text: a hint past them is unseen,
     // so the cost of one call has a fixed ceiling (measured in the benchmarks, not here).
-    let filler = "x".repeat(pokeshell::core::supervisor::limit::MAX_SCANNED_BYTES);
+    let filler = "x".repeat(pokeshell_core::supervisor::limit::MAX_SCANNED_BYTES);
     let late = format!("429 rate limited {filler} please try again in 25s");
     assert_eq!(classify(&late, NOW, 0).reset_at_wall_ms, None);
     let early = format!("429 rate limited, please try again in 25s {filler}");

@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use pokeshell::core::config::files::{self, ConfigFile, FileFormat};
-use pokeshell::core::config::{
+use pokeshell_core::config::files::{self, ConfigFile, FileFormat};
+use pokeshell_core::config::{
     Change, ConfigPaths, KeyId, SaveError, SaveReport, Scope, SettingValue, Settings, Source,
 };
-use pokeshell::core::ui::settings_dialog::{
+use pokeshell_core::input::key::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use pokeshell_core::ui::settings_dialog::{
     DialogAction, DialogMessage, DialogOutcome, RowKind, SettingsDialog,
 };
 use ratatui::Terminal;

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use pokeshell::core::config::{ConfigPaths, KeyId, Settings};
-use pokeshell::core::ui::settings_dialog::{
+use pokeshell_core::config::{ConfigPaths, KeyId, Settings};
+use pokeshell_core::input::key::{KeyCode, KeyEvent, KeyModifiers};
+use pokeshell_core::ui::settings_dialog::{
     DialogMessage, DialogOutcome, MAX_FILTER_CHARS, RowKind, SettingsDialog,
 };
 

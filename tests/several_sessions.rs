@@ -3,10 +3,10 @@
 
 mod support;
 
-use pokeshell::core::session::{Attention, Input, OverlayKind, Session, SessionBrief, SessionOptions};
-use pokeshell::core::supervisor::Now;
-use pokeshell::core::ui::switcher::Switcher;
 use pokeshell::term::screen::{HostCaps, Mirror};
+use pokeshell_core::session::{Attention, Input, OverlayKind, Session, SessionBrief, SessionOptions};
+use pokeshell_core::supervisor::Now;
+use pokeshell_core::ui::switcher::Switcher;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use support::snapshot;
@@ -43,7 +43,7 @@ fn three() -> Vec<SessionBrief> {
 fn session_one(t0: Now) -> Session {
     let opts = SessionOptions {
         label: "pi".into(),
-        spec: pokeshell::core::spec::SessionSpec {
+        spec: pokeshell_core::spec::SessionSpec {
             number: 1,
             name: "api".into(),
             dir: "/home/u/src/api".into(),

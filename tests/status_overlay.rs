@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pokeshell::core::config::files::{self, ConfigFile, FileFormat};
-use pokeshell::core::config::{ConfigPaths, Scope, Settings};
-use pokeshell::core::ui::status_overlay::{LiveLine, StatusOverlay};
-use pokeshell::core::ui::theme;
+use pokeshell_core::config::files::{self, ConfigFile, FileFormat};
+use pokeshell_core::config::{ConfigPaths, Scope, Settings};
+use pokeshell_core::ui::status_overlay::{LiveLine, StatusOverlay};
+use pokeshell_core::ui::theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -7,9 +7,9 @@
 
 use std::collections::BTreeSet;
 
-use pokeshell::core::supervisor::ledger::KEPT_RECORDS;
-use pokeshell::core::supervisor::recovery::{KEPT_SESSIONS, KEPT_SIGNATURES};
-use pokeshell::core::supervisor::{Action, Event, Now, StateSize, Supervisor, SupervisorConfig, texts};
+use pokeshell_core::supervisor::ledger::KEPT_RECORDS;
+use pokeshell_core::supervisor::recovery::{KEPT_SESSIONS, KEPT_SIGNATURES};
+use pokeshell_core::supervisor::{Action, Event, Now, StateSize, Supervisor, SupervisorConfig, texts};
 
 #[path = "supervisor_soak/episodes.rs"]
 mod episodes;

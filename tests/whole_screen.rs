@@ -5,10 +5,10 @@
 
 mod support;
 
-use pokeshell::core::session::{Effect, Input, OverlayKind, Session};
-use pokeshell::core::supervisor::Now;
-use pokeshell::core::ui::help;
 use pokeshell::term::screen::HostCaps;
+use pokeshell_core::session::{Effect, Input, OverlayKind, Session};
+use pokeshell_core::supervisor::Now;
+use pokeshell_core::ui::help;
 use support::fixtures::{self, Fixture, replay};
 use support::snapshot;
 

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use crate::cli::{Cli, LsArgs, NewArgs};
-use crate::core::config::KeyId;
 use crate::machines::ask::{self, Answer};
 use crate::machines::schema::{LsJson, SCHEMA, SessionJson, host_name};
 use crate::machines::{cache, merge, now_ms, parse_machines, ssh};
+use pokeshell_core::config::KeyId;
 
 /// The machines and the time each gets, from the settings.
 fn machines(cli: &Cli) -> Result<(Vec<String>, Duration), String> {

@@ -15,8 +15,8 @@
 
 use super::model::Scenario;
 use super::tour::ChapterPlan;
-use crate::core::config::Change;
-use crate::core::supervisor::LedgerKind;
+use pokeshell_core::config::Change;
+use pokeshell_core::supervisor::LedgerKind;
 
 /// The director's timing, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

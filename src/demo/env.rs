@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::pi_files::{AgentFiles, DEMO};
-use crate::core::config::ConfigPaths;
+use pokeshell_core::config::ConfigPaths;
 
 /// A pi extension loaded for the demo: it refuses `rm -rf` and ends the tool batch, which is how a
 /// run in pi 1.6.0 comes to end on a failed tool call (docs/supervision.md, the loop guard).
@@ -143,7 +143,8 @@ fn with_path(e: io::Error, path: &Path) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::config::{KeyId, SettingValue, Settings, Source};
+    use crate::pi::settings_files::SettingsFiles;
+    use pokeshell_core::config::{KeyId, SettingValue, Settings, Source};
 
     #[test]
     fn the_environment_points_pi_and_pokeshell_at_its_own_files_and_is_removed_on_drop() {

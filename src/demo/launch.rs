@@ -15,7 +15,7 @@ use crate::client::attach::{self, Ending};
 use crate::ipc::wire::Target;
 use crate::pi::install;
 use crate::pi::locate::{self, NotFound};
-use crate::term::safe_text::escape;
+use pokeshell_core::safe_text::escape;
 
 /// The exit code when pi is missing, as for the main command.
 pub const EXIT_NO_PI: i32 = 127;

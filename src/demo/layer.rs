@@ -7,16 +7,16 @@ use std::sync::Arc;
 
 use ratatui::text::{Line, Span};
 
-use crate::core::config::Change;
-use crate::core::session::{Effect, Input, Session};
-use crate::core::supervisor::Now;
-use crate::core::ui::side::Section;
-use crate::core::ui::theme::Tone;
 use crate::demo::director::{Act, Cue, Director, Narration, Stage};
 use crate::demo::model::ModelServer;
 use crate::event_loop::Layer;
-use crate::pi::bridge::protocol::PiEvent;
 use crate::pi::bridge::server::BridgeEvent;
+use pokeshell_core::bridge::PiEvent;
+use pokeshell_core::config::Change;
+use pokeshell_core::session::{Effect, Input, Session};
+use pokeshell_core::supervisor::Now;
+use pokeshell_core::ui::side::Section;
+use pokeshell_core::ui::theme::Tone;
 
 pub struct DemoLayer {
     director: Director,
@@ -170,11 +170,11 @@ fn demo_section(n: Narration) -> Section {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::config::{ConfigPaths, KeyId, SettingValue, Settings};
-    use crate::core::session::SessionOptions;
-    use crate::core::supervisor::{LedgerKind, LedgerRecord};
     use crate::demo::director::Pace;
     use crate::demo::tour::Tour;
+    use pokeshell_core::config::{ConfigPaths, KeyId, SettingValue, Settings};
+    use pokeshell_core::session::SessionOptions;
+    use pokeshell_core::supervisor::{LedgerKind, LedgerRecord};
 
     fn at(ms: u64) -> Now {
         Now::new(ms, ms)
@@ -231,7 +231,7 @@ mod tests {
         assert!(due <= 10_000);
         let effects = feed(&mut session, &mut layer, Input::Tick, at(10_000));
         assert_eq!(
-            crate::core::session::child_bytes(&effects),
+            pokeshell_core::session::child_bytes(&effects),
             b"Run the test suite and tell me how it went."
         );
         assert_eq!(layer.narration().heading, "chapter 1/7");

@@ -3,6 +3,7 @@
 //! pi runs in and the director as the layer above the session. The server runs it like any other
 //! session; only what pi runs with and what watches from above differ.
 
+use crate::pi::settings_files::SettingsFiles;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,8 +13,8 @@ use super::layer::DemoLayer;
 use super::model::ModelServer;
 use super::tour::{ChapterPlan, Tour};
 use crate::cli::DemoArgs;
-use crate::core::config::{KeyId, Layer, SettingValue, Settings};
 use crate::term::pty::CommandSpec;
+use pokeshell_core::config::{KeyId, Layer, SettingValue, Settings};
 
 /// What runs in the pane, as the side pane and `pokeshell ls` show it.
 pub const LABEL: &str = "pi (demo)";

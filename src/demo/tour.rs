@@ -12,10 +12,10 @@ use serde_json::{Map, Value};
 
 use super::model::{Scenario, Step};
 use crate::cli::ChapterRange;
-use crate::core::config::Change;
-use crate::core::config::schema::{self, Block};
-use crate::core::supervisor::LedgerKind;
-use crate::core::supervisor::ledger::rule;
+use pokeshell_core::config::Change;
+use pokeshell_core::config::schema::{self, Block};
+use pokeshell_core::supervisor::LedgerKind;
+use pokeshell_core::supervisor::ledger::rule;
 
 /// The tour `pokeshell demo` plays when no `--script` is given.
 pub const BUILT_IN: &str = include_str!("../../assets/demo/tour.json");

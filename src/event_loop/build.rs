@@ -11,14 +11,14 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::{Clock, Layer, Loop, Screen, WorldEvent};
-use crate::core::config::Settings;
-use crate::core::session::{Input, Session, SessionOptions};
-use crate::core::spec::SessionSpec;
-use crate::core::workspace::Workspace;
 use crate::pi::bridge::server::{BridgeHandle, BridgeServer};
 use crate::pi::ledger::LedgerFile;
 use crate::term::pty::{ChildPty, CommandSpec};
 use crate::term::screen::Mirror;
+use pokeshell_core::config::Settings;
+use pokeshell_core::session::{Input, Session, SessionOptions};
+use pokeshell_core::spec::SessionSpec;
+use pokeshell_core::workspace::Workspace;
 
 /// How one session starts.
 pub struct SessionConfig {
@@ -96,7 +96,7 @@ fn start_bridge(
     // The schedule_wakeup tool's description names the bounds in force now.
     let wakeups = settings.effective().wakeups;
     spec.env.push((
-        crate::pi::bridge::protocol::ENV_WAKEUP_BOUNDS.to_string(),
+        pokeshell_core::bridge::ENV_WAKEUP_BOUNDS.to_string(),
         format!("{},{}", wakeups.min_seconds, wakeups.max_seconds),
     ));
     Ok((handle, events))

@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 use anyhow::{Context, Result};
 
 use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::core::session::Input;
 use crate::term::host::HostModes;
+use pokeshell_core::session::Input;
 
 impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// pi stopped itself (Ctrl+Z): the clients give their terminals back, as pi alone would have.

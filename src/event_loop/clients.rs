@@ -13,10 +13,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, RESIZE_COALESCE, Screen, lock};
-use crate::core::session::{ClientId, Input};
 use crate::ipc::outbox::{Direct, Outbox};
 use crate::term::host::HostModes;
 use crate::term::screen::HostCaps;
+use pokeshell_core::session::{ClientId, Input};
 
 /// What the loop sends one attached client.
 #[derive(Debug)]

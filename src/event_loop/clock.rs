@@ -1,6 +1,6 @@
 //! The loop's one reading of time, from which every [`Now`] the workspace sees is derived, and the
 //! one way pokeshell knows the user's local time: the offset from UTC, handed to the session as
-//! [`crate::core::session::Input::LocalTime`] (the session itself reads no zone).
+//! [`pokeshell_core::session::Input::LocalTime`] (the session itself reads no zone).
 
 use std::time::Duration;
 
@@ -8,8 +8,8 @@ use anyhow::Result;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, Screen};
-use crate::core::session::Input;
-use crate::core::supervisor::Now;
+use pokeshell_core::session::Input;
+use pokeshell_core::supervisor::Now;
 
 /// How often the local offset is read again (it changes with daylight saving).
 pub const ZONE_CHECK: Duration = Duration::from_secs(60);

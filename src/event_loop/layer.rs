@@ -2,9 +2,9 @@
 //! own: the server's observer is one, `pokeshell demo`'s director another (they stack). The session
 //! does not know a layer exists.
 
-use crate::core::session::{Effect, Input, Session};
-use crate::core::supervisor::Now;
-use crate::core::ui::side::Section;
+use pokeshell_core::session::{Effect, Input, Session};
+use pokeshell_core::supervisor::Now;
+use pokeshell_core::ui::side::Section;
 
 pub trait Layer {
     /// Sees an input before the workspace takes it.
@@ -92,8 +92,8 @@ impl<A: Layer, B: Layer> Layer for (A, B) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::config::{ConfigPaths, Settings};
-    use crate::core::session::SessionOptions;
+    use pokeshell_core::config::{ConfigPaths, Settings};
+    use pokeshell_core::session::SessionOptions;
 
     /// Records what it saw under a name, acts with a notice of its name, has a deadline.
     struct Named {
@@ -110,7 +110,7 @@ mod tests {
         fn act(&mut self, _now: Now, _session: &Session) -> Vec<Input> {
             vec![Input::Notice {
                 text: self.name.to_string(),
-                tone: crate::core::ui::theme::Tone::Plain,
+                tone: pokeshell_core::ui::theme::Tone::Plain,
             }]
         }
 

@@ -10,11 +10,11 @@ use anyhow::Result;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::core::session::Input;
-use crate::core::supervisor::ledger::rule;
-use crate::core::supervisor::{LedgerKind, LedgerRecord};
-use crate::core::ui::theme::Tone;
 use crate::term::pty::ChildExit;
+use pokeshell_core::session::Input;
+use pokeshell_core::supervisor::ledger::rule;
+use pokeshell_core::supervisor::{LedgerKind, LedgerRecord};
+use pokeshell_core::ui::theme::Tone;
 
 /// A child being replaced gets this long after SIGTERM before it is killed.
 const RESTART_GRACE: Duration = Duration::from_secs(3);

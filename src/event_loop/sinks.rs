@@ -5,12 +5,12 @@ use anyhow::Result;
 use crossterm::cursor::SetCursorStyle;
 use ratatui::buffer::Buffer;
 
-use crate::pi::bridge::protocol::Command;
 use crate::pi::bridge::server::BridgeHandle;
 use crate::term::pty::ChildPty;
+use pokeshell_core::bridge::Command;
 
 use super::clients::ClientLink;
-use crate::core::session::{ClientId, Drawn, Painted};
+use pokeshell_core::session::{ClientId, Drawn, Painted};
 
 /// Where the session is shown: the terminals attached to it (in the server, each a client).
 pub trait Screen {
@@ -48,7 +48,7 @@ pub trait Screen {
     fn client_resize(&mut self, id: u64, cols: u16, rows: u16);
     /// The user asked, from this client's keys, for something beyond the session: the server
     /// switches or detaches that client, or starts a session for it.
-    fn request(&mut self, client: ClientId, req: crate::core::session::WorkspaceRequest);
+    fn request(&mut self, client: ClientId, req: pokeshell_core::session::WorkspaceRequest);
 }
 
 /// The child process.

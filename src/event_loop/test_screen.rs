@@ -10,7 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::{Frame, Terminal};
 
 use super::{ClientLink, Screen};
-use crate::core::session::{ClientId, Drawn, Painted, WorkspaceRequest};
+use pokeshell_core::session::{ClientId, Drawn, Painted, WorkspaceRequest};
 use ratatui::buffer::Buffer;
 
 pub struct TestScreen {

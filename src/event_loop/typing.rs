@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use tokio::time::Instant;
 
 use super::INPUT_FLUSH;
-use crate::core::session::ClientId;
 use crate::term::host::start_gate::StartGate;
+use pokeshell_core::session::ClientId;
 
 pub(super) struct Typing {
     gate: StartGate,

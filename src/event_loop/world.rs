@@ -1,9 +1,9 @@
 //! What the loop hears from the world: one channel of [`WorldEvent`]s.
 
 use super::ClientEvent;
-use crate::core::config::{LoadedFile, SaveError};
 use crate::pi::bridge::server::BridgeEvent;
 use crate::term::pty::PtyEvent;
+use pokeshell_core::config::{LoadedFile, SaveError};
 
 /// A signal the server passes on to the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub enum WorldEvent {
     /// A client of the server attached, typed, resized or left.
     Client(ClientEvent),
     /// Every session of the server, as it last reported itself.
-    Sessions(Vec<crate::core::session::SessionBrief>),
+    Sessions(Vec<pokeshell_core::session::SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
-    Request(crate::pi::bridge::protocol::UserRequest),
+    Request(pokeshell_core::bridge::UserRequest),
 }

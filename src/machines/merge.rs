@@ -6,8 +6,8 @@ use serde::Serialize;
 use super::ask::Answer;
 use super::cache::{Cache, Known};
 use super::schema::{SCHEMA, SessionJson, attention_rank};
-use crate::core::session::usage::{dollars, tokens};
-use crate::term::safe_text::escape;
+use pokeshell_core::safe_text::escape;
+use pokeshell_core::session::usage::{dollars, tokens};
 
 /// What `ls --all` calls this machine.
 pub const LOCAL: &str = "local";

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::session::Attention;
 use crate::ipc::wire::Listing;
+use pokeshell_core::session::Attention;
 
 /// The schema's version, the first field of every document.
 pub const SCHEMA: u32 = 1;

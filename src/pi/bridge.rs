@@ -15,10 +15,10 @@ pub(crate) mod auth;
 mod connection;
 mod hub;
 pub mod lines;
-pub mod protocol;
+
 pub(crate) mod runtime_dir;
 pub mod server;
 pub mod version;
 
-pub use protocol::{Command, FromBridge, Hello, PiEvent, ToBridge};
+pub use pokeshell_core::bridge::{Command, FromBridge, Hello, PiEvent, ToBridge};
 pub use server::{BridgeEvent, BridgeHandle, BridgeServer, SendError};

@@ -19,9 +19,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-mod record;
-
-pub use record::{LedgerKind, LedgerRecord};
+pub use pokeshell_core::supervisor::ledger::{LedgerKind, LedgerRecord};
 
 /// Past this size the file is moved to `interventions.jsonl.1` and a new one started.
 const ROTATE_BYTES: u64 = 10 * 1024 * 1024;

@@ -9,11 +9,9 @@
 //! that expects pi's output and nothing else; a poke would add a turn the script did not ask for,
 //! and without a screen nobody would see why. pokeshell's own options have no effect there.
 
-pub mod pi_args;
-
 use std::os::unix::process::CommandExt;
 
-pub use pi_args::PlainRun;
+pub use pokeshell_core::pi_args::PlainRun;
 
 use crate::term::pty::CommandSpec;
 
@@ -33,7 +31,9 @@ pub fn direct(pi_args: Option<&[String]>, stdin_is_tty: bool, stdout_is_tty: boo
     if !stdin_is_tty || !stdout_is_tty {
         return Some(Direct::NoTerminal);
     }
-    pi_args.and_then(pi_args::plain_run).map(Direct::Args)
+    pi_args
+        .and_then(pokeshell_core::pi_args::plain_run)
+        .map(Direct::Args)
 }
 
 /// Replaces this process with the child. Returns only when that failed, with the exit status a

@@ -8,9 +8,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::serve::ServerMsg;
 use super::state::Report;
-use crate::core::session::{Effect, Input, Session};
-use crate::core::supervisor::Now;
 use crate::event_loop::Layer;
+use pokeshell_core::session::{Effect, Input, Session};
+use pokeshell_core::supervisor::Now;
 
 /// Screen output alone rarely changes a report: after it, the layer looks at most this often.
 const OUTPUT_EVERY_MS: u64 = 250;

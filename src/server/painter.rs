@@ -12,7 +12,7 @@ use ratatui::style::Modifier;
 use unicode_width::UnicodeWidthStr;
 
 use super::backend::BufferBackend;
-use crate::core::session::{Drawn, Painted};
+use pokeshell_core::session::{Drawn, Painted};
 
 pub struct Painter {
     backend: BufferBackend,

@@ -8,9 +8,9 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::serve::ServerMsg;
-use crate::core::session::{Attention, SessionBrief};
 use crate::machines::ask::{Answer, ask_all};
 use crate::machines::parse_machines;
+use pokeshell_core::session::{Attention, SessionBrief};
 
 /// Other machines' sessions are numbered from here: above any number of this machine's, and never
 /// reached by prefix+1…9.
@@ -57,7 +57,7 @@ pub fn briefs(answers: &[Answer], now_wall_ms: u64) -> Vec<SessionBrief> {
             dirty: s.dirty,
             machine: Some(dest.clone()),
             context_percent: None,
-            spend: crate::core::session::usage::Spend {
+            spend: pokeshell_core::session::usage::Spend {
                 input: s.tokens_in,
                 output: s.tokens_out,
                 cache_read: s.cache_read,
@@ -76,9 +76,9 @@ fn machines() -> (Vec<String>, Duration) {
     };
     match crate::launch::settings_here(&cli) {
         Ok(s) => {
-            let list = parse_machines(&s.get(crate::core::config::KeyId::Machines).edit_text());
+            let list = parse_machines(&s.get(pokeshell_core::config::KeyId::Machines).edit_text());
             let secs = s
-                .get(crate::core::config::KeyId::MachineTimeoutSeconds)
+                .get(pokeshell_core::config::KeyId::MachineTimeoutSeconds)
                 .as_int()
                 .and_then(|i| u64::try_from(i).ok())
                 .unwrap_or(5);

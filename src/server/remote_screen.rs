@@ -13,8 +13,8 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::painter::Painter;
 use super::serve::ServerMsg;
-use crate::core::session::{Drawn, Painted};
 use crate::event_loop::{ClientLink, ClientOut, Screen};
+use pokeshell_core::session::{Drawn, Painted};
 
 /// A client with this many bytes not yet written to its socket is dropped.
 pub const MAX_QUEUED: usize = 32 << 20;
@@ -267,7 +267,7 @@ impl Screen for RemoteScreen {
         self.resize_to_clients(None);
     }
 
-    fn request(&mut self, client: u64, req: crate::core::session::WorkspaceRequest) {
+    fn request(&mut self, client: u64, req: pokeshell_core::session::WorkspaceRequest) {
         // Straight to the server's state, for the client whose keys asked.
         if let Some(server) = &self.server {
             let _ = server.send(ServerMsg::Request { id: client, req });

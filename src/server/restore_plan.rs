@@ -93,7 +93,7 @@ pub fn plan(saved: &SavedSession, found: &Found) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::spec::SessionSpec;
+    use pokeshell_core::spec::SessionSpec;
 
     fn saved(mid_run: bool, file: Option<&str>) -> SavedSession {
         SavedSession {

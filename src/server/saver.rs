@@ -50,7 +50,7 @@ mod tests {
     use tokio::sync::mpsc::unbounded_channel;
 
     use super::*;
-    use crate::core::spec::SessionSpec;
+    use pokeshell_core::spec::SessionSpec;
 
     fn list(n: u32) -> Vec<SavedSession> {
         vec![SavedSession {

@@ -17,7 +17,6 @@ use super::remote_screen::RemoteScreen;
 use super::serve::ServerMsg;
 use super::state::{SessionSpec, SessionStart};
 use crate::cli::{Cli, DemoArgs, Mode};
-use crate::core::session::Input;
 use crate::demo::env::DemoEnv;
 use crate::demo::layer::DemoLayer;
 use crate::demo::session::DemoSession;
@@ -25,6 +24,7 @@ use crate::event_loop::build::{SessionConfig, build};
 use crate::event_loop::{WorldEvent, lock};
 use crate::term::pty::PtyEvent;
 use crate::term::screen::Mirror;
+use pokeshell_core::session::Input;
 
 /// The most threads a session's blocking pool runs at once, and how long an idle one is kept.
 const BLOCKING_THREADS: usize = 2;
@@ -50,7 +50,7 @@ fn config(start: &SessionSpec) -> Result<Plan, String> {
     let dir = PathBuf::from(&start.dir);
     let home = env_get(&start.env, "HOME").map(PathBuf::from);
     let agent_dir =
-        env_get(&start.env, crate::core::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
+        env_get(&start.env, pokeshell_core::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
     let settings = crate::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
     let mut spec = crate::launch::child_spec(&cli)?;
     spec.cwd = Some(dir);

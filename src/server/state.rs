@@ -1,4 +1,4 @@
-//! The server's state without any I/O, like [`crate::core::session::Session`] for a session: events and
+//! The server's state without any I/O, like [`pokeshell_core::session::Session`] for a session: events and
 //! the time in, [`ServerEffect`]s out. It alone knows the clients, the sessions, which client
 //! follows which session, the clients' sizes, the sessions' names and what the saved list holds.
 //! Connections, session threads, the socket and the disk only perform its effects
@@ -23,14 +23,14 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 pub use self::events::{Report, ServerEffect, ServerEvent, SessionStart};
 pub(crate) use self::saved::options_only;
 pub use self::saved::relaunch_argv;
-pub use crate::core::spec::SessionSpec;
+pub use pokeshell_core::spec::SessionSpec;
 
 use super::notes::AwayNote;
 use super::table::Table;
-use crate::core::supervisor::Now;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::ipc::wire::Down;
 use crate::server_store::SavedSession;
+use pokeshell_core::supervisor::Now;
 
 /// The size of a session started with nobody attached, until a client comes.
 pub const DETACHED_SIZE: (u16, u16) = (120, 40);
@@ -88,7 +88,7 @@ pub struct ServerState {
     /// the client that started the server is still on its way).
     served: bool,
     /// The other machines' sessions (`remote_list`), listed after this machine's.
-    pub(super) remote: Vec<crate::core::session::SessionBrief>,
+    pub(super) remote: Vec<pokeshell_core::session::SessionBrief>,
     /// What happened without anyone asking (a saved list set aside, a session not brought back as
     /// it was), for the next client that opens, lists or kills: told once.
     pub(super) news: Vec<String>,

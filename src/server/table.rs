@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::session::SessionBrief;
-use crate::core::spec::SessionSpec;
 use crate::ipc::wire::Listing;
+use pokeshell_core::session::SessionBrief;
+use pokeshell_core::spec::SessionSpec;
 
 /// One session as the server keeps it.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,7 +36,7 @@ fn default_name(dir: &str) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "pi".to_string());
-    crate::term::safe_text::to_name(&base)
+    pokeshell_core::safe_text::to_name(&base)
 }
 
 impl Table {
@@ -50,7 +50,7 @@ impl Table {
         now_wall_ms: u64,
     ) -> Result<u32, String> {
         let name = match name.map(str::trim) {
-            Some(n) if let Err(e) = crate::term::safe_text::check_name(n) => return Err(e),
+            Some(n) if let Err(e) = pokeshell_core::safe_text::check_name(n) => return Err(e),
             Some(n) if n.parse::<u32>().is_ok() => {
                 return Err(format!(
                     "{n:?} cannot be a session's name: numbers are taken by the sessions' numbers"
@@ -77,7 +77,7 @@ impl Table {
         now_wall_ms: u64,
     ) -> u32 {
         // A list from disk may hold any text: a name no client could give is made into one.
-        let name = crate::term::safe_text::to_name(name);
+        let name = pokeshell_core::safe_text::to_name(name);
         let name = name.as_str();
         let free_name = !self.entries.values().any(|e| e.spec.name == name) && name.parse::<u32>().is_err();
         let name = if free_name {
@@ -315,7 +315,7 @@ mod tests {
                 n,
                 "api",
                 "/a",
-                crate::core::session::Attention::Working,
+                pokeshell_core::session::Attention::Working,
                 "working",
             )
         });

@@ -1,7 +1,7 @@
 use std::os::unix::fs::PermissionsExt;
 
 use super::*;
-use crate::core::spec::SessionSpec;
+use pokeshell_core::spec::SessionSpec;
 
 fn sample() -> Vec<SavedSession> {
     vec![

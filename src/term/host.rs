@@ -1,7 +1,6 @@
 //! The user's real terminal: entering and restoring it (on every exit path, panics included),
 //! probing what it supports, and mirroring the child's input modes onto it.
 
-pub mod modes;
 pub mod probe;
 pub mod start_gate;
 pub mod test_hook;
@@ -14,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-pub use modes::HostModes;
+pub use pokeshell_core::screen::HostModes;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static KITTY_PUSHED: AtomicBool = AtomicBool::new(false);

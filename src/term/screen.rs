@@ -7,50 +7,20 @@ mod damage;
 #[cfg(test)]
 mod equivalence;
 mod fast_forward;
-pub mod program_status;
-pub mod row_changes;
+#[cfg(test)]
+mod pane_record;
 mod tracker;
 
 use std::num::NonZeroU16;
 use std::time::{Duration, Instant};
 
 pub use caps::HostCaps;
-pub use program_status::{ProgramState, ProgramStatus};
+pub use pokeshell_core::screen::{ChildModes, ProgramState, ProgramStatus, program_status, row_changes};
 use row_changes::RowChanges;
 pub use tracker::Tracker;
-use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
 /// A synchronized-output frame that never closes is shown anyway after this long.
 pub const SYNC_TIMEOUT: Duration = Duration::from_millis(150);
-
-/// The terminal modes the child has asked for that pokeshell mirrors onto the host terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChildModes {
-    pub kitty_flags: u16,
-    pub modify_other_keys: u16,
-    pub bracketed_paste: bool,
-    pub mouse: MouseProtocolMode,
-    pub mouse_encoding: MouseProtocolEncoding,
-    pub focus_reports: bool,
-    pub application_cursor: bool,
-    /// The host terminal speaks the kitty keyboard protocol (false until its probe answered).
-    pub host_kitty: bool,
-}
-
-impl Default for ChildModes {
-    fn default() -> Self {
-        Self {
-            kitty_flags: 0,
-            modify_other_keys: 0,
-            bracketed_paste: false,
-            mouse: MouseProtocolMode::None,
-            mouse_encoding: MouseProtocolEncoding::Default,
-            focus_reports: false,
-            application_cursor: false,
-            host_kitty: false,
-        }
-    }
-}
 
 pub struct Mirror {
     parser: vt100::Parser<Tracker>,

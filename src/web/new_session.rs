@@ -57,7 +57,7 @@ pub fn plan(form: &Form, home: &str) -> Result<Plan, String> {
     };
     let name = filled(&form.name);
     if let Some(n) = &name {
-        crate::term::safe_text::check_name(n)?;
+        pokeshell_core::safe_text::check_name(n)?;
     }
     let worktree = filled(&form.worktree);
     if let Some(b) = &worktree

@@ -3,7 +3,7 @@
 
 use crate::foreign_peer::{ForeignPeer, can_pose};
 use pokeshell::pi::bridge::BridgeEvent;
-use pokeshell::pi::bridge::protocol::{Command, PROTOCOL_VERSION};
+use pokeshell_core::bridge::{Command, PROTOCOL_VERSION};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use pokeshell::pi::bridge::protocol::{Command, ENV_TOKEN, PROTOCOL_VERSION, SendMessage};
 use pokeshell::pi::bridge::server::ServerOptions;
 use pokeshell::pi::bridge::{BridgeEvent, BridgeHandle, BridgeServer};
+use pokeshell_core::bridge::{Command, ENV_TOKEN, PROTOCOL_VERSION, SendMessage};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;

@@ -1,10 +1,11 @@
 //! A throw-away home, agent dir and work dir for configuration tests.
 #![allow(dead_code)] // each test binary uses a different part of the fixture
 
+use pokeshell::pi::settings_files::SettingsFiles;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pokeshell::core::config::{ConfigPaths, Settings};
+use pokeshell_core::config::{ConfigPaths, Settings};
 
 pub struct Fixture {
     _dir: tempfile::TempDir,

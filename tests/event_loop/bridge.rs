@@ -19,7 +19,7 @@ async fn prefix_p_with_the_bridge_connected_sends_the_manual_poke() {
     assert_eq!(messages.len(), 1, "{:?}", w.lp.bridge.sent);
     let (id, poke) = &messages[0];
     assert_eq!(poke.custom_type, "poke");
-    assert_eq!(poke.content, pokeshell::core::supervisor::texts::manual_poke());
+    assert_eq!(poke.content, pokeshell_core::supervisor::texts::manual_poke());
     assert!(poke.trigger_turn && !poke.display);
     assert!(w.lp.child.written().is_empty(), "the poke is not typed into pi");
     assert_eq!(

@@ -2,7 +2,7 @@
 //! each client's keys carry its id, each keeps its own half-typed prefix, sequence and overlay, and what the keys
 //! ask of the server goes out for the client that asked.
 
-use pokeshell::core::session::WorkspaceRequest;
+use pokeshell_core::session::WorkspaceRequest;
 
 use super::world::{COLS, PREFIX, ROWS, World};
 

@@ -7,17 +7,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pokeshell::core::config::{ConfigPaths, Settings};
-use pokeshell::core::session::{Input, Session, SessionOptions};
-use pokeshell::core::workspace::Workspace;
 use pokeshell::event_loop::{
     Bridge, Child, ClientEvent, ClientLink, Clock, Layer, Loop, TestScreen, WorldEvent, lock,
 };
-use pokeshell::pi::bridge::protocol::{Command, FromBridge, SendMessage, parse_from_bridge};
 use pokeshell::pi::bridge::server::BridgeEvent;
 use pokeshell::pi::ledger::LedgerFile;
 use pokeshell::term::pty::{ChildExit, PtyEvent};
 use pokeshell::term::screen::{HostCaps, Mirror};
+use pokeshell_core::bridge::{Command, FromBridge, SendMessage, parse_from_bridge};
+use pokeshell_core::config::{ConfigPaths, Settings};
+use pokeshell_core::session::{Input, Session, SessionOptions};
+use pokeshell_core::workspace::Workspace;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::time::Instant;
@@ -194,7 +194,7 @@ impl World {
             ledger_path: Some(ledger.path().to_path_buf()),
             host_kitty: true,
             child_args: vec!["-e".into(), "/b/bridge.ts".into(), "fix it".into()],
-            spec: pokeshell::core::spec::SessionSpec {
+            spec: pokeshell_core::spec::SessionSpec {
                 number,
                 ..Default::default()
             },

@@ -1,7 +1,7 @@
 //! The settle arbiter (docs/supervision.md, "Arbitration"): each conflict X1–X7 between the original
 //! extensions, the priority order, the shared cooldown, and losers keeping their counters.
 
-use pokeshell::core::supervisor::{Event, InputSource, LedgerKind, Message, StopReason, WakePhase};
+use pokeshell_core::supervisor::{Event, InputSource, LedgerKind, Message, StopReason, WakePhase};
 use serde_json::json;
 
 use super::sim::{Settled, Sim, call_and_result, thinking_only};

@@ -1,7 +1,7 @@
 //! SAR-S1: at a settle, the last visible message of the branch decides (pokeshell's own custom
 //! messages are invisible); what came before it does not.
 
-use pokeshell::core::supervisor::{Message, texts};
+use pokeshell_core::supervisor::{Message, texts};
 
 use super::sim::{Sim, text_reply, thinking_only};
 

@@ -2,7 +2,7 @@
 //! is the bridge's job) and its gating (docs/supervision.md, "Handoff when the context fills up" and
 //! "Arbitration").
 
-use pokeshell::core::supervisor::{CompactReason, Event, LedgerKind, Message, StopReason};
+use pokeshell_core::supervisor::{CompactReason, Event, LedgerKind, Message, StopReason};
 use serde_json::json;
 
 use super::sim::{Settled, Sim, thinking_only};

@@ -3,7 +3,7 @@
 //! never two. Whatever unblocks several of them together (supervision switched on, a compaction ending,
 //! the bridge coming back) still sends one.
 
-use pokeshell::core::supervisor::{CompactReason, Event, Message, StopReason, texts};
+use pokeshell_core::supervisor::{CompactReason, Event, Message, StopReason, texts};
 use serde_json::json;
 
 use super::sim::{Sim, thinking_only};

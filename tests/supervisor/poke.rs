@@ -4,7 +4,7 @@
 //! The simulator treated every tool as already past the threshold; here the clock moves past
 //! `thresholdSeconds` (30 s) before a tool is judged. Cooldown 30 s, max 2 pokes, as in the simulator.
 
-use pokeshell::core::supervisor::{InputSource, StopReason, WakePhase};
+use pokeshell_core::supervisor::{InputSource, StopReason, WakePhase};
 
 use super::sim::Sim;
 
@@ -75,7 +75,7 @@ fn poke_s04_w4_overflow_recovery_retry_ok_no_poke() {
 #[test]
 fn poke_s05_e8_manual_compaction_while_idle_no_poke() {
     let mut sim = Sim::new();
-    sim.compact_as(pokeshell::core::supervisor::CompactReason::Manual, false);
+    sim.compact_as(pokeshell_core::supervisor::CompactReason::Manual, false);
     assert_eq!(wake_phase(&sim), None, "13. a manual compaction never arms");
     sim.settle();
     assert_eq!(sim.auto_pokes(), 0, "14. no poke");

@@ -1,7 +1,7 @@
 //! pi-poke: pokeshell's fixes of the original's bugs B1–B8 (docs/supervision.md, "Where pokeshell
 //! differs"), the anti-loop limit, the outcome records and the view.
 
-use pokeshell::core::supervisor::{CompactReason, DeliverAs, Event, InputSource, LedgerKind, StopReason};
+use pokeshell_core::supervisor::{CompactReason, DeliverAs, Event, InputSource, LedgerKind, StopReason};
 
 use super::sim::{Settled, Sim};
 
@@ -232,8 +232,8 @@ fn poke_outcome_is_recorded_after_each_automatic_poke() {
         .turn_start()
         .agent_end(StopReason::Error)
         .settle_with(vec![
-            pokeshell::core::supervisor::Message::user("go"),
-            pokeshell::core::supervisor::Message::assistant(StopReason::Error, vec![])
+            pokeshell_core::supervisor::Message::user("go"),
+            pokeshell_core::supervisor::Message::assistant(StopReason::Error, vec![])
                 .with_error("400 bad request"),
         ]);
     let outcome = &stuck.records("POKE-W4", LedgerKind::Outcome)[0];
@@ -256,7 +256,7 @@ fn poke_outcome_is_recorded_after_each_automatic_poke() {
 
 #[test]
 fn view_agent_state_follows_the_events() {
-    use pokeshell::core::supervisor::AgentState;
+    use pokeshell_core::supervisor::AgentState;
     let mut sim = Sim::new();
     assert_eq!(sim.view().agent, AgentState::Idle);
     sim.agent_start();

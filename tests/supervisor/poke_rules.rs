@@ -1,7 +1,7 @@
 //! pi-poke beyond the simulator: the monitor [POKE-M2, POKE-M3], the orphan conditions [POKE-O1], the
 //! manual poke [POKE-P1] and the footer (docs/supervision.md, "Long tool calls").
 
-use pokeshell::core::supervisor::{DeliverAs, Event, FooterSuffix, LedgerKind, NotifyLevel, StopReason};
+use pokeshell_core::supervisor::{DeliverAs, Event, FooterSuffix, LedgerKind, NotifyLevel, StopReason};
 
 use super::sim::{START_MONO, Sim};
 
@@ -68,7 +68,7 @@ fn poke_m3_one_abort_covers_several_overdue_tools() {
 #[test]
 fn poke_o1_no_orphan_poke_when_auto_poke_off_or_auto_abort_on() {
     for change in [
-        (|config: &mut pokeshell::core::supervisor::SupervisorConfig| config.poke.auto_poke = false)
+        (|config: &mut pokeshell_core::supervisor::SupervisorConfig| config.poke.auto_poke = false)
             as fn(&mut _),
         |config| config.poke.auto_abort = true,
     ] {

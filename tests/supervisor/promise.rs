@@ -1,7 +1,7 @@
 //! PROM-D1..PROM-B1: a run that ends on a step the agent announced and did not take gets one poke that
 //! quotes the step, through the arbiter; every healthy twin is left alone.
 
-use pokeshell::core::supervisor::{InputSource, LedgerKind, Message, StopReason, texts};
+use pokeshell_core::supervisor::{InputSource, LedgerKind, Message, StopReason, texts};
 use serde_json::json;
 
 use super::sim::{Settled, Sim, call_and_result, text_reply};
@@ -148,7 +148,7 @@ fn prom_d1_a_failed_or_tool_ending_run_is_not_judged() {
     tail.pop();
     tail.push(Message::assistant(
         StopReason::Length,
-        vec![pokeshell::core::supervisor::Block::text(PROMISE)],
+        vec![pokeshell_core::supervisor::Block::text(PROMISE)],
     ));
     sim.settle_with(tail);
     assert!(promise_pokes(&sim).is_empty());
@@ -166,8 +166,8 @@ fn prom_p1_esc_holds_the_poke_until_the_user_types() {
 #[test]
 fn prom_p1_a_compaction_holds_the_poke_until_it_ends() {
     let mut sim = fresh();
-    sim.event(pokeshell::core::supervisor::Event::CompactStart {
-        reason: pokeshell::core::supervisor::CompactReason::Manual,
+    sim.event(pokeshell_core::supervisor::Event::CompactStart {
+        reason: pokeshell_core::supervisor::CompactReason::Manual,
         will_retry: false,
     });
     sim.settle_with(worked_then(PROMISE));

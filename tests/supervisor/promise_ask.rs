@@ -2,7 +2,7 @@
 //! "STEP" brings the poke, through the arbiter. No answer, a failure, "DONE" or the user typing: left
 //! alone. Certain endings are poked without asking.
 
-use pokeshell::core::supervisor::{Action, Event, InputSource, LedgerKind, Message, ModelAnswer, texts};
+use pokeshell_core::supervisor::{Action, Event, InputSource, LedgerKind, Message, ModelAnswer, texts};
 use serde_json::json;
 
 use super::sim::{Sim, call_and_result, text_reply};
@@ -134,7 +134,7 @@ fn prom_a1_a_certain_ending_is_poked_without_asking_and_the_setting_is_off_by_de
     assert!(asks(&sim).is_empty());
     assert_eq!(pokes(&sim), 1);
     assert!(
-        !pokeshell::core::supervisor::SupervisorConfig::default()
+        !pokeshell_core::supervisor::SupervisorConfig::default()
             .recovery
             .promise_second_opinion
     );

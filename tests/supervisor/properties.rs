@@ -7,8 +7,8 @@
 //! automatic while supervision is off; every forwarded tool call answered once; no deadline that spins
 //! the shell.
 
-use pokeshell::core::supervisor::view::Counters;
-use pokeshell::core::supervisor::{
+use pokeshell_core::supervisor::view::Counters;
+use pokeshell_core::supervisor::{
     Action, CompactReason, Event, LedgerKind, Message, Now, Supervisor, SupervisorConfig, texts,
 };
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! provider's reset time (or a backoff step), the resume, what cancels or releases the wait, and its
 //! restore after a restart.
 
-use pokeshell::core::supervisor::{CustomEntry, Event, FooterSuffix, LedgerKind, Message, Now, StopReason};
+use pokeshell_core::supervisor::{CustomEntry, Event, FooterSuffix, LedgerKind, Message, Now, StopReason};
 use serde_json::Value;
 
 use super::sim::{Settled, Sim};
@@ -199,7 +199,7 @@ fn limit_w1_held_while_a_compaction_runs() {
     let mut sim = Sim::new();
     fails_with(&mut sim, RATE_LIMIT);
     sim.event(Event::CompactStart {
-        reason: pokeshell::core::supervisor::CompactReason::Threshold,
+        reason: pokeshell_core::supervisor::CompactReason::Threshold,
         will_retry: false,
     });
     sim.run_for(60);
@@ -209,7 +209,7 @@ fn limit_w1_held_while_a_compaction_runs() {
         Some("a compaction is running")
     );
     sim.event(Event::Compact {
-        reason: pokeshell::core::supervisor::CompactReason::Threshold,
+        reason: pokeshell_core::supervisor::CompactReason::Threshold,
         will_retry: false,
         tokens_before: None,
     })

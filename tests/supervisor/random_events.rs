@@ -1,7 +1,7 @@
 //! Random event sequences for the property test: pi's lifecycle, the user's commands, the clock and
 //! the settings, including turn ends, Esc during a tool, compactions and reconnects.
 
-use pokeshell::core::supervisor::{
+use pokeshell_core::supervisor::{
     Block, CompactReason, ContextUsage, Event, InputSource, Message, StopReason, SupervisorConfig,
 };
 use proptest::prelude::*;

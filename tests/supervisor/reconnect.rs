@@ -2,7 +2,7 @@
 //! bridge listened are lost, so the running tools are forgotten and the new instance reports them
 //! again; after lost lines a heartbeat's list of running tools drops the ghosts.
 
-use pokeshell::core::supervisor::{Event, LedgerKind, StopReason};
+use pokeshell_core::supervisor::{Event, LedgerKind, StopReason};
 
 use super::sim::Sim;
 

@@ -3,7 +3,7 @@
 //! shared cooldown between automatic messages is 0, to isolate the recovery rules (the cooldown has its
 //! own tests in `arbiter`).
 
-use pokeshell::core::supervisor::{Block, LedgerKind, Message, NotifyLevel, StopReason};
+use pokeshell_core::supervisor::{Block, LedgerKind, Message, NotifyLevel, StopReason};
 use serde_json::json;
 
 use super::sim::{Sim, call_and_result, text_reply, thinking_only, tool_call};

@@ -1,12 +1,12 @@
 //! pi-stalled-agent-recovery's pure detectors [SAR-D1, SAR-L1..L3] and settings [SAR-C1]: cases 1–29
 //! of the original extension's 36 test cases (30–36, the wiring, are in `recovery`).
 
-use pokeshell::core::supervisor::recovery::emptiness::{EmptyReply, evaluate_empty};
-use pokeshell::core::supervisor::recovery::loop_guard::{
+use pokeshell_core::supervisor::recovery::emptiness::{EmptyReply, evaluate_empty};
+use pokeshell_core::supervisor::recovery::loop_guard::{
     LoopDecision, ToolLoop, decide_loop_action, detect_tool_loop,
 };
-use pokeshell::core::supervisor::recovery::signature::{stable_json, tool_signature};
-use pokeshell::core::supervisor::{Block, Message, RecoveryConfig, StopReason};
+use pokeshell_core::supervisor::recovery::signature::{stable_json, tool_signature};
+use pokeshell_core::supervisor::{Block, Message, RecoveryConfig, StopReason};
 use serde_json::json;
 
 use super::sim::{Sim, call_and_result, text_reply, thinking_only, tool_call};

@@ -1,6 +1,6 @@
 //! The loop guard inside one run [SAR-L4] (pokeshell's addition: pi does not settle between tool calls).
 
-use pokeshell::core::supervisor::{DeliverAs, Event, LedgerKind, Message, NotifyLevel, StopReason};
+use pokeshell_core::supervisor::{DeliverAs, Event, LedgerKind, Message, NotifyLevel, StopReason};
 use serde_json::json;
 
 use super::recovery::{bash_fail, recovery_sim};

@@ -3,7 +3,7 @@
 //! held after the user's Esc (the restarted session keeps the stop), not sent with supervision off,
 //! and not at all when the agent was idle.
 
-use pokeshell::core::supervisor::{Event, LedgerKind, StopReason, texts};
+use pokeshell_core::supervisor::{Event, LedgerKind, StopReason, texts};
 
 use super::sim::Sim;
 

@@ -1,7 +1,7 @@
 //! A small driver that reads like the rules of docs/supervision.md: feed events, move the clock, look at what went out.
 //! Every `SendMessage` is acknowledged like a working bridge would (or refused, see `refuse_sends`).
 
-use pokeshell::core::supervisor::{
+use pokeshell_core::supervisor::{
     Action, Block, CompactReason, ContextUsage, CustomEntry, DeliverAs, Event, InputSource, Message, Now,
     StopReason, Supervisor, SupervisorConfig,
 };

@@ -1,7 +1,7 @@
 //! The simulator's view of what came out: sends, notifications, entries, replies, the ledger and the
 //! supervisor's view.
 
-use pokeshell::core::supervisor::{Action, LedgerKind, LedgerRecord, NotifyLevel, View};
+use pokeshell_core::supervisor::{Action, LedgerKind, LedgerRecord, NotifyLevel, View};
 use serde_json::Value;
 
 use super::sim::{Sent, Sim};

@@ -1,7 +1,7 @@
 //! The stall watch [STALL-S1, STALL-R1, STALL-F1]: a run in flight with no sign of life for
 //! `streamStallSeconds` is aborted by pokeshell, and its aborted settle resumes it.
 
-use pokeshell::core::supervisor::{Action, Event, LedgerKind, StopReason};
+use pokeshell_core::supervisor::{Action, Event, LedgerKind, StopReason};
 
 use super::sim::Sim;
 
@@ -87,7 +87,7 @@ fn stall_s1_twin_nothing_is_watched_while_idle_or_compacting_or_switched_off() {
     assert_eq!(sim.aborts(), 0, "idle is not a stall");
     sim.agent_start()
         .event(Event::CompactStart {
-            reason: pokeshell::core::supervisor::CompactReason::Overflow,
+            reason: pokeshell_core::supervisor::CompactReason::Overflow,
             will_retry: true,
         })
         .run_for(500);
@@ -174,13 +174,13 @@ fn stall_s1_the_resume_obeys_the_compaction_hold() {
     sim.run_for(121);
     sim.agent_end(StopReason::Aborted);
     sim.event(Event::CompactStart {
-        reason: pokeshell::core::supervisor::CompactReason::Threshold,
+        reason: pokeshell_core::supervisor::CompactReason::Threshold,
         will_retry: false,
     });
     sim.settle_aborted();
     assert!(sim.sent().is_empty(), "held while the compaction runs");
     sim.event(Event::Compact {
-        reason: pokeshell::core::supervisor::CompactReason::Threshold,
+        reason: pokeshell_core::supervisor::CompactReason::Threshold,
         will_retry: false,
         tokens_before: None,
     })

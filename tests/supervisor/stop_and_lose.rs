@@ -1,7 +1,7 @@
 //! Esc means stop, everywhere (ARB-ABORT, WAK-ESC, ARB-PARK), and a rule that loses a settle changes
 //! nothing (ARB-LOSE). docs/supervision.md, "Arbitration".
 
-use pokeshell::core::supervisor::{Block, Event, LedgerKind, Message, NotifyLevel, StopReason, texts};
+use pokeshell_core::supervisor::{Block, Event, LedgerKind, Message, NotifyLevel, StopReason, texts};
 use serde_json::json;
 
 use super::sim::{Sim, call_and_result, thinking_only};
@@ -102,7 +102,7 @@ fn sar_l4_inside_a_run_the_nudge_waits_for_the_shared_cooldown() {
 fn arb_park_an_aborted_compaction_drops_the_resume_that_waited_for_it() {
     let mut sim = no_cooldown();
     sim.event(Event::CompactStart {
-        reason: pokeshell::core::supervisor::CompactReason::Threshold,
+        reason: pokeshell_core::supervisor::CompactReason::Threshold,
         will_retry: false,
     });
     sim.settle_with(vec![Message::user("go"), thinking_only()]);
@@ -111,7 +111,7 @@ fn arb_park_an_aborted_compaction_drops_the_resume_that_waited_for_it() {
         "the retry waits for the compaction"
     );
     sim.event(Event::CompactFailed {
-        reason: pokeshell::core::supervisor::CompactReason::Threshold,
+        reason: pokeshell_core::supervisor::CompactReason::Threshold,
         aborted: true,
         will_retry: false,
         error_message: None,

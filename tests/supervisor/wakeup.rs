@@ -1,8 +1,8 @@
 //! pi-wakeup [WAK-*]: the original extension's 19 test cases (1–7 pure, 8–19 wiring).
 //! pokeshell's additions are in `wakeup_restore`.
 
-use pokeshell::core::supervisor::wakeup::schedule::{clamp_delay, delivery_mode};
-use pokeshell::core::supervisor::{DeliverAs, Event, NotifyLevel, texts};
+use pokeshell_core::supervisor::wakeup::schedule::{clamp_delay, delivery_mode};
+use pokeshell_core::supervisor::{DeliverAs, Event, NotifyLevel, texts};
 use serde_json::{Value, json};
 
 use super::sim::{START_MONO, START_WALL, Sim};

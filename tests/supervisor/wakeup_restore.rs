@@ -1,7 +1,7 @@
 //! pi-wakeup beyond the original extension [WAK-T5]: wakeups re-armed from the session's entries, held
 //! during a compaction and while supervision is off, shown in the side pane, and cancelled by the user.
 
-use pokeshell::core::supervisor::{CompactReason, CustomEntry, DeliverAs, Event, LedgerKind, NotifyLevel};
+use pokeshell_core::supervisor::{CompactReason, CustomEntry, DeliverAs, Event, LedgerKind, NotifyLevel};
 use serde_json::{Value, json};
 
 use super::sim::{START_MONO, START_WALL, Sim};

@@ -1,6 +1,6 @@
 //! The soak's days: what pi, the model, the bridge and the user do, drawn from a seeded generator.
 
-use pokeshell::core::supervisor::{
+use pokeshell_core::supervisor::{
     Block, CompactReason, ContextUsage, Event, InputSource, Message, StopReason,
 };
 use serde_json::json;

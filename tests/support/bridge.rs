@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use pokeshell::demo::model::{RecordedRequest, RequestKind};
 use pokeshell::pi::bridge::asset::install_bridge_in;
-use pokeshell::pi::bridge::protocol::{Command, PiEvent};
 use pokeshell::pi::bridge::server::ServerOptions;
 use pokeshell::pi::bridge::{BridgeEvent, BridgeHandle, BridgeServer, Hello};
+use pokeshell_core::bridge::{Command, PiEvent};
 use serde_json::{Value, json};
 use tokio::sync::mpsc::Receiver;
 

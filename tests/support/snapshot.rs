@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use pokeshell::core::config::{ConfigPaths, Settings};
-use pokeshell::core::session::{Input, Session, SessionOptions};
-use pokeshell::core::supervisor::Now;
+use pokeshell_core::config::{ConfigPaths, Settings};
+use pokeshell_core::session::{Input, Session, SessionOptions};
+use pokeshell_core::supervisor::Now;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use unicode_width::UnicodeWidthStr;

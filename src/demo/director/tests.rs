@@ -1,7 +1,7 @@
 use super::*;
-use crate::core::config::{KeyId, SettingValue};
 use crate::demo::model::Step;
 use crate::demo::tour::{Expect, ExpectKind, Tour};
+use pokeshell_core::config::{KeyId, SettingValue};
 
 const PACE: Pace = Pace {
     lead_ms: 1000,

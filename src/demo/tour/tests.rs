@@ -1,6 +1,6 @@
 use super::*;
-use crate::core::config::{KeyId, SettingValue};
 use crate::demo::model::Reply;
+use pokeshell_core::config::{KeyId, SettingValue};
 
 fn chapter_json(extra: &str) -> String {
     format!(

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::auth;
 use super::hub::HubMsg;
 use super::lines::{Line, LineSplitter};
-use super::protocol::{
+use pokeshell_core::bridge::{
     FromBridge, Hello, MAX_LINE_BYTES, PROTOCOL_VERSION, ToBridge, encode_to_bridge, parse_from_bridge,
 };
 

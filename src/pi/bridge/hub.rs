@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{FromBridge, Hello, PROTOCOL_VERSION, SeqGaps, ToBridge, encode_to_bridge};
 use super::server::BridgeEvent;
+use pokeshell_core::bridge::{FromBridge, Hello, PROTOCOL_VERSION, SeqGaps, ToBridge, encode_to_bridge};
 
 pub enum HubMsg {
     /// A connection passed the handshake; the hub queues the welcome or the refusal on `writer`.

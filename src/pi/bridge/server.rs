@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::net::UnixListener;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -21,47 +20,10 @@ use tokio::task::JoinHandle;
 use super::auth;
 use super::connection::{self, ConnConfig};
 use super::hub::{self, HubMsg};
-use super::protocol::{
-    Command, ENV_SOCKET, ENV_TOKEN, Heartbeat, Hello, MAX_LINE_BYTES, PiEvent, ToBridge, encode_to_bridge,
-};
 use super::runtime_dir;
+use pokeshell_core::bridge::{Command, ENV_SOCKET, ENV_TOKEN, MAX_LINE_BYTES, ToBridge, encode_to_bridge};
 
-/// What the app receives from the bridge server, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BridgeEvent {
-    /// A bridge said hello with the right token and was admitted; it is now the live connection.
-    Connected { conn: u64, hello: Hello },
-    /// The live connection ended (pi quit, replaced its runtime, or crashed), or a newer one from the same
-    /// process replaced it.
-    Disconnected { conn: u64, reason: String },
-    /// An event from pi through the live connection.
-    Event {
-        conn: u64,
-        seq: u64,
-        at: u64,
-        event: PiEvent,
-    },
-    /// The bridge's periodic sign of life, from the live connection. `missed` counts the lines missing
-    /// from the connection's numbering since the previous heartbeat (lines the bridge dropped while
-    /// its socket did not drain, or lines skipped here as malformed or oversized).
-    Heartbeat {
-        conn: u64,
-        heartbeat: Heartbeat,
-        missed: u64,
-    },
-    /// The one reply to the command `id` (sent with [`BridgeHandle::send`]). A command that was in
-    /// flight when its connection ended gets an `Err` reply.
-    Reply {
-        id: u64,
-        command: &'static str,
-        result: Result<Value, String>,
-    },
-    /// A peer was refused: another uid, a wrong token, a wrong protocol version, no hello in time, or
-    /// another process while a bridge is live.
-    Rejected { reason: String },
-    /// A line was skipped (malformed, oversized, cut off) or something odd happened; for the log.
-    Warning { conn: u64, reason: String },
-}
+pub use pokeshell_core::bridge::BridgeEvent;
 
 /// Why [`BridgeHandle::send`] did not send.
 #[derive(Debug, Clone, PartialEq, Eq)]

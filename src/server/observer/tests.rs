@@ -4,16 +4,16 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::*;
-use crate::core::config::Settings;
-use crate::core::session::SessionOptions;
-use crate::pi::bridge::protocol::{FromBridge, parse_from_bridge};
 use crate::pi::bridge::server::BridgeEvent;
+use pokeshell_core::bridge::{FromBridge, parse_from_bridge};
+use pokeshell_core::config::Settings;
+use pokeshell_core::session::SessionOptions;
 
 const FILE: &str = "/s/one.jsonl";
 
 fn settings() -> Settings {
     let dir = std::env::temp_dir();
-    let paths = crate::core::config::ConfigPaths::resolve(
+    let paths = pokeshell_core::config::ConfigPaths::resolve(
         Some(&dir.join("pokeshell-no-home")),
         None,
         &dir.join("pokeshell-no-work"),

@@ -1,9 +1,9 @@
 use std::num::NonZeroU16;
 
 use super::*;
-use crate::core::brief::{Attention, SessionBrief};
-use crate::core::session::{Input, Session, SessionOptions};
-use crate::core::supervisor::Now;
+use pokeshell_core::brief::{Attention, SessionBrief};
+use pokeshell_core::session::{Input, Session, SessionOptions};
+use pokeshell_core::supervisor::Now;
 
 const CLIENT: u64 = 3;
 
@@ -17,8 +17,8 @@ struct World {
 impl World {
     fn new(cols: u16, rows: u16) -> Self {
         let now = Now::new(0, 1_796_058_000_000);
-        let settings = crate::core::config::Settings::from_loaded(
-            crate::core::config::ConfigPaths::resolve(
+        let settings = pokeshell_core::config::Settings::from_loaded(
+            pokeshell_core::config::ConfigPaths::resolve(
                 Some(std::path::Path::new("/nonexistent/home")),
                 None,
                 std::path::Path::new("/nonexistent/work"),
@@ -235,7 +235,7 @@ proptest::proptest! {
                     w.now = Now::new(w.now.mono_ms + ms, w.now.wall_ms + ms);
                     w.handle(Input::Tick);
                 }
-                Step::Notice(text) => w.handle(Input::Notice { text: text.into(), tone: crate::core::ui::theme::Tone::Ok }),
+                Step::Notice(text) => w.handle(Input::Notice { text: text.into(), tone: pokeshell_core::ui::theme::Tone::Ok }),
                 Step::Sessions(n) => w.handle(Input::Sessions(briefs(n))),
                 Step::Keys(bytes) => w.handle(Input::Stdin { client: CLIENT, bytes: bytes.to_vec() }),
                 Step::Resize(c, r) => {

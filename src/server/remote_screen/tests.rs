@@ -95,12 +95,12 @@ fn a_request_goes_to_the_server_for_the_client_whose_keys_asked() {
     let (b, mut rb) = client(20, 5);
     s.attach(1, a);
     s.attach(2, b);
-    s.request(1, crate::core::session::WorkspaceRequest::Detach);
+    s.request(1, pokeshell_core::session::WorkspaceRequest::Detach);
     assert!(matches!(
         requests.try_recv(),
         Ok(ServerMsg::Request {
             id: 1,
-            req: crate::core::session::WorkspaceRequest::Detach
+            req: pokeshell_core::session::WorkspaceRequest::Detach
         })
     ));
     // Each heard the pane's size at its attach, and nothing since.

@@ -6,12 +6,12 @@ use super::{
     DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, SessionStart, TYPE_AHEAD_MAX, client_ev,
     options_only,
 };
-use crate::core::session::WorkspaceRequest;
-use crate::core::supervisor::Now;
 use crate::event_loop::input_meter::Ticket;
 use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::ipc::wire::{Down, SessionCommand, Target, Up};
-use crate::pi::bridge::protocol::UserRequest;
+use pokeshell_core::bridge::UserRequest;
+use pokeshell_core::session::WorkspaceRequest;
+use pokeshell_core::supervisor::Now;
 
 impl ServerState {
     pub(super) fn on_up(&mut self, id: u64, up: Up, now: Now, fx: &mut Vec<ServerEffect>) {

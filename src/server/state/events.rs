@@ -1,12 +1,12 @@
 //! What the server's state hears and what it asks for.
 
 use super::AwayNote;
-use crate::core::session::{SessionBrief, WorkspaceRequest};
-use crate::core::spec::SessionSpec;
 use crate::event_loop::WorldEvent;
 use crate::ipc::wire::{Down, Up};
 use crate::server::restore_plan::Found;
 use crate::server_store::SavedSession;
+use pokeshell_core::session::{SessionBrief, WorkspaceRequest};
+use pokeshell_core::spec::SessionSpec;
 
 /// What happened, as the server's state hears it.
 #[derive(Debug)]
@@ -83,7 +83,7 @@ pub enum ServerEvent {
     /// SIGTERM or SIGINT: end every session, keep them saved, exit.
     Shutdown,
     /// The other machines' sessions, as the background asker found them (`remote_list`).
-    Remote(Vec<crate::core::session::SessionBrief>),
+    Remote(Vec<pokeshell_core::session::SessionBrief>),
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
     /// The web view listens: a page may ask for a session at any time, so the server stays.

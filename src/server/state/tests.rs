@@ -1,8 +1,8 @@
 //! The server's state driven as the performer drives it: events in, effects checked.
 
 use super::*;
-use crate::core::session::WorkspaceRequest;
 use crate::ipc::wire::{Target, Up};
+use pokeshell_core::session::WorkspaceRequest;
 
 pub(super) fn now() -> Now {
     Now::new(0, 1_000_000)

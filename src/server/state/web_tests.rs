@@ -4,7 +4,7 @@
 use super::tests::{ack_saves, client_with_session, now, open, server, told, up};
 use super::*;
 use crate::ipc::wire::{SessionCommand, Target, Up};
-use crate::pi::bridge::protocol::UserRequest;
+use pokeshell_core::bridge::UserRequest;
 
 #[test]
 fn a_watching_client_follows_with_its_watch_flag_and_a_terminal_without() {

@@ -1,7 +1,7 @@
 //! What the host terminal answered to pokeshell's start-up probe. The child's queries are answered from
 //! this, so pi sees the capabilities of the user's real terminal.
 
-use crate::term::tokenizer::{Token, Tokenizer};
+use pokeshell_core::input::tokenizer::{Token, Tokenizer};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HostCaps {

@@ -1,4 +1,5 @@
 use super::*;
+use vt100::{MouseProtocolEncoding, MouseProtocolMode};
 
 fn kitty_host() -> HostCaps {
     HostCaps {

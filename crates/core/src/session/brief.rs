@@ -1,0 +1,138 @@
+//! What one session shows of itself to the others: a [`SessionBrief`] for the side pane's session
+//! list, the switcher and `pokeshell ls`, built from what the session already knows (pi's status
+//! report, the supervisor's view, the child, the restart watch).
+
+use super::Session;
+use super::view::BridgeStatus;
+use crate::brief::{Attention, SessionBrief};
+use crate::config::KeyId;
+use crate::format::{clock, duration};
+use crate::screen::ProgramState;
+use crate::supervisor::ledger::rule;
+use crate::supervisor::{Action, AgentState, LedgerKind, NotifyLevel, Now};
+
+/// What the session noticed in the supervisor's actions that its view does not keep: a rule that gave
+/// up, and when a run that pokeshell had to stop went silent.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Trouble {
+    /// The supervisor's give-up notice, until pi runs again or is relaunched.
+    gave_up: Option<String>,
+    /// When the silence of a stalled run began (mono ms), as far as the session can tell.
+    stalled_at: Option<u64>,
+}
+
+impl Trouble {
+    /// Looks through one batch of supervisor actions. A give-up is the only place the supervisor
+    /// records a refusal and then raises an error to the desktop (`Supervisor::give_up`); a stall
+    /// abort is recorded under the stall rules when the silence reached `stall_limit_ms`.
+    pub(super) fn note(&mut self, actions: &[Action], now: Now, stall_limit_ms: u64) {
+        let mut after_refusal = false;
+        for action in actions {
+            match action {
+                Action::Log(r) => {
+                    if r.kind == LedgerKind::Action && [rule::STALL_STREAM, rule::STALL_RUN].contains(&r.rule)
+                    {
+                        self.stalled_at = Some(now.mono_ms.saturating_sub(stall_limit_ms));
+                    }
+                    after_refusal = r.kind == LedgerKind::Declined;
+                    continue;
+                }
+                Action::Notify {
+                    level: NotifyLevel::Error,
+                    text,
+                    desktop: true,
+                } if after_refusal => self.gave_up = Some(text.clone()),
+                _ => {}
+            }
+            after_refusal = false;
+        }
+    }
+
+    /// pi runs again, or a new pi started: whatever was given up on is behind.
+    pub(super) fn clear_gave_up(&mut self) {
+        self.gave_up = None;
+    }
+}
+
+impl Session {
+    /// This session as the others see it, at `now`.
+    pub fn brief(&self, now: Now) -> SessionBrief {
+        let view = self.supervisor_view(now);
+        let (attention, state) = self.attention(&view, now);
+        let tool = view.tools.first().map(|t| (t.name.clone(), t.started_wall_ms));
+        let last_intervention = view
+            .recent
+            .iter()
+            .rev()
+            .find(|r| r.kind == LedgerKind::Action)
+            .map(|r| format!("{} {}", &clock(r.wall_ms, self.utc_offset_secs)[..5], r.reason));
+        SessionBrief {
+            number: self.opts.spec.number,
+            name: self.opts.spec.name.clone(),
+            dir: self.opts.spec.dir.clone(),
+            attention,
+            state,
+            tool,
+            last_intervention,
+            created_wall_ms: self.created_wall_ms,
+            attached: 0,
+            spend: self.usage.session,
+            branch: None,
+            dirty: None,
+            machine: None,
+            context_percent: self.pi.context.as_ref().and_then(|u| u.percent),
+        }
+    }
+
+    pub(super) fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {
+        if let (Some(code), None) = (self.child.exit, self.watch.restarting) {
+            return (Attention::Exited, format!("exited (code {code})"));
+        }
+        if self.watch.restarting.is_some() {
+            return (Attention::Working, "restarting pi".into());
+        }
+        let reported = self.pi.program_status.as_ref();
+        if let Some(status) = reported.filter(|s| s.state == ProgramState::Blocked) {
+            let what = status.msg.as_ref().or(status.kind.as_ref());
+            let state = what.map_or("waiting for you".to_string(), |w| format!("waiting for you: {w}"));
+            return (Attention::Question, state);
+        }
+        if let Some(notice) = &self.trouble.gave_up {
+            return (Attention::GaveUp, format!("gave up: {notice}"));
+        }
+        if let Some(wait) = &view.limit_wait {
+            let until = &clock(wait.at_wall_ms, self.utc_offset_secs)[..5];
+            return (Attention::Limit, format!("waiting for the limit until {until}"));
+        }
+        let stalled_at = if view.stall_abort_pending || self.pi.frozen {
+            Some(self.trouble.stalled_at.unwrap_or(now.mono_ms))
+        } else {
+            self.pi.silent_for(now).map(|ms| now.mono_ms.saturating_sub(ms))
+        };
+        if let Some(at) = stalled_at {
+            return (
+                Attention::Stalled,
+                format!("stalled {}", duration(now.mono_ms.saturating_sub(at))),
+            );
+        }
+        let working = match self.pi.status {
+            BridgeStatus::Connected => match view.agent {
+                AgentState::Running => Some("working"),
+                AgentState::Compacting => Some("compacting"),
+                AgentState::Idle | AgentState::Unknown => None,
+            },
+            _ => reported
+                .filter(|s| s.state == ProgramState::Working)
+                .map(|_| "working"),
+        };
+        match working {
+            Some(words) => (Attention::Working, words.into()),
+            None => (Attention::Idle, "idle".into()),
+        }
+    }
+
+    /// The stall limit the supervisor watches with, in ms.
+    pub(super) fn stall_limit_ms(&self) -> u64 {
+        self.setting(KeyId::PokeStreamStallSeconds) * 1000
+    }
+}
