@@ -3,6 +3,7 @@
 //! `pokeshell ls`, `kill` and `new -d`.
 
 pub mod attach;
+pub mod completions;
 pub mod connect;
 pub mod deadline;
 pub mod remote;
@@ -163,7 +164,7 @@ pub fn format_listing(list: &[Listing]) -> String {
 pub fn listing() -> Result<Option<Vec<Listing>>, String> {
     match ask(&Up::List, false, "`ls`", deadline::ANSWER_LIMIT) {
         Ok(Down::Listing { sessions: mut list }) => {
-            crate::worktree::fill_trees(&mut list);
+            crate::git::worktree::fill_trees(&mut list);
             Ok(Some(list))
         }
         Ok(other) => Err(format!("unexpected answer {other:?}")),
@@ -181,18 +182,18 @@ pub fn ls() -> i32 {
         }
         Ok(None) => {
             // Read only: the list is the server's to set aside, with a word to the user.
-            let saved = match crate::server_store::default_path().map(|p| (crate::server_store::read(&p), p))
-            {
-                Some((Ok(list), _)) => list.len(),
-                Some((Err(problem), path)) => {
-                    eprintln!(
-                        "pokeshell: the saved sessions in {} cannot be brought back: {problem}",
-                        path.display()
-                    );
-                    0
-                }
-                None => 0,
-            };
+            let saved =
+                match crate::server::store::default_path().map(|p| (crate::server::store::read(&p), p)) {
+                    Some((Ok(list), _)) => list.len(),
+                    Some((Err(problem), path)) => {
+                        eprintln!(
+                            "pokeshell: the saved sessions in {} cannot be brought back: {problem}",
+                            path.display()
+                        );
+                        0
+                    }
+                    None => 0,
+                };
             if saved > 0 {
                 println!(
                     "no pokeshell server runs; {saved} saved session(s) come back with `pokeshell attach`"

@@ -6,6 +6,7 @@
 //! - [`env`]: the throw-away agent dir, work dir and session dir pi runs in;
 //! - [`pi_files`]: pi's `settings.json` and `models.json` for the scripted model (demo and tests);
 //! - [`layer`]: the director as a layer above the session, watching its inputs and effects;
+//! - [`kind`]: the demo as a kind of session the server runs, through the way every kind takes;
 //! - [`session`]: the demo's session as its server starts it (the model, the environment, the
 //!   director);
 //! - [`own_server`]: the demo's server of its own, in the demo's private directory;
@@ -14,6 +15,7 @@
 
 pub mod director;
 pub mod env;
+pub mod kind;
 pub mod launch;
 pub mod layer;
 pub mod model;

@@ -19,6 +19,13 @@ fn probe_timeout() -> Duration {
         )
 }
 
+/// The kinds of session the server runs besides pi's: the demo's.
+fn kinds() -> pokeshell::server::kind::Kinds {
+    std::sync::Arc::new([
+        Box::new(pokeshell::demo::kind::DemoKind) as Box<dyn pokeshell::server::kind::SessionKind>
+    ])
+}
+
 fn code(c: i32) -> ExitCode {
     ExitCode::from(u8::try_from(c).unwrap_or(1))
 }
@@ -33,7 +40,7 @@ fn current_dir() -> Result<PathBuf, ExitCode> {
 /// What runs: pi with its arguments, or `--command`'s program line. Err: the exit code after the
 /// message is printed.
 fn child_spec(cli: &Cli) -> Result<CommandSpec, ExitCode> {
-    pokeshell::launch::child_spec(cli).map_err(|e| {
+    pokeshell::cli::launch::child_spec(cli).map_err(|e| {
         eprintln!("{e}");
         ExitCode::from(127)
     })
@@ -93,12 +100,12 @@ fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
     };
     let mut name = args.name.clone();
     if let Some(branch) = &args.worktree {
-        match pokeshell::worktree::ensure(&dir, branch) {
+        match pokeshell::git::worktree::ensure(&dir, branch) {
             Ok(w) => {
                 let how = if w.created { "created" } else { "reusing" };
                 eprintln!("pokeshell: {how} the worktree {}", w.path.display());
                 dir = w.path;
-                name = name.or_else(|| Some(pokeshell::worktree::session_name(branch)));
+                name = name.or_else(|| Some(pokeshell::git::worktree::session_name(branch)));
             }
             Err(e) => {
                 eprintln!("pokeshell: {e}");
@@ -145,24 +152,27 @@ fn main() -> ExitCode {
     // First: the terminal is not in raw mode yet (see `quit_shield`).
     pokeshell::term::host::quit_shield(true);
     // A shell asking for completions (`COMPLETE` set) is answered before anything else runs.
-    pokeshell::completions::answer_if_asked();
+    pokeshell::client::completions::answer_if_asked();
     let cli = Cli::parse_args();
     if cli.version {
         print!(
             "{}",
-            pokeshell::about::version_text(cli.pi.as_deref(), pokeshell::about::PI_VERSION_DEADLINE)
+            pokeshell::cli::about::version_text(
+                cli.pi.as_deref(),
+                pokeshell::cli::about::PI_VERSION_DEADLINE
+            )
         );
         return ExitCode::SUCCESS;
     }
     match &cli.mode {
         Some(Mode::Completions { shell }) => {
-            return print_or_fail(|out| pokeshell::completions::script(*shell, out));
+            return print_or_fail(|out| pokeshell::client::completions::script(*shell, out));
         }
-        Some(Mode::Man) => return print_or_fail(pokeshell::completions::man_page),
+        Some(Mode::Man) => return print_or_fail(pokeshell::client::completions::man_page),
         Some(Mode::Demo(args)) => return code(pokeshell::demo::launch::run_demo(args, probe_timeout())),
         Some(Mode::Server) => {
-            let served =
-                pokeshell::server::serve::detach_from_parent().and_then(|()| pokeshell::server::serve::run());
+            let served = pokeshell::server::serve::detach_from_parent()
+                .and_then(|()| pokeshell::server::serve::run(kinds()));
             return match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -187,7 +197,7 @@ fn main() -> ExitCode {
         Some(Mode::Web { listen }) => {
             // --listen, else the setting when it names another address than the default.
             let listen = listen.clone().or_else(|| {
-                let set = pokeshell::launch::settings_here(&cli).ok()?;
+                let set = pokeshell::cli::launch::settings_here(&cli).ok()?;
                 let value = set.get(pokeshell_core::config::KeyId::WebListen).edit_text();
                 (value.trim() != pokeshell::web::DEFAULT_LISTEN && !value.trim().is_empty())
                     .then(|| value.trim().to_string())
@@ -201,7 +211,7 @@ fn main() -> ExitCode {
         None => {}
     }
     if cli.config.show_config {
-        return match pokeshell::launch::settings_here(&cli) {
+        return match pokeshell::cli::launch::settings_here(&cli) {
             Ok(s) => {
                 print!("{}", s.show_config());
                 ExitCode::SUCCESS
@@ -226,7 +236,7 @@ fn main() -> ExitCode {
         return ExitCode::from(code);
     }
     // The server reads them again for the session; a broken file is reported here, at once.
-    if let Err(e) = pokeshell::launch::settings_here(&cli) {
+    if let Err(e) = pokeshell::cli::launch::settings_here(&cli) {
         eprintln!("pokeshell: {e}");
         return ExitCode::from(2);
     }

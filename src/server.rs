@@ -3,6 +3,8 @@
 
 mod backend;
 mod conn;
+pub mod event_loop;
+pub mod kind;
 mod notes;
 mod observer;
 mod painter;
@@ -16,4 +18,5 @@ mod saver;
 pub mod serve;
 mod session_thread;
 pub mod state;
+pub mod store;
 mod table;

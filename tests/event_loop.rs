@@ -1,4 +1,4 @@
-//! The real event loop (`pokeshell::event_loop::Loop`) driven end to end without a terminal or a
+//! The real event loop (`pokeshell::server::event_loop::Loop`) driven end to end without a terminal or a
 //! process: frames land in ratatui's `TestBackend`, the child and the bridge are fakes that record
 //! what the loop does to them, and tokio's clock is paused so grace periods and cooldowns pass in an
 //! instant and always in the same order. The PTY end-to-end tests cover the real pi on top of this.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use pokeshell::worktree;
+use pokeshell::git::worktree;
 use serde_json::json;
 use support::pi::{PiEnv, pi_path};
 use support::pty::ServerHome;

@@ -11,7 +11,7 @@ use pokeshell_core::config::KeyId;
 
 /// The machines and the time each gets, from the settings.
 fn machines(cli: &Cli) -> Result<(Vec<String>, Duration), String> {
-    let settings = crate::launch::settings_here(cli)?;
+    let settings = crate::cli::launch::settings_here(cli)?;
     let list = parse_machines(&settings.get(KeyId::Machines).edit_text());
     let secs = settings
         .get(KeyId::MachineTimeoutSeconds)

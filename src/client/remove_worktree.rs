@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::client;
-use crate::worktree;
+use crate::git::worktree;
 
 /// How long the session gets to end before the worktree is left in place.
 const GONE_WITHIN: Duration = Duration::from_secs(15);

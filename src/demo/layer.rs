@@ -9,8 +9,8 @@ use ratatui::text::{Line, Span};
 
 use crate::demo::director::{Act, Cue, Director, Narration, Stage};
 use crate::demo::model::ModelServer;
-use crate::event_loop::Layer;
 use crate::pi::bridge::server::BridgeEvent;
+use crate::server::event_loop::Layer;
 use pokeshell_core::bridge::PiEvent;
 use pokeshell_core::config::Change;
 use pokeshell_core::session::{Effect, Input, Session};

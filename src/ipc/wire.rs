@@ -286,7 +286,7 @@ pub struct Listing {
     /// How much it needs the user (`crate::machines::schema::ATTENTION`); empty while starting.
     #[serde(default)]
     pub attention: String,
-    /// Filled by the client from `dir` (`crate::worktree`), never sent by the server.
+    /// Filled by the client from `dir` (`crate::git::worktree`), never sent by the server.
     #[serde(default, skip)]
     pub branch: Option<String>,
     #[serde(default, skip)]

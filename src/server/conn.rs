@@ -24,12 +24,12 @@ use lent::{Lent, Reading};
 use super::perform::Handle;
 use super::route::Route;
 use super::serve::ServerMsg;
-use crate::event_loop::ClientOut;
-use crate::event_loop::input_meter::{self, Ticket, Verdict};
 use crate::ipc::halves::{self, ReadHalf};
 use crate::ipc::outbox::Outbox;
 use crate::ipc::socket;
 use crate::ipc::wire::{self, Down, FrameBuf, Up};
+use crate::server::event_loop::ClientOut;
+use crate::server::event_loop::input_meter::{self, Ticket, Verdict};
 
 mod keyboard;
 pub mod lent;

@@ -8,7 +8,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::serve::ServerMsg;
 use super::state::Report;
-use crate::event_loop::Layer;
+use crate::server::event_loop::Layer;
 use pokeshell_core::session::{Effect, Input, Session};
 use pokeshell_core::supervisor::Now;
 
@@ -27,7 +27,7 @@ pub struct Observer {
     output: bool,
     looked_at: Option<u64>,
     /// The session's branch and changes, looked up off the loop.
-    tree: crate::worktree::watch::TreeWatch,
+    tree: crate::git::worktree::watch::TreeWatch,
 }
 
 impl Observer {

@@ -8,13 +8,14 @@ use std::sync::atomic::AtomicUsize;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::conn::ConnCmd;
+use super::kind::Kinds;
 use super::route::{Route, Target};
 use super::saver::Saver;
 use super::session_thread;
 use super::state::{ServerEffect, ServerEvent, ServerState};
-use crate::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
 use crate::ipc::outbox::Outbox;
 use crate::ipc::wire::Down;
+use crate::server::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
 
 /// A channel to something the state talks to, from where it was made to the performer. Handles
 /// travel apart from the events and are taken first, so a handle always arrives before anything
@@ -51,10 +52,17 @@ pub struct Performer {
     /// Each running session's loop, and its program's input queue (see `input_meter`).
     sessions: HashMap<u32, session_thread::Ready>,
     saver: Saver,
+    /// The kinds of session besides pokeshell's own (`kind.rs`).
+    kinds: Kinds,
 }
 
 impl Performer {
-    pub fn new(me: UnboundedSender<ServerEvent>, handles: UnboundedSender<Handle>, saver: Saver) -> Self {
+    pub fn new(
+        me: UnboundedSender<ServerEvent>,
+        handles: UnboundedSender<Handle>,
+        saver: Saver,
+        kinds: Kinds,
+    ) -> Self {
         let wall_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
@@ -66,6 +74,7 @@ impl Performer {
             conns: HashMap::new(),
             sessions: HashMap::new(),
             saver,
+            kinds,
         }
     }
 
@@ -188,10 +197,10 @@ impl Performer {
             }
             ServerEffect::ToSession { number, ev } => self.to_session(number, ev),
             ServerEffect::Start(start) => {
-                let (me, handles) = (self.me.clone(), self.handles.clone());
+                let (me, handles, kinds) = (self.me.clone(), self.handles.clone(), self.kinds.clone());
                 tokio::spawn(async move {
                     let number = start.spec.number;
-                    let result = session_thread::spawn(start, me).await;
+                    let result = session_thread::spawn(start, me, kinds).await;
                     let _ = handles.send(Handle::Session { number, result });
                 });
             }

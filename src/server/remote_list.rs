@@ -74,7 +74,7 @@ fn machines() -> (Vec<String>, Duration) {
     let Ok(cli) = crate::cli::Cli::try_parse_from_argv(&[]) else {
         return (Vec::new(), EVERY);
     };
-    match crate::launch::settings_here(&cli) {
+    match crate::cli::launch::settings_here(&cli) {
         Ok(s) => {
             let list = parse_machines(&s.get(pokeshell_core::config::KeyId::Machines).edit_text());
             let secs = s

@@ -13,7 +13,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::painter::Painter;
 use super::serve::ServerMsg;
-use crate::event_loop::{ClientLink, ClientOut, Screen};
+use crate::server::event_loop::{ClientLink, ClientOut, Screen};
 use pokeshell_core::session::{Drawn, Painted};
 
 /// A client with this many bytes not yet written to its socket is dropped.
@@ -227,7 +227,8 @@ impl Screen for RemoteScreen {
 
     fn cursor_style(&mut self, style: vt100::CursorStyle) -> Result<()> {
         let mut bytes = Vec::new();
-        crossterm::queue!(bytes, crate::event_loop::cursor_style(style)).context("cannot set the cursor")?;
+        crossterm::queue!(bytes, crate::server::event_loop::cursor_style(style))
+            .context("cannot set the cursor")?;
         self.write_raw(&bytes)
     }
 

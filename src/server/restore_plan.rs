@@ -3,7 +3,7 @@
 //! silently changed: a session whose directory is gone is not moved to another, and a run whose
 //! conversation is gone is not told to carry on.
 
-use crate::server_store::SavedSession;
+use crate::server::store::SavedSession;
 
 /// The most sessions one server runs (each is a pi, a Node process of its own, on top of the
 /// server's threads): a new one past it is refused, saved ones past it are not brought back (they

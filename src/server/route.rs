@@ -10,8 +10,8 @@ use tokio::runtime::Handle;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::event_loop::input_meter::Ticket;
-use crate::event_loop::{ClientEvent, WorldEvent};
+use crate::server::event_loop::input_meter::Ticket;
+use crate::server::event_loop::{ClientEvent, WorldEvent};
 
 /// A session's loop, where keys go, and the runtime its thread runs (where a lent socket is read).
 #[derive(Clone)]

@@ -1,6 +1,6 @@
 //! The saved list's writer, off the server's key path: a thread of its own takes the newest list
 //! asked for (lists asked for while it was writing are skipped: only the last one matters), writes
-//! it in one durable step ([`crate::server_store::save`]) and tells the server's state which save
+//! it in one durable step ([`crate::server::store::save`]) and tells the server's state which save
 //! is on disk.
 
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::state::ServerEvent;
-use crate::server_store::{self, SavedSession};
+use crate::server::store::{self, SavedSession};
 
 pub struct Saver {
     tx: mpsc::Sender<(u64, Vec<SavedSession>)>,
@@ -28,7 +28,7 @@ impl Saver {
                     }
                     let (seq, list) = job;
                     if let Some(path) = &path
-                        && let Err(e) = server_store::save(path, &list)
+                        && let Err(e) = store::save(path, &list)
                     {
                         eprintln!("pokeshell server: cannot save the sessions: {e}");
                     }
@@ -86,7 +86,7 @@ mod tests {
             }
         }
         assert_eq!(
-            server_store::read(&path).map_err(|p| p.to_string()),
+            store::read(&path).map_err(|p| p.to_string()),
             Ok(list(5)),
             "the newest list is on disk"
         );

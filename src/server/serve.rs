@@ -11,6 +11,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::unbounded_channel;
 
 use super::conn;
+use super::kind::Kinds;
 use super::perform::{Handle, Performer};
 use super::saver::Saver;
 pub use super::state::ServerEvent;
@@ -41,16 +42,17 @@ pub fn detach_from_parent() -> Result<()> {
     }
 }
 
-/// Runs the server until it has no session left, or is told to end.
-pub fn run() -> Result<()> {
+/// Runs the server until it has no session left, or is told to end; `kinds` are the kinds of
+/// session it runs besides its own.
+pub fn run(kinds: Kinds) -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(serve())
+    rt.block_on(serve(kinds))
 }
 
-async fn serve() -> Result<()> {
+async fn serve(kinds: Kinds) -> Result<()> {
     let listening = Listening::bind().context("cannot listen")?;
     // The panes show the children's own colours, which NO_COLOR does not govern (see
     // `TerminalGuard::enter`); the server draws them for its clients.
@@ -106,14 +108,14 @@ async fn serve() -> Result<()> {
             }
         }
     });
-    let store = crate::server_store::default_path();
+    let store = crate::server::store::default_path();
     // Only the server acts on a list it cannot bring back (moves it aside, or leaves a newer
     // pokeshell's alone and saves nothing over it), and says so to the next client.
     let (saved, store, news) = match store {
-        Some(path) => match crate::server_store::read(&path) {
+        Some(path) => match crate::server::store::read(&path) {
             Ok(saved) => (saved, Some(path), Vec::new()),
             Err(problem) => {
-                let settled = crate::server_store::settle(&path, &problem);
+                let settled = crate::server::store::settle(&path, &problem);
                 let store = settled.may_save.then_some(path);
                 (Vec::new(), store, vec![settled.message])
             }
@@ -122,7 +124,7 @@ async fn serve() -> Result<()> {
     };
     let saver = Saver::spawn(store, tx.clone()).context("cannot start the saving thread")?;
     super::remote_list::spawn_refresher(tx.clone());
-    let mut server = Performer::new(tx, handle_tx, saver);
+    let mut server = Performer::new(tx, handle_tx, saver, kinds);
     let env = std::env::vars().collect();
     // What is left of each saved session on disk, looked at here: the core does no I/O.
     let saved = saved

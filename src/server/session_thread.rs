@@ -1,8 +1,7 @@
 //! One session in the server: its own thread and runtime, running the session's loop with the
 //! attached clients as its screen. Sessions do not share a runtime, so a busy one (a flood of
-//! output) does not hold up the others' keys. `pokeshell demo`'s session is one of them, in a
-//! server of its own: its command line says it is the demo, and the tour's director watches its
-//! loop from above, beside the server's observer.
+//! output) does not hold up the others' keys. A session of another kind (`kind.rs`: the demo's) is
+//! prepared by its kind, whose layer watches the loop beside the server's observer.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,16 +11,14 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
 
+use super::kind::{Kinds, Prepare, Prepared};
 use super::observer::Observer;
 use super::remote_screen::RemoteScreen;
 use super::serve::ServerMsg;
 use super::state::{SessionSpec, SessionStart};
-use crate::cli::{Cli, DemoArgs, Mode};
-use crate::demo::env::DemoEnv;
-use crate::demo::layer::DemoLayer;
-use crate::demo::session::DemoSession;
-use crate::event_loop::build::{SessionConfig, build};
-use crate::event_loop::{WorldEvent, lock};
+use crate::cli::Cli;
+use crate::server::event_loop::build::{SessionConfig, build};
+use crate::server::event_loop::{Layer, WorldEvent, lock};
 use crate::term::pty::PtyEvent;
 use crate::term::screen::Mirror;
 use pokeshell_core::session::Input;
@@ -37,22 +34,22 @@ fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
 /// What a session's command line asks for.
 enum Plan {
     Session(Box<SessionConfig>),
-    /// `pokeshell demo`: made on the session's thread (it starts the scripted model).
-    Demo(DemoArgs),
+    /// A kind's session: prepared on the session's thread.
+    Kind(Prepare),
 }
 
 /// The session's configuration from its command line, in the client's environment.
-fn config(start: &SessionSpec) -> Result<Plan, String> {
-    let cli = Cli::try_parse_from_argv(&start.argv)?;
-    if let Some(Mode::Demo(args)) = cli.mode {
-        return Ok(Plan::Demo(args));
+fn config(start: &SessionSpec, kinds: &Kinds) -> Result<Plan, String> {
+    if let Some(prepare) = kinds.iter().find_map(|k| k.claim(&start.argv)) {
+        return Ok(Plan::Kind(prepare));
     }
+    let cli = Cli::try_parse_from_argv(&start.argv)?;
     let dir = PathBuf::from(&start.dir);
     let home = env_get(&start.env, "HOME").map(PathBuf::from);
     let agent_dir =
         env_get(&start.env, pokeshell_core::config::paths::AGENT_DIR_ENV).map(std::ffi::OsString::from);
-    let settings = crate::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
-    let mut spec = crate::launch::child_spec(&cli)?;
+    let settings = crate::cli::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
+    let mut spec = crate::cli::launch::child_spec(&cli)?;
     spec.cwd = Some(dir);
     spec.base_env = Some(start.env.clone());
     let ledger_dir = env_get(&start.env, "XDG_STATE_HOME")
@@ -71,32 +68,8 @@ fn config(start: &SessionSpec) -> Result<Plan, String> {
     })))
 }
 
-/// The demo's session: pi in the demo's environment (made in the session's directory, the demo's
-/// private one), its ledger there too, and the director.
-fn demo_config(start: &SessionSpec, args: &DemoArgs) -> Result<(SessionConfig, DemoLayer, DemoEnv), String> {
-    let DemoSession {
-        mut spec,
-        settings,
-        layer,
-        env,
-    } = crate::demo::session::prepare(args, std::path::Path::new(&start.dir))?;
-    spec.base_env = Some(start.env.clone());
-    let config = SessionConfig {
-        label: spec.label.clone(),
-        spec,
-        settings,
-        bridge: true,
-        ledger_dir: env.state_dir.clone(),
-        session: SessionSpec {
-            resume: false,
-            ..start.clone()
-        },
-    };
-    Ok((config, layer, env))
-}
-
 /// A started session: where its world events go, its program's input queue (bytes not yet
-/// written to its terminal; see [`crate::event_loop::input_meter`]), and its thread's runtime
+/// written to its terminal; see [`crate::server::event_loop::input_meter`]), and its thread's runtime
 /// (where a client's socket is read while the client types into it, see `conn::lent`).
 pub type Ready = (
     UnboundedSender<WorldEvent>,
@@ -105,24 +78,33 @@ pub type Ready = (
 );
 
 /// Starts the session's thread; returns where its world events go once pi runs.
-pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> Result<Ready, String> {
+pub async fn spawn(
+    start: SessionStart,
+    server: UnboundedSender<ServerMsg>,
+    kinds: Kinds,
+) -> Result<Ready, String> {
     let meta = std::fs::metadata(&start.spec.dir).map_err(|e| format!("{}: {e}", start.spec.dir))?;
     if !meta.is_dir() {
         return Err(format!("{} is not a directory", start.spec.dir));
     }
-    let plan = config(&start.spec)?;
+    let plan = config(&start.spec, &kinds)?;
     let (ready_tx, ready_rx) = oneshot::channel();
     let name = format!("session-{}", start.spec.number);
     std::thread::Builder::new()
         .name(name)
         .spawn(move || {
             let number = start.spec.number;
-            // The demo's directories live as long as the session, and go before the server hears
-            // it ended (the server then ends, and the demo's terminal removes what is left).
-            let (cfg, director, demo_env) = match plan {
-                Plan::Session(cfg) => (*cfg, None, None),
-                Plan::Demo(args) => match demo_config(&start.spec, &args) {
-                    Ok((cfg, layer, env)) => (cfg, Some(layer), Some(env)),
+            // What a kind keeps (the demo's directories) lives as long as the session, and goes
+            // before the server hears it ended.
+            let (cfg, layer, keep, farewell) = match plan {
+                Plan::Session(cfg) => (*cfg, None, None, true),
+                Plan::Kind(prepare) => match prepare(&start.spec) {
+                    Ok(Prepared {
+                        config,
+                        layer,
+                        keep,
+                        farewell,
+                    }) => (config, Some(layer), Some(keep), farewell),
                     Err(e) => {
                         let _ = ready_tx.send(Err(e));
                         return;
@@ -144,12 +126,12 @@ pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> R
                     return;
                 }
             };
-            let ended = rt.block_on(run(start, cfg, director, server.clone(), ready_tx));
+            let ended = rt.block_on(run(start, cfg, layer, farewell, server.clone(), ready_tx));
             let (code, shutdown, farewell) = ended.unwrap_or_else(|e| {
                 eprintln!("pokeshell server: session {number}: {e:#}");
                 (1, false, Vec::new())
             });
-            drop(demo_env);
+            drop(keep);
             let _ = server.send(ServerMsg::Ended {
                 number,
                 code,
@@ -164,12 +146,13 @@ pub async fn spawn(start: SessionStart, server: UnboundedSender<ServerMsg>) -> R
 }
 
 /// The session's life: returns pi's exit code, whether the server was shutting down, and what pi
-/// left on its main screen (nothing for the demo: pi's resume hint would name a session dir that
-/// is removed on the way out).
+/// left on its main screen (when the kind wants it: the demo's resume hint would name a session
+/// dir that is removed on the way out).
 async fn run(
     start: SessionStart,
     cfg: SessionConfig,
-    director: Option<DemoLayer>,
+    kind_layer: Option<Box<dyn Layer>>,
+    farewell: bool,
     server: UnboundedSender<ServerMsg>,
     ready: oneshot::Sender<Result<Ready, String>>,
 ) -> Result<(i32, bool, Vec<u8>)> {
@@ -189,10 +172,9 @@ async fn run(
     {
         screen.bound = bound;
     }
-    let demo = director.is_some();
     let layer = (
         Observer::new(start.spec.number, server, built.session.notify_command()),
-        director,
+        kind_layer,
     );
     let (mut lp, pid) = built.into_loop(screen, layer, tx.clone());
     if with_bridge {
@@ -216,10 +198,10 @@ async fn run(
     let exit = lp.run(&mut rx).await.context("the session's loop failed")?;
     lp.drain_output(&mut rx).await;
     let shutdown = lp.shutting_down();
-    let farewell = if demo {
-        Vec::new()
-    } else {
+    let farewell = if farewell {
         final_screen(&lock(&lp.mirror))
+    } else {
+        Vec::new()
     };
     Ok((exit.code, shutdown, farewell))
 }

@@ -27,9 +27,9 @@ pub use pokeshell_core::spec::SessionSpec;
 
 use super::notes::AwayNote;
 use super::table::Table;
-use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::ipc::wire::Down;
-use crate::server_store::SavedSession;
+use crate::server::event_loop::{ClientEvent, Signal, WorldEvent};
+use crate::server::store::SavedSession;
 use pokeshell_core::supervisor::Now;
 
 /// The size of a session started with nobody attached, until a client comes.

@@ -84,9 +84,9 @@ pub fn prepare(plan: Plan) -> Result<Target, String> {
         Err(e) => return Err(format!("cannot use the directory {}: {e}", dir.display())),
     }
     if let Some(branch) = &worktree {
-        let ensured = crate::worktree::ensure(&dir, branch)?;
+        let ensured = crate::git::worktree::ensure(&dir, branch)?;
         dir = ensured.path;
-        name = name.or_else(|| Some(crate::worktree::session_name(branch)));
+        name = name.or_else(|| Some(crate::git::worktree::session_name(branch)));
     }
     Ok(Target::New {
         name,

@@ -1,7 +1,7 @@
 //! pokeshell's commands to pi through the real loop: the manual poke reaches the bridge, and a send
 //! the bridge cannot make comes back as the command's reply, shown and logged.
 
-use pokeshell::event_loop::{Signal, WorldEvent};
+use pokeshell::server::event_loop::{Signal, WorldEvent};
 
 use super::world::{PREFIX, World};
 

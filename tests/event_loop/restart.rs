@@ -3,7 +3,7 @@
 //! child, and the new pi is asked to carry on; a pi that dies mid-run is started again at once; a
 //! pokeshell that is being ended never relaunches.
 
-use pokeshell::event_loop::{Signal, WorldEvent};
+use pokeshell::server::event_loop::{Signal, WorldEvent};
 use pokeshell::term::pty::{ChildExit, PtyEvent};
 use serde_json::json;
 

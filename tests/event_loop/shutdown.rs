@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pokeshell::event_loop::{Screen, Signal, WorldEvent};
+use pokeshell::server::event_loop::{Screen, Signal, WorldEvent};
 use pokeshell::term::pty::{ChildExit, PtyEvent};
 
 use super::world::{CLIENT, World};

@@ -2,7 +2,7 @@
 //! the clients give their terminals back; when one is back (`fg`), the host's modes are set again
 //! and pi is continued; with nobody left to come back, pi is continued at once.
 
-use pokeshell::event_loop::{ClientEvent, WorldEvent};
+use pokeshell::server::event_loop::{ClientEvent, WorldEvent};
 
 use super::world::{CLIENT, COLS, ROWS, World};
 

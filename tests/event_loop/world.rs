@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pokeshell::event_loop::{
-    Bridge, Child, ClientEvent, ClientLink, Clock, Layer, Loop, TestScreen, WorldEvent, lock,
-};
 use pokeshell::pi::bridge::server::BridgeEvent;
 use pokeshell::pi::ledger::LedgerFile;
+use pokeshell::server::event_loop::{
+    Bridge, Child, ClientEvent, ClientLink, Clock, Layer, Loop, TestScreen, WorldEvent, lock,
+};
 use pokeshell::term::pty::{ChildExit, PtyEvent};
 use pokeshell::term::screen::{HostCaps, Mirror};
 use pokeshell_core::bridge::{Command, FromBridge, SendMessage, parse_from_bridge};

@@ -21,10 +21,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::oneshot;
 
 use super::{Following, READ_BUFFER, queued, tell_typed};
-use crate::event_loop::input_meter::{self, Ticket, Verdict};
 use crate::ipc::halves::ReadHalf;
 use crate::ipc::terminal::{Keys, Terminal, Typed};
 use crate::ipc::wire::{self, FrameBuf, kind};
+use crate::server::event_loop::input_meter::{self, Ticket, Verdict};
 use crate::server::route::Route;
 use crate::server::serve::ServerMsg;
 

@@ -9,11 +9,11 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::{ConnCmd, Following};
-use crate::event_loop::ClientOut;
 use crate::ipc::halves::WriteHalf;
 use crate::ipc::outbox::Outbox;
 use crate::ipc::terminal;
 use crate::ipc::wire::{self, Down};
+use crate::server::event_loop::ClientOut;
 
 fn set_following(following: &Following, queue: Option<Arc<AtomicUsize>>) {
     if let Ok(mut f) = following.lock() {

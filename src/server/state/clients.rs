@@ -6,9 +6,9 @@ use super::{
     DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, SessionStart, TYPE_AHEAD_MAX, client_ev,
     options_only,
 };
-use crate::event_loop::input_meter::Ticket;
-use crate::event_loop::{ClientEvent, Signal, WorldEvent};
 use crate::ipc::wire::{Down, SessionCommand, Target, Up};
+use crate::server::event_loop::input_meter::Ticket;
+use crate::server::event_loop::{ClientEvent, Signal, WorldEvent};
 use pokeshell_core::bridge::UserRequest;
 use pokeshell_core::session::WorkspaceRequest;
 use pokeshell_core::supervisor::Now;
@@ -142,7 +142,7 @@ impl ServerState {
     /// What a prefix key does, asked by a client without prefix keys (the web view's buttons), for
     /// the session it follows.
     /// Keys typed in client `id`, for the session it follows; the ticket counts them against the
-    /// client's input bound until the session's loop has them ([`crate::event_loop::input_meter`]).
+    /// client's input bound until the session's loop has them ([`crate::server::event_loop::input_meter`]).
     pub(super) fn input(&mut self, id: u64, bytes: Vec<u8>, ticket: Ticket, fx: &mut Vec<ServerEffect>) {
         if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
             self.table.touch(n);

@@ -1,10 +1,10 @@
 //! What the server's state hears and what it asks for.
 
 use super::AwayNote;
-use crate::event_loop::WorldEvent;
 use crate::ipc::wire::{Down, Up};
+use crate::server::event_loop::WorldEvent;
 use crate::server::restore_plan::Found;
-use crate::server_store::SavedSession;
+use crate::server::store::SavedSession;
 use pokeshell_core::session::{SessionBrief, WorkspaceRequest};
 use pokeshell_core::spec::SessionSpec;
 
@@ -29,7 +29,7 @@ pub enum ServerEvent {
     Input {
         id: u64,
         bytes: Vec<u8>,
-        ticket: crate::event_loop::input_meter::Ticket,
+        ticket: crate::server::event_loop::input_meter::Ticket,
     },
     /// The client sent something that is not a message: it is dropped.
     Garbage {

@@ -2,8 +2,8 @@
 //! once it is up, and hear of its end, whichever of the two the core hears first.
 
 use super::{Run, SHUTTING_DOWN, ServerEffect, ServerState};
-use crate::event_loop::{Signal, WorldEvent};
 use crate::ipc::wire::Down;
+use crate::server::event_loop::{Signal, WorldEvent};
 
 impl ServerState {
     pub(super) fn started(&mut self, number: u32, result: Result<(), String>, fx: &mut Vec<ServerEffect>) {

@@ -292,7 +292,7 @@ fn all_there() -> crate::server::restore_plan::Found {
 #[test]
 fn a_saved_session_whose_directory_is_gone_is_said_and_not_started() {
     let mut s = ServerState::default();
-    let saved = crate::server_store::SavedSession {
+    let saved = crate::server::store::SavedSession {
         spec: SessionSpec {
             number: 1,
             name: "api".into(),

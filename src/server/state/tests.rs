@@ -381,7 +381,7 @@ fn a_clients_input_stays_counted_until_its_session_takes_it() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use crate::event_loop::input_meter::Ticket;
+    use crate::server::event_loop::input_meter::Ticket;
     let mut s = server();
     let n = client_with_session(&mut s, 1, "api");
     let gauge = Arc::new(AtomicUsize::new(0));

@@ -3,8 +3,8 @@ use std::io::Write;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::*;
-use crate::event_loop::{ClientEvent, WorldEvent};
 use crate::ipc::wire::Up;
+use crate::server::event_loop::{ClientEvent, WorldEvent};
 use crate::server::route::Target;
 
 struct Fixture {

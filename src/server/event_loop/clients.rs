@@ -98,7 +98,7 @@ pub enum ClientEvent {
         id: u64,
         bytes: Vec<u8>,
         /// Counts the bytes against the client's input bound until the loop has taken them.
-        ticket: crate::event_loop::input_meter::Ticket,
+        ticket: crate::server::event_loop::input_meter::Ticket,
     },
     Resize {
         id: u64,

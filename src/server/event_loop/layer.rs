@@ -31,6 +31,29 @@ pub struct NoLayer;
 
 impl Layer for NoLayer {}
 
+/// A layer chosen at run time (a session kind's, `server::kind`).
+impl Layer for Box<dyn Layer> {
+    fn observe(&mut self, input: &Input) {
+        (**self).observe(input);
+    }
+
+    fn observe_effect(&mut self, effect: &Effect) {
+        (**self).observe_effect(effect);
+    }
+
+    fn act(&mut self, now: Now, session: &Session) -> Vec<Input> {
+        (**self).act(now, session)
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        (**self).next_deadline()
+    }
+
+    fn section(&self) -> Option<Section> {
+        (**self).section()
+    }
+}
+
 /// A layer that may be missing (a session without the demo's director).
 impl<L: Layer> Layer for Option<L> {
     fn observe(&mut self, input: &Input) {

@@ -7,13 +7,13 @@
 //! The path scheme: the worktree of BRANCH for the repository whose main checkout is `/src/app` is
 //! `/src/app-worktrees/BRANCH` (a branch `feat/x` is `/src/app-worktrees/feat/x`).
 
-mod git;
+mod commands;
 mod list;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
 
-pub use git::{TreeState, tree_state};
+pub use commands::{TreeState, tree_state};
 pub use list::{Worktree, parse_porcelain, worktree_path};
 
 /// What `ensure` did.
@@ -32,8 +32,8 @@ pub fn session_name(branch: &str) -> String {
 /// Creates the worktree of `branch` for the repository `dir` is in, or finds the one it has.
 /// Nothing is created when the branch name is refused or the path is taken by something else.
 pub fn ensure(dir: &Path, branch: &str) -> Result<Ensured, String> {
-    git::check_branch_name(dir, branch)?;
-    let trees = git::worktrees(dir)?;
+    commands::check_branch_name(dir, branch)?;
+    let trees = commands::worktrees(dir)?;
     if let Some(t) = trees.iter().find(|t| t.branch.as_deref() == Some(branch)) {
         if !t.path.is_dir() {
             return Err(format!(
@@ -60,14 +60,14 @@ pub fn ensure(dir: &Path, branch: &str) -> Result<Ensured, String> {
             path.display()
         ));
     }
-    git::add(&main.path, &path, branch)?;
+    commands::add(&main.path, &path, branch)?;
     Ok(Ensured { path, created: true })
 }
 
 /// The repository's main checkout and the worktree at `dir`, when `dir` is a linked worktree with
 /// no uncommitted changes; else why it may not be removed.
 pub fn removable(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
-    let trees = git::worktrees(dir)?;
+    let trees = commands::worktrees(dir)?;
     let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|c| c == real);
     let Some(pos) = trees.iter().position(|t| same(&t.path)) else {
@@ -97,7 +97,7 @@ pub fn removable(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
 /// Removes the worktree at `dir` when [`removable`] allows it.
 pub fn remove(dir: &Path) -> Result<String, String> {
     let (main, path) = removable(dir)?;
-    git::remove(&main, &path)?;
+    commands::remove(&main, &path)?;
     Ok(format!("removed the worktree {}", path.display()))
 }
 

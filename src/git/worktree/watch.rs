@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::git::{TreeState, tree_state};
+use super::commands::{TreeState, tree_state};
 
 /// How often a session's checkout is looked at again.
 pub const EVERY_MS: u64 = 5_000;

@@ -58,7 +58,7 @@ pub fn script(shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
 /// The candidates for a session name: those of the running server, none when no server runs.
 fn session_names() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {
-        crate::client::session_names(NAMES_DEADLINE)
+        super::session_names(NAMES_DEADLINE)
             .into_iter()
             .map(|(name, state)| CompletionCandidate::new(name).help(Some(state.into())))
             .collect::<Vec<_>>()
