@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use deadline::OPEN_LIMIT;
 
-use crate::ipc::wire::{self, Down, Listing, Target, Up};
 use pokeshell_core::safe_text::escape;
+use pokeshell_core::wire::{self, Down, Listing, Target, Up};
 
 /// What the user sees when an attachment ends, and the exit code.
 pub fn finish(ending: attach::Ending, label: &str) -> i32 {

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use pokeshell::cli::{Cli, Mode, NewArgs};
 use pokeshell::client;
-use pokeshell::ipc::wire::Target;
 use pokeshell::pi::passthrough;
 use pokeshell::term::pty::CommandSpec;
+use pokeshell_core::wire::Target;
 
 fn probe_timeout() -> Duration {
     std::env::var("POKESHELL_PROBE_TIMEOUT_MS")

@@ -5,7 +5,7 @@ pub mod bridge;
 pub mod install;
 pub mod ledger;
 pub mod locate;
-pub mod notify;
+
 pub mod notify_command;
 pub mod passthrough;
 pub mod settings_files;

@@ -1,22 +1,20 @@
 //! The per-user pokeshell server and its clients: [`wire`] is the framed protocol they speak, [`socket`]
 //! where the server listens and who may connect.
 
+mod away_note;
 mod backend;
 mod conn;
 pub mod event_loop;
 pub mod kind;
-mod notes;
 mod observer;
 mod painter;
 mod perform;
 pub mod remote_list;
 mod remote_screen;
-mod restore_plan;
+mod restore_look;
 pub mod restoring;
 mod route;
 mod saver;
 pub mod serve;
 mod session_thread;
-pub mod state;
 pub mod store;
-mod table;

@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::Home;
-use pokeshell::ipc::wire::{self, Down, Up};
+use pokeshell_core::wire::{self, Down, Up};
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use support::WAIT;
 use support::pty::Pty;

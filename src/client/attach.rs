@@ -12,9 +12,9 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::unbounded_channel;
 
 use super::upward::Upward;
-use crate::ipc::wire::{self, Down, FrameBuf, Target, Up};
 use crate::term::host::watchdog::Watchdog;
 use crate::term::host::{self, TerminalGuard};
+use pokeshell_core::wire::{self, Down, FrameBuf, Target, Up};
 
 /// How an attachment ended.
 #[derive(Debug)]

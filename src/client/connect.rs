@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::deadline;
 use crate::ipc::socket;
-use crate::ipc::wire::{self, Down, Up};
+use pokeshell_core::wire::{self, Down, Up};
 
 /// How long a server just started gets to listen.
 const START_LIMIT: Duration = Duration::from_secs(10);

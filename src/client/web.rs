@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::ipc::wire::{Down, Up};
+use pokeshell_core::wire::{Down, Up};
 
 /// Runs the command; returns the exit code.
 pub fn run(listen: Option<String>) -> i32 {

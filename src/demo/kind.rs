@@ -8,7 +8,7 @@ use super::session::{DemoSession, prepare};
 use crate::cli::{Cli, DemoArgs, Mode};
 use crate::server::event_loop::build::SessionConfig;
 use crate::server::kind::{Prepare, Prepared, SessionKind};
-use crate::server::state::SessionSpec;
+use pokeshell_core::server::state::SessionSpec;
 
 pub struct DemoKind;
 

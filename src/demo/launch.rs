@@ -12,10 +12,10 @@ use super::own_server::OwnServer;
 use super::session;
 use crate::cli::DemoArgs;
 use crate::client::attach::{self, Ending};
-use crate::ipc::wire::Target;
 use crate::pi::install;
 use crate::pi::locate::{self, NotFound};
 use pokeshell_core::safe_text::escape;
+use pokeshell_core::wire::Target;
 
 /// The exit code when pi is missing, as for the main command.
 pub const EXIT_NO_PI: i32 = 127;

@@ -103,7 +103,7 @@ pub fn remove(dir: &Path) -> Result<String, String> {
 
 /// Fills each listed session's branch and tree state from its directory, all at once (each `git
 /// status` is bounded, see [`git`]).
-pub fn fill_trees(list: &mut [crate::ipc::wire::Listing]) {
+pub fn fill_trees(list: &mut [pokeshell_core::wire::Listing]) {
     let handles: Vec<_> = list
         .iter()
         .map(|l| {

@@ -109,7 +109,7 @@ impl Outbox {
         let bytes = match terminal {
             Some(_) => screen,
             None => {
-                framed = super::wire::encode_output(screen);
+                framed = pokeshell_core::wire::encode_output(screen);
                 &framed[..]
             }
         };

@@ -18,8 +18,8 @@ use std::time::Duration;
 use tokio::io::AsyncRead;
 use tokio::net::{UnixListener, UnixStream};
 
-use crate::ipc::wire::{self, PROTOCOL, Up};
 use crate::pi::bridge::{auth, runtime_dir};
+use pokeshell_core::wire::{self, PROTOCOL, Up};
 
 /// How long the server waits for a new connection's hello.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -190,12 +190,13 @@ pub async fn read_hello(
     token: &str,
     timeout: Duration,
 ) -> Result<(), String> {
-    let (kind, payload) = match tokio::time::timeout(timeout, wire::read_frame_async(stream)).await {
-        Err(_) => return Err(format!("no hello within {timeout:?}")),
-        Ok(Err(e)) => return Err(e.to_string()),
-        Ok(Ok(None)) => return Err("the client closed the connection before its hello".to_owned()),
-        Ok(Ok(Some(frame))) => frame,
-    };
+    let (kind, payload) =
+        match tokio::time::timeout(timeout, crate::ipc::frame_async::read_frame_async(stream)).await {
+            Err(_) => return Err(format!("no hello within {timeout:?}")),
+            Ok(Err(e)) => return Err(e.to_string()),
+            Ok(Ok(None)) => return Err("the client closed the connection before its hello".to_owned()),
+            Ok(Ok(Some(frame))) => frame,
+        };
     match wire::decode_up(kind, &payload).map_err(|e| e.to_string())? {
         Up::Hello {
             token: offered,

@@ -5,8 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ipc::wire::Listing;
-use pokeshell_core::session::Attention;
+use pokeshell_core::wire::Listing;
 
 /// The schema's version, the first field of every document.
 pub const SCHEMA: u32 = 1;
@@ -78,19 +77,6 @@ pub struct SessionJson {
 pub const ATTENTION: [&str; 7] = [
     "question", "gave_up", "limit", "stalled", "working", "idle", "exited",
 ];
-
-/// The keyword of an [`Attention`].
-pub fn attention_keyword(a: Attention) -> &'static str {
-    match a {
-        Attention::Question => "question",
-        Attention::GaveUp => "gave_up",
-        Attention::Limit => "limit",
-        Attention::Stalled => "stalled",
-        Attention::Working => "working",
-        Attention::Idle => "idle",
-        Attention::Exited => "exited",
-    }
-}
 
 /// Where a keyword sorts: needing the user first; `starting` with the working ones, a keyword from a
 /// newer pokeshell after the idle ones.
@@ -272,6 +258,6 @@ mod tests {
         assert_eq!(attention_rank("starting"), attention_rank("working"));
         assert!(attention_rank("from-the-future") < attention_rank("exited"));
         assert!(attention_rank("idle") < attention_rank("from-the-future"));
-        assert_eq!(attention_keyword(Attention::GaveUp), "gave_up");
+        assert_eq!(pokeshell_core::brief::Attention::GaveUp.keyword(), "gave_up");
     }
 }

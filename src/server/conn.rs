@@ -23,13 +23,13 @@ use lent::{Lent, Reading};
 
 use super::perform::Handle;
 use super::route::Route;
-use super::serve::ServerMsg;
+use super::serve::{ServerEvent, ServerMsg};
 use crate::ipc::halves::{self, ReadHalf};
 use crate::ipc::outbox::Outbox;
 use crate::ipc::socket;
-use crate::ipc::wire::{self, Down, FrameBuf, Up};
 use crate::server::event_loop::ClientOut;
 use crate::server::event_loop::input_meter::{self, Ticket, Verdict};
+use pokeshell_core::wire::{self, Down, FrameBuf, Up};
 
 mod keyboard;
 pub mod lent;
@@ -128,7 +128,7 @@ pub async fn serve(
     // The route's generation for which the session's runtime did not take the reading.
     let mut refused: Option<u64> = None;
     let garbage = |reason: String| {
-        let _ = server.send(ServerMsg::Garbage { id, reason });
+        let _ = server.send(ServerEvent::Garbage { id, reason }.into());
     };
     // The keys of the client's terminal, when the server reads it: from the terminal's answers to
     // the probe on (they are read by the client).
@@ -222,7 +222,7 @@ pub async fn serve(
                     _ => false,
                 };
                 route.went_long_way();
-                if server.send(ServerMsg::Up { id, up }).is_err() {
+                if server.send(ServerEvent::Up { id, up }.into()).is_err() {
                     break;
                 }
                 // After what came before them is on its way: the keys do not overtake it.
@@ -255,7 +255,7 @@ pub async fn serve(
     if let Some(keyboard) = keyboard {
         keyboard.abort();
     }
-    let _ = server.send(ServerMsg::Gone { id });
+    let _ = server.send(ServerEvent::Gone { id }.into());
     // The writer ends once the server's state has dropped this client's channel.
     let _ = writer.await;
 }
@@ -318,6 +318,6 @@ fn queued(following: &Following) -> usize {
 fn tell_typed(told: &mut Option<Instant>, server: &UnboundedSender<ServerMsg>, id: u64) {
     if told.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
         *told = Some(Instant::now());
-        let _ = server.send(ServerMsg::Typed { id });
+        let _ = server.send(ServerEvent::Typed { id }.into());
     }
 }

@@ -365,7 +365,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 // With nobody attached, the server's observer (a layer) passes it on to whoever
                 // the server decides should hear it.
                 Effect::Notify { text, bell, desktop } => {
-                    let bytes = crate::pi::notify::desktop(&text, bell, desktop);
+                    let bytes = pokeshell_core::notify::desktop(&text, bell, desktop);
                     self.screen.write_raw(&bytes)?;
                 }
                 Effect::Ledger(record) => {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::event_loop::Layer;
 use super::event_loop::build::SessionConfig;
-use super::state::SessionSpec;
+use pokeshell_core::server::state::SessionSpec;
 
 /// A session a kind prepared: what runs, a layer over its loop (beside the server's observer), and
 /// what must live as long as the session (dropped once it ended, before the server hears the end).

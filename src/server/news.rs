@@ -3,7 +3,7 @@
 //! and told once to the next client that lists, kills or opens a session.
 
 use super::serve::Server;
-use crate::ipc::wire::Down;
+use pokeshell_core::wire::Down;
 
 #[derive(Debug, Default)]
 pub struct News {

@@ -6,9 +6,9 @@
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::serve::ServerMsg;
-use super::state::Report;
+use super::serve::{ServerEvent, ServerMsg};
 use crate::server::event_loop::Layer;
+use pokeshell_core::server::state::Report;
 use pokeshell_core::session::{Effect, Input, Session};
 use pokeshell_core::supervisor::Now;
 
@@ -60,13 +60,16 @@ impl Layer for Observer {
 
     fn observe_effect(&mut self, effect: &Effect) {
         if let Effect::Notify { text, bell, desktop } = effect {
-            let _ = self.server.send(ServerMsg::Notify {
-                number: self.number,
-                text: text.clone(),
-                bell: *bell,
-                desktop: *desktop,
-                command: self.command.clone(),
-            });
+            let _ = self.server.send(
+                ServerEvent::Notify {
+                    number: self.number,
+                    text: text.clone(),
+                    bell: *bell,
+                    desktop: *desktop,
+                    command: self.command.clone(),
+                }
+                .into(),
+            );
         }
     }
 
@@ -92,10 +95,13 @@ impl Layer for Observer {
         };
         if self.last.as_ref() != Some(&report) {
             self.last = Some(report.clone());
-            let _ = self.server.send(ServerMsg::Report {
-                number: self.number,
-                report,
-            });
+            let _ = self.server.send(
+                ServerEvent::Report {
+                    number: self.number,
+                    report,
+                }
+                .into(),
+            );
         }
         Vec::new()
     }

@@ -11,11 +11,14 @@ use super::conn::ConnCmd;
 use super::kind::Kinds;
 use super::route::{Route, Target};
 use super::saver::Saver;
+use super::serve::ServerMsg;
 use super::session_thread;
-use super::state::{ServerEffect, ServerEvent, ServerState};
 use crate::ipc::outbox::Outbox;
-use crate::ipc::wire::Down;
+use crate::server::event_loop::input_meter::Ticket;
 use crate::server::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
+use pokeshell_core::server::state::{ClientMsg, SessionMsg};
+use pokeshell_core::server::state::{ServerEffect, ServerEvent, ServerState};
+use pokeshell_core::wire::Down;
 
 /// A channel to something the state talks to, from where it was made to the performer. Handles
 /// travel apart from the events and are taken first, so a handle always arrives before anything
@@ -46,7 +49,7 @@ struct Conn {
 pub struct Performer {
     pub state: ServerState,
     clock: Clock,
-    me: UnboundedSender<ServerEvent>,
+    me: UnboundedSender<ServerMsg>,
     handles: UnboundedSender<Handle>,
     conns: HashMap<u64, Conn>,
     /// Each running session's loop, and its program's input queue (see `input_meter`).
@@ -54,11 +57,13 @@ pub struct Performer {
     saver: Saver,
     /// The kinds of session besides pokeshell's own (`kind.rs`).
     kinds: Kinds,
+    /// The ticket of the keys the core is deciding about (`on_msg`).
+    ticket: Option<Ticket>,
 }
 
 impl Performer {
     pub fn new(
-        me: UnboundedSender<ServerEvent>,
+        me: UnboundedSender<ServerMsg>,
         handles: UnboundedSender<Handle>,
         saver: Saver,
         kinds: Kinds,
@@ -75,6 +80,7 @@ impl Performer {
             sessions: HashMap::new(),
             saver,
             kinds,
+            ticket: None,
         }
     }
 
@@ -95,6 +101,20 @@ impl Performer {
                     self.sessions.insert(number, ready);
                 });
                 self.event(ServerEvent::Started { number, result });
+            }
+        }
+    }
+
+    /// A message from a connection, a session's thread or the disk: keys that came the long way
+    /// keep their ticket here while the core decides, and it goes with them to the session.
+    pub fn on_msg(&mut self, msg: ServerMsg) {
+        match msg {
+            ServerMsg::Event(ev) => self.event(ev),
+            ServerMsg::Input { id, bytes, ticket } => {
+                self.ticket = Some(ticket);
+                self.event(ServerEvent::Input { id, bytes });
+                // Not passed on: the bytes are no longer counted.
+                self.ticket = None;
             }
         }
     }
@@ -195,7 +215,10 @@ impl Performer {
                 self.to_conn(id, ConnCmd::Unfollow);
                 self.to_session(number, WorldEvent::Client(ClientEvent::Detach { id }));
             }
-            ServerEffect::ToSession { number, ev } => self.to_session(number, ev),
+            ServerEffect::ToSession { number, ev } => {
+                let ev = world(ev, &mut self.ticket);
+                self.to_session(number, ev);
+            }
             ServerEffect::Start(start) => {
                 let (me, handles, kinds) = (self.me.clone(), self.handles.clone(), self.kinds.clone());
                 tokio::spawn(async move {
@@ -207,7 +230,7 @@ impl Performer {
             ServerEffect::SaveList { seq, list } => self.saver.save(seq, list),
             ServerEffect::RunNotifyCommand(note) => {
                 // The command may take its time: not on the server's thread.
-                tokio::task::spawn_blocking(move || note.run_command());
+                tokio::task::spawn_blocking(move || super::away_note::run_command(&note));
             }
             ServerEffect::Forget { id } => {
                 self.conns.remove(&id);
@@ -215,7 +238,7 @@ impl Performer {
             ServerEffect::StartWeb { id, listen } => {
                 let down = match crate::web::serve_here(listen.as_deref()) {
                     Ok(login) => {
-                        let _ = self.me.send(ServerEvent::WebListening);
+                        let _ = self.me.send(ServerEvent::WebListening.into());
                         Down::WebLogin {
                             url: login.url,
                             login: login.token,
@@ -229,5 +252,54 @@ impl Performer {
             ServerEffect::Log(line) => eprintln!("pokeshell server: {line}"),
             ServerEffect::Restoring(n) => super::restoring::set(n),
         }
+    }
+}
+
+/// What the core sends a session, as its loop hears it; keys take `ticket` with them.
+fn world(msg: SessionMsg, ticket: &mut Option<Ticket>) -> WorldEvent {
+    match msg {
+        SessionMsg::Signal(signal) => WorldEvent::Signal(signal),
+        SessionMsg::Notice(text) => WorldEvent::Notice(text),
+        SessionMsg::Sessions(briefs) => WorldEvent::Sessions(briefs),
+        SessionMsg::Request(req) => WorldEvent::Request(req),
+        SessionMsg::Client(ev) => WorldEvent::Client(match ev {
+            ClientMsg::Caps { id, caps } => ClientEvent::Caps { id, caps },
+            ClientMsg::Detach { id } => ClientEvent::Detach { id },
+            ClientMsg::Input { id, bytes } => ClientEvent::Input {
+                id,
+                bytes,
+                ticket: ticket.take().unwrap_or_default(),
+            },
+            ClientMsg::Resize { id, cols, rows } => ClientEvent::Resize { id, cols, rows },
+            ClientMsg::Resumed { id, cols, rows } => ClientEvent::Resumed { id, cols, rows },
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// Issue 21, item 2: keys that came the long way carry their ticket to the session's loop, so
+    /// they count against the client's bound until the loop has them; the core never holds it.
+    #[test]
+    fn keys_take_their_ticket_to_the_session_and_nothing_else_does() {
+        let gauge = Arc::new(AtomicUsize::new(0));
+        let mut ticket = Some(Ticket::new(&gauge, 3));
+        let notice = world(SessionMsg::Notice("hi".into()), &mut ticket);
+        assert!(matches!(notice, WorldEvent::Notice(_)));
+        assert!(ticket.is_some(), "a notice takes no ticket");
+        let keys = SessionMsg::Client(ClientMsg::Input {
+            id: 1,
+            bytes: b"xyz".to_vec(),
+        });
+        let ev = world(keys, &mut ticket);
+        assert!(ticket.is_none(), "the keys took it");
+        assert_eq!(gauge.load(Ordering::Acquire), 3, "counted while on their way");
+        drop(ev);
+        assert_eq!(gauge.load(Ordering::Acquire), 0, "the loop took them");
     }
 }

@@ -1,13 +1,13 @@
 //! Other machines' sessions in the side pane and the switcher: the server asks the machines of
 //! `pokeshell.machines` in the background (as `pokeshell ls --all` does, in a blocking thread of its
 //! own, so no key and no frame waits on ssh) and lists their sessions after its own. Choosing one in
-//! the switcher tells the client to go there ([`crate::ipc::wire::Down::Hop`]).
+//! the switcher tells the client to go there ([`pokeshell_core::wire::Down::Hop`]).
 
 use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::serve::ServerMsg;
+use super::serve::{ServerEvent, ServerMsg};
 use crate::machines::ask::{Answer, ask_all};
 use crate::machines::parse_machines;
 use pokeshell_core::session::{Attention, SessionBrief};
@@ -103,7 +103,7 @@ pub fn spawn_refresher(tx: UnboundedSender<ServerMsg>) {
             })
             .await
             .unwrap_or_default();
-            if tx.send(ServerMsg::Remote(found)).is_err() {
+            if tx.send(ServerEvent::Remote(found).into()).is_err() {
                 return;
             }
             tokio::time::sleep(EVERY).await;

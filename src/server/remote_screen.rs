@@ -12,7 +12,7 @@ use ratatui::buffer::Buffer;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::painter::Painter;
-use super::serve::ServerMsg;
+use super::serve::{ServerEvent, ServerMsg};
 use crate::server::event_loop::{ClientLink, ClientOut, Screen};
 use pokeshell_core::session::{Drawn, Painted};
 
@@ -73,7 +73,7 @@ impl RemoteScreen {
             // The server's state decides what becomes of the client (it alone knows who follows).
             if let Some(server) = self.server.as_ref().filter(|_| lagged) {
                 let bound = self.bound;
-                let _ = server.send(ServerMsg::Lagged { id, bound });
+                let _ = server.send(ServerEvent::Lagged { id, bound }.into());
             }
             self.clients.remove(&id);
             self.dropped.push(id);
@@ -271,7 +271,7 @@ impl Screen for RemoteScreen {
     fn request(&mut self, client: u64, req: pokeshell_core::session::WorkspaceRequest) {
         // Straight to the server's state, for the client whose keys asked.
         if let Some(server) = &self.server {
-            let _ = server.send(ServerMsg::Request { id: client, req });
+            let _ = server.send(ServerEvent::Request { id: client, req }.into());
         }
     }
 }

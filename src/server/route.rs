@@ -21,7 +21,7 @@ pub struct Target {
 }
 
 /// Where a client's keys go the short way, straight from its connection to the session's loop: the
-/// session the core made it follow ([`super::state::ServerEffect::Follow`]), set and cleared by the
+/// session the core made it follow ([`pokeshell_core::server::state::ServerEffect::Follow`]), set and cleared by the
 /// performer as the core decides. Everything else the client sends goes through the core.
 #[derive(Default)]
 pub struct Route {

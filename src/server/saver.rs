@@ -8,7 +8,9 @@ use std::sync::mpsc;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::state::ServerEvent;
+use pokeshell_core::server::state::ServerEvent;
+
+use super::serve::ServerMsg;
 use crate::server::store::{self, SavedSession};
 
 pub struct Saver {
@@ -17,7 +19,7 @@ pub struct Saver {
 
 impl Saver {
     /// `path`: `None` keeps nothing (no state directory); every save is then done at once.
-    pub fn spawn(path: Option<PathBuf>, done: UnboundedSender<ServerEvent>) -> std::io::Result<Self> {
+    pub fn spawn(path: Option<PathBuf>, done: UnboundedSender<ServerMsg>) -> std::io::Result<Self> {
         let (tx, rx) = mpsc::channel::<(u64, Vec<SavedSession>)>();
         std::thread::Builder::new()
             .name("save-sessions".to_string())
@@ -32,7 +34,7 @@ impl Saver {
                     {
                         eprintln!("pokeshell server: cannot save the sessions: {e}");
                     }
-                    if done.send(ServerEvent::Saved { seq }).is_err() {
+                    if done.send(ServerEvent::Saved { seq }.into()).is_err() {
                         break;
                     }
                 }
@@ -78,7 +80,7 @@ mod tests {
         let mut last = 0;
         while last < 5 {
             match rx.blocking_recv() {
-                Some(ServerEvent::Saved { seq }) => {
+                Some(ServerMsg::Event(ServerEvent::Saved { seq })) => {
                     assert!(seq > last, "in order, none twice: {seq} after {last}");
                     last = seq;
                 }

@@ -14,14 +14,33 @@ use super::conn;
 use super::kind::Kinds;
 use super::perform::{Handle, Performer};
 use super::saver::Saver;
-pub use super::state::ServerEvent;
 use crate::ipc::socket::Listening;
+pub use pokeshell_core::server::state::ServerEvent;
 
 /// How long the server waits for its clients to read their last message before it exits.
 const FAREWELL_GRACE: Duration = Duration::from_secs(2);
 
-/// What reaches the server's state (the name the sessions' side knows it by).
-pub type ServerMsg = ServerEvent;
+/// What reaches the server's main loop: an event for the core, or keys that came the long way with
+/// their input meter's ticket. The ticket stays out of the core: it goes with the keys to the
+/// session's loop when the core sends them there, and is dropped (the bytes no longer counted) when
+/// the core does not.
+// Nearly every message is an event, which went by value before: boxing it would allocate each.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum ServerMsg {
+    Event(ServerEvent),
+    Input {
+        id: u64,
+        bytes: Vec<u8>,
+        ticket: crate::server::event_loop::input_meter::Ticket,
+    },
+}
+
+impl From<ServerEvent> for ServerMsg {
+    fn from(ev: ServerEvent) -> Self {
+        ServerMsg::Event(ev)
+    }
+}
 
 /// Leaves the process that started the server: forks, the parent exits at once and the child goes
 /// on in a session of its own. The server is then nobody's child but init's (or a subreaper's), so a
@@ -59,14 +78,14 @@ async fn serve(kinds: Kinds) -> Result<()> {
     crossterm::style::Colored::set_ansi_color_disabled(false);
     crate::term::host::install_panic_hook();
     crate::term::reaper::adopt_orphans(crate::term::pty::live_children);
-    let (tx, mut rx) = unbounded_channel::<ServerEvent>();
+    let (tx, mut rx) = unbounded_channel::<ServerMsg>();
     let (handle_tx, mut handle_rx) = unbounded_channel::<Handle>();
     for kind in [SignalKind::terminate(), SignalKind::interrupt()] {
         let mut stream = signal(kind).context("cannot watch SIGTERM")?;
         let tx = tx.clone();
         tokio::spawn(async move {
             while stream.recv().await.is_some() {
-                let _ = tx.send(ServerMsg::Shutdown);
+                let _ = tx.send(ServerEvent::Shutdown.into());
             }
         });
     }
@@ -76,7 +95,7 @@ async fn serve(kinds: Kinds) -> Result<()> {
     let usr1_tx = tx.clone();
     tokio::spawn(async move {
         while usr1.recv().await.is_some() {
-            let _ = usr1_tx.send(ServerMsg::DropBridges);
+            let _ = usr1_tx.send(ServerEvent::DropBridges.into());
         }
     });
     // The server has no terminal to hang up; a stray SIGHUP must not end it.
@@ -130,7 +149,7 @@ async fn serve(kinds: Kinds) -> Result<()> {
     let saved = saved
         .into_iter()
         .map(|s| {
-            let found = super::restore_plan::Found::look(&s);
+            let found = super::restore_look::look(&s);
             (s, found)
         })
         .collect();
@@ -140,7 +159,7 @@ async fn serve(kinds: Kinds) -> Result<()> {
         tokio::select! {
             biased;
             Some(handle) = handle_rx.recv() => server.on_handle(handle),
-            Some(ev) = rx.recv() => server.event(ev),
+            Some(msg) = rx.recv() => server.on_msg(msg),
             else => break,
         }
     }
@@ -148,7 +167,7 @@ async fn serve(kinds: Kinds) -> Result<()> {
     let deadline = tokio::time::Instant::now() + FAREWELL_GRACE;
     while server.state.has_clients() {
         match tokio::time::timeout_at(deadline, rx.recv()).await {
-            Ok(Some(ev @ ServerEvent::Gone { .. })) => server.event(ev),
+            Ok(Some(ServerMsg::Event(ev @ ServerEvent::Gone { .. }))) => server.event(ev),
             Ok(Some(_)) => {}
             Ok(None) | Err(_) => break,
         }

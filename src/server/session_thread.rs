@@ -14,13 +14,13 @@ use tokio::sync::oneshot;
 use super::kind::{Kinds, Prepare, Prepared};
 use super::observer::Observer;
 use super::remote_screen::RemoteScreen;
-use super::serve::ServerMsg;
-use super::state::{SessionSpec, SessionStart};
+use super::serve::{ServerEvent, ServerMsg};
 use crate::cli::Cli;
 use crate::server::event_loop::build::{SessionConfig, build};
 use crate::server::event_loop::{Layer, WorldEvent, lock};
 use crate::term::pty::PtyEvent;
 use crate::term::screen::Mirror;
+use pokeshell_core::server::state::{SessionSpec, SessionStart};
 use pokeshell_core::session::Input;
 
 /// The most threads a session's blocking pool runs at once, and how long an idle one is kept.
@@ -132,12 +132,15 @@ pub async fn spawn(
                 (1, false, Vec::new())
             });
             drop(keep);
-            let _ = server.send(ServerMsg::Ended {
-                number,
-                code,
-                shutdown,
-                farewell,
-            });
+            let _ = server.send(
+                ServerEvent::Ended {
+                    number,
+                    code,
+                    shutdown,
+                    farewell,
+                }
+                .into(),
+            );
         })
         .map_err(|e| format!("cannot start the session's thread: {e}"))?;
     ready_rx

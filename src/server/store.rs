@@ -17,24 +17,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use pokeshell_core::spec::SessionSpec;
-
 /// The format written by this code. A newer one is left alone; an older or broken one is moved aside.
 const VERSION: u32 = 1;
 const FILE_NAME: &str = "sessions.json";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SavedSession {
-    /// Number, name, directory and command line (`args`).
-    #[serde(flatten)]
-    pub spec: SessionSpec,
-    /// pi's session file, once pi reported it.
-    #[serde(default)]
-    pub session_file: Option<String>,
-    /// The agent was in a run when last saved.
-    #[serde(default)]
-    pub mid_run: bool,
-}
+pub use pokeshell_core::server::saved_session::SavedSession;
 
 /// Read first, alone: a newer list's sessions may have a shape this pokeshell cannot parse.
 #[derive(Deserialize)]

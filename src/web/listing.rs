@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::{broadcast, watch};
 
 use super::upstream::Upstream;
-use crate::ipc::wire::{Down, Listing, Up};
+use pokeshell_core::wire::{Down, Listing, Up};
 
 /// How long to wait before subscribing again after the connection ended.
 const AGAIN: Duration = Duration::from_secs(1);

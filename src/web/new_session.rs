@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ipc::wire::Target;
+use pokeshell_core::wire::Target;
 
 /// Longest directory and branch the form takes (a path beyond is no path anyone typed).
 const MAX_DIR: usize = 4096;

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::new_session::{self, Form, Plan};
-use crate::ipc::wire::{Down, Listing, SessionCommand, Target, Up};
+use pokeshell_core::wire::{Down, Listing, SessionCommand, Target, Up};
 
 /// The largest message the page may send. Typing and pasting fit; anything bigger is refused.
 pub const MAX_PAGE_MESSAGE: usize = 64 << 10;

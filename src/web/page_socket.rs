@@ -9,8 +9,8 @@ use super::listing::Feed;
 use super::new_session::{self, Plan};
 use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, ToPage};
 use super::upstream::Upstream;
-use crate::ipc::wire::Target;
-use crate::ipc::wire::{Down, Up};
+use pokeshell_core::wire::Target;
+use pokeshell_core::wire::{Down, Up};
 
 /// Serves the page until it goes away.
 pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {

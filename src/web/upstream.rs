@@ -5,7 +5,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 
 use crate::ipc::socket;
-use crate::ipc::wire::{self, Down, FrameBuf, Up};
+use pokeshell_core::wire::{self, Down, FrameBuf, Up};
 
 /// One client connection to the server, with what it read and has not handed out yet.
 pub struct Upstream {

@@ -81,7 +81,7 @@ impl Home {
     /// A connection to the server that said hello and asked to attach to `name`, naming
     /// `terminal` as its own when given.
     pub fn open_attached(&self, name: &str, terminal: Option<&str>) -> std::os::unix::net::UnixStream {
-        use pokeshell::ipc::wire::{self, Target, Up};
+        use pokeshell_core::wire::{self, Target, Up};
         use std::io::Write;
         let dir = self.server.runtime_dir().join("pokeshell/server");
         let mut stream = pokeshell::ipc::socket::connect_in(&dir).expect("connect");

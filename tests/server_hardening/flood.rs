@@ -6,7 +6,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pokeshell::ipc::wire::{self, Down};
+use pokeshell_core::wire::{self, Down};
 
 use super::common::Home;
 

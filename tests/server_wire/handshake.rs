@@ -6,10 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use pokeshell::ipc::frame_async::read_frame_async;
 use pokeshell::ipc::socket::{Listening, admit, connect_in, read_hello, read_token_in};
-use pokeshell::ipc::wire::{
-    Down, PROTOCOL, Up, decode_down, decode_up, encode_down, encode_up, read_frame_async,
-};
+use pokeshell_core::wire::{Down, PROTOCOL, Up, decode_down, decode_up, encode_down, encode_up};
 use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 use tokio::sync::mpsc;

@@ -66,6 +66,21 @@ pub enum Attention {
     Exited,
 }
 
+impl Attention {
+    /// Its keyword in `ls --json` and the lists (docs/machines.md).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Attention::Question => "question",
+            Attention::GaveUp => "gave_up",
+            Attention::Limit => "limit",
+            Attention::Stalled => "stalled",
+            Attention::Working => "working",
+            Attention::Idle => "idle",
+            Attention::Exited => "exited",
+        }
+    }
+}
+
 /// Sorts briefs the way every list shows them: the ones needing the user first, then by number.
 pub fn order_briefs(briefs: &mut [SessionBrief]) {
     briefs.sort_by_key(|b| (b.attention, b.number));

@@ -31,7 +31,7 @@ fn put(outbox: &Outbox, follow: u64, frame: &[u8]) -> Direct {
 
 /// `bytes` as they go on the socket.
 fn framed(bytes: &[u8]) -> Vec<u8> {
-    crate::ipc::wire::encode_output(bytes)
+    pokeshell_core::wire::encode_output(bytes)
 }
 
 #[test]

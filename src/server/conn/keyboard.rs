@@ -12,9 +12,9 @@ use super::lent::{self, Keyboard, Lent};
 use super::{Following, READ_BUFFER, input_room, pass_keys};
 use crate::ipc::outbox::Outbox;
 use crate::ipc::terminal::{Keys, Terminal, Typed};
-use crate::ipc::wire::Up;
 use crate::server::route::Route;
-use crate::server::serve::ServerMsg;
+use crate::server::serve::{ServerEvent, ServerMsg};
+use pokeshell_core::wire::Up;
 
 /// The test hook under which the server never takes a terminal (read from the server's
 /// environment), so that tests reach the client's own reading and writing of its terminal.
@@ -55,7 +55,9 @@ impl TerminalKeys {
         let mut buf = vec![0u8; READ_BUFFER];
         loop {
             if let Err(reason) = input_room(&self.in_flight, &self.following, self.held_limit).await {
-                let _ = self.server.send(ServerMsg::Garbage { id: self.id, reason });
+                let _ = self
+                    .server
+                    .send(ServerEvent::Garbage { id: self.id, reason }.into());
                 break;
             }
             if !unread.is_empty() {
@@ -148,9 +150,12 @@ impl TerminalKeys {
             );
         }
         self.route.went_long_way();
-        let _ = self.server.send(ServerMsg::Up {
-            id: self.id,
-            up: Up::Detach,
-        });
+        let _ = self.server.send(
+            ServerEvent::Up {
+                id: self.id,
+                up: Up::Detach,
+            }
+            .into(),
+        );
     }
 }

@@ -23,10 +23,10 @@ use tokio::sync::oneshot;
 use super::{Following, READ_BUFFER, queued, tell_typed};
 use crate::ipc::halves::ReadHalf;
 use crate::ipc::terminal::{Keys, Terminal, Typed};
-use crate::ipc::wire::{self, FrameBuf, kind};
 use crate::server::event_loop::input_meter::{self, Ticket, Verdict};
 use crate::server::route::Route;
 use crate::server::serve::ServerMsg;
+use pokeshell_core::wire::{self, FrameBuf, kind};
 
 /// What a connection hands the session's runtime, and gets back.
 pub struct Reading {

@@ -12,8 +12,8 @@ use super::{ConnCmd, Following};
 use crate::ipc::halves::WriteHalf;
 use crate::ipc::outbox::Outbox;
 use crate::ipc::terminal;
-use crate::ipc::wire::{self, Down};
 use crate::server::event_loop::ClientOut;
+use pokeshell_core::wire::{self, Down};
 
 fn set_following(following: &Following, queue: Option<Arc<AtomicUsize>>) {
     if let Ok(mut f) = following.lock() {

@@ -5,14 +5,7 @@ use crate::pi::bridge::server::BridgeEvent;
 use crate::term::pty::PtyEvent;
 use pokeshell_core::config::{LoadedFile, SaveError};
 
-/// A signal the server passes on to the session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
-    /// End the session: pi is asked to quit, and killed after a grace.
-    Term,
-    /// A debugging aid: drop the bridge connection (the bridge inside pi connects again).
-    Usr1,
-}
+pub use pokeshell_core::server::state::Signal;
 
 /// Something that happened in the world.
 #[derive(Debug)]

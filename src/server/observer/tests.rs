@@ -51,7 +51,7 @@ fn feed(o: &mut Observer, s: &mut Session, input: Input, ms: u64) {
 fn reports(rx: &mut UnboundedReceiver<ServerMsg>) -> Vec<Report> {
     let mut out = Vec::new();
     while let Ok(msg) = rx.try_recv() {
-        if let ServerMsg::Report { number: 4, report } = msg {
+        if let ServerMsg::Event(ServerEvent::Report { number: 4, report }) = msg {
             out.push(report);
         }
     }
@@ -116,12 +116,12 @@ fn a_notification_goes_to_the_server_with_the_command_of_the_moment() {
         desktop: false,
     });
     match rx.try_recv() {
-        Ok(ServerMsg::Notify {
+        Ok(ServerMsg::Event(ServerEvent::Notify {
             number: 4,
             text,
             command,
             ..
-        }) => assert_eq!((text.as_str(), command.as_str()), ("done", "notify-send")),
+        })) => assert_eq!((text.as_str(), command.as_str()), ("done", "notify-send")),
         other => panic!("no notification: {other:?}"),
     }
 }

@@ -98,10 +98,10 @@ fn a_request_goes_to_the_server_for_the_client_whose_keys_asked() {
     s.request(1, pokeshell_core::session::WorkspaceRequest::Detach);
     assert!(matches!(
         requests.try_recv(),
-        Ok(ServerMsg::Request {
+        Ok(ServerMsg::Event(ServerEvent::Request {
             id: 1,
             req: pokeshell_core::session::WorkspaceRequest::Detach
-        })
+        }))
     ));
     // Each heard the pane's size at its attach, and nothing since.
     let only_sizes = |rx: &mut UnboundedReceiver<ClientOut>| {
@@ -223,10 +223,10 @@ fn a_client_dropped_for_not_reading_is_reported_to_the_server() {
     s.write_raw(b"more").unwrap();
     assert!(matches!(
         heard.try_recv(),
-        Ok(ServerMsg::Lagged {
+        Ok(ServerMsg::Event(ServerEvent::Lagged {
             id: 7,
             bound: MAX_QUEUED
-        })
+        }))
     ));
 }
 

@@ -3,9 +3,9 @@ use std::io::Write;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::*;
-use crate::ipc::wire::Up;
 use crate::server::event_loop::{ClientEvent, WorldEvent};
 use crate::server::route::Target;
+use pokeshell_core::wire::Up;
 
 struct Fixture {
     route: Arc<Route>,

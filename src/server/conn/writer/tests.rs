@@ -37,9 +37,9 @@ async fn the_writer_finishes_a_half_written_frame_before_its_own_message() {
     sink.wr.shutdown().await.expect("shut down");
     drop(sink);
     let got = reader.await.expect("reader").expect("read");
-    let mut want = crate::ipc::wire::encode_output(&frame);
+    let mut want = pokeshell_core::wire::encode_output(&frame);
     want.extend_from_slice(b"the server's own message");
-    want.extend_from_slice(&crate::ipc::wire::encode_output(b"!"));
+    want.extend_from_slice(&pokeshell_core::wire::encode_output(b"!"));
     assert_eq!(got.len(), want.len());
     assert!(got == want, "the stream arrived out of order");
 }

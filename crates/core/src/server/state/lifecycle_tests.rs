@@ -4,7 +4,7 @@ use super::tests::{
     ack_saves, client_with_session, listing, new_session, now, server, starts_asked, told, up, v,
 };
 use super::*;
-use crate::ipc::wire::Up;
+use crate::wire::Up;
 
 #[test]
 fn kill_answers_once_the_list_without_the_session_is_on_disk() {
@@ -14,7 +14,7 @@ fn kill_answers_once_the_list_without_the_session_is_on_disk() {
     let fx = up(&mut s, 2, Up::Kill { name: "api".into() });
     assert!(
         fx.iter()
-            .any(|e| matches!(e, ServerEffect::ToSession { ev: WorldEvent::Signal(Signal::Term), number } if *number == n))
+            .any(|e| matches!(e, ServerEffect::ToSession { ev: SessionMsg::Signal(Signal::Term), number } if *number == n))
     );
     assert!(told(&fx, 2).is_empty(), "no answer before the save");
     let saved = fx.iter().find_map(|e| match e {
@@ -56,7 +56,7 @@ fn a_session_killed_while_it_starts_is_ended_once_it_runs() {
             e,
             ServerEffect::ToSession {
                 number: 1,
-                ev: WorldEvent::Signal(Signal::Term)
+                ev: SessionMsg::Signal(Signal::Term)
             }
         )),
         "{fx:?}"
@@ -105,7 +105,7 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
     assert!(fx.iter().any(|e| matches!(
         e,
         ServerEffect::ToSession {
-            ev: WorldEvent::Signal(Signal::Term),
+            ev: SessionMsg::Signal(Signal::Term),
             ..
         }
     )));
@@ -292,7 +292,7 @@ fn all_there() -> crate::server::restore_plan::Found {
 #[test]
 fn a_saved_session_whose_directory_is_gone_is_said_and_not_started() {
     let mut s = ServerState::default();
-    let saved = crate::server::store::SavedSession {
+    let saved = crate::server::saved_session::SavedSession {
         spec: SessionSpec {
             number: 1,
             name: "api".into(),

@@ -1,14 +1,14 @@
-//! Frames on a byte stream: writing them, and reading them from a blocking reader, an async reader or
-//! bytes handed over piecemeal by a non-blocking one.
+//! Frames on a byte stream: writing them, and reading them from a blocking reader or bytes handed over
+//! piecemeal by a non-blocking one (the binary's `ipc::frame_async` reads them from an async one).
 
 use std::io::{self, Read};
 
 use serde::Serialize;
-use tokio::io::{AsyncRead, AsyncReadExt};
 
 use super::{MAX_FRAME, WireError};
 
-const HEADER: usize = 4;
+/// The bytes of a frame's length.
+pub const HEADER: usize = 4;
 
 /// Appends one frame. `payload` must be shorter than [`MAX_FRAME`] for the peer to accept it.
 pub(super) fn push_frame(out: &mut Vec<u8>, kind: u8, payload: &[u8]) {
@@ -40,7 +40,7 @@ fn frame_len(payload: usize) -> u32 {
 }
 
 /// The frame's N when it is acceptable.
-fn checked_len(header: [u8; HEADER]) -> Result<usize, WireError> {
+pub fn checked_len(header: [u8; HEADER]) -> Result<usize, WireError> {
     let len = u32::from_be_bytes(header);
     let len = usize::try_from(len).unwrap_or(usize::MAX);
     if len == 0 {
@@ -52,7 +52,8 @@ fn checked_len(header: [u8; HEADER]) -> Result<usize, WireError> {
     }
 }
 
-fn truncated_on_eof(e: io::Error) -> WireError {
+/// A read that ended early ends the frame early.
+pub fn truncated_on_eof(e: io::Error) -> WireError {
     if e.kind() == io::ErrorKind::UnexpectedEof {
         WireError::Truncated
     } else {
@@ -79,28 +80,6 @@ pub fn read_frame(r: &mut impl Read) -> Result<Option<(u8, Vec<u8>)>, WireError>
     let mut payload = vec![0u8; len - 1];
     r.read_exact(&mut payload).map_err(truncated_on_eof)?;
     Ok(Some((kind[0], payload)))
-}
-
-/// Reads one frame: `Ok(None)` when the stream ends cleanly between frames. It reads exactly the
-/// frame's bytes, so what follows stays in the stream. Not cancellation safe: a frame half read when
-/// the future is dropped is lost (in a `select!` loop, read into a [`FrameBuf`] instead).
-pub async fn read_frame_async(r: &mut (impl AsyncRead + Unpin)) -> Result<Option<(u8, Vec<u8>)>, WireError> {
-    let mut header = [0u8; HEADER];
-    let mut got = 0;
-    while got < HEADER {
-        match r.read(&mut header[got..]).await {
-            Ok(0) if got == 0 => return Ok(None),
-            Ok(0) => return Err(WireError::Truncated),
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(WireError::Io(e)),
-        }
-    }
-    let len = checked_len(header)?;
-    let kind = r.read_u8().await.map_err(truncated_on_eof)?;
-    let mut payload = vec![0u8; len - 1];
-    r.read_exact(&mut payload).await.map_err(truncated_on_eof)?;
-    Ok(Some((kind, payload)))
 }
 
 /// Collects bytes as they arrive and hands out whole frames. A header is checked as soon as its four

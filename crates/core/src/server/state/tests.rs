@@ -1,8 +1,8 @@
 //! The server's state driven as the performer drives it: events in, effects checked.
 
 use super::*;
-use crate::ipc::wire::{Target, Up};
-use pokeshell_core::session::WorkspaceRequest;
+use crate::session::WorkspaceRequest;
+use crate::wire::{Target, Up};
 
 pub(super) fn now() -> Now {
     Now::new(0, 1_000_000)
@@ -106,7 +106,7 @@ pub(super) fn told(fx: &[ServerEffect], id: u64) -> Vec<&Down> {
         .collect()
 }
 
-pub(super) fn listing(s: &mut ServerState) -> Vec<crate::ipc::wire::Listing> {
+pub(super) fn listing(s: &mut ServerState) -> Vec<crate::wire::Listing> {
     s.handle(ServerEvent::Connected { id: 99 }, now());
     let fx = up(s, 99, Up::List);
     s.handle(ServerEvent::Gone { id: 99 }, now());
@@ -124,7 +124,7 @@ fn a_client_attaches_to_the_session_it_opened_and_its_keys_reach_only_it() {
     let fx = up(&mut s, 1, Up::Input(b"x".to_vec()));
     assert!(matches!(
         fx.as_slice(),
-        [ServerEffect::ToSession { number, ev: WorldEvent::Client(ClientEvent::Input { id: 1, .. }) }] if *number == n
+        [ServerEffect::ToSession { number, ev: SessionMsg::Client(ClientMsg::Input { id: 1, .. }) }] if *number == n
     ));
     assert_eq!(listing(&mut s)[0].attached, 1);
 }
@@ -242,7 +242,7 @@ fn switch_moves_the_client_and_a_missing_session_is_a_notice() {
     );
     assert!(matches!(
         fx.as_slice(),
-        [ServerEffect::ToSession { ev: WorldEvent::Notice(t), .. }] if t.contains("no session 7")
+        [ServerEffect::ToSession { ev: SessionMsg::Notice(t), .. }] if t.contains("no session 7")
     ));
 }
 
@@ -274,7 +274,7 @@ fn a_new_session_from_the_keys_that_cannot_start_is_a_notice_and_the_terminal_st
         now(),
     );
     assert!(
-        matches!(fx.as_slice(), [ServerEffect::ToSession { number, ev: WorldEvent::Notice(t) }, ..]
+        matches!(fx.as_slice(), [ServerEffect::ToSession { number, ev: SessionMsg::Notice(t) }, ..]
             if *number == a && t.contains("/nope")),
         "{fx:?}"
     );
@@ -332,7 +332,7 @@ fn keys_typed_while_the_session_starts_reach_it_once_it_runs_after_the_attach() 
         .iter()
         .position(|e| matches!(e, ServerEffect::Follow { id: 1, .. }));
     let typed = fx.iter().position(|e| {
-        matches!(e, ServerEffect::ToSession { number: n, ev: WorldEvent::Client(ClientEvent::Input { id: 1, bytes, .. }) }
+        matches!(e, ServerEffect::ToSession { number: n, ev: SessionMsg::Client(ClientMsg::Input { id: 1, bytes, .. }) }
             if *n == number && bytes == b"abc")
     });
     assert!(
@@ -342,7 +342,7 @@ fn keys_typed_while_the_session_starts_reach_it_once_it_runs_after_the_attach() 
     // Once attached, keys go on as usual, and nothing typed ahead is sent twice.
     let fx = up(&mut s, 1, Up::Input(b"d".to_vec()));
     assert!(
-        matches!(fx.as_slice(), [ServerEffect::ToSession { ev: WorldEvent::Client(ClientEvent::Input { bytes, .. }), .. }] if bytes == b"d"),
+        matches!(fx.as_slice(), [ServerEffect::ToSession { ev: SessionMsg::Client(ClientMsg::Input { bytes, .. }), .. }] if bytes == b"d"),
         "{fx:?}"
     );
 }
@@ -365,45 +365,11 @@ fn keys_typed_without_a_session_on_the_way_are_dropped() {
         !fx.iter().any(|e| matches!(
             e,
             ServerEffect::ToSession {
-                ev: WorldEvent::Client(ClientEvent::Input { .. }),
+                ev: SessionMsg::Client(ClientMsg::Input { .. }),
                 ..
             }
         )),
         "a key typed before asking for any session is not kept: {fx:?}"
     );
     assert_eq!(s.following(1), Some(n));
-}
-
-/// Issue 21, item 2: a connection's input carries its ticket to the session's loop, so the bytes
-/// count against the client's bound until the loop has them; input for no session counts no more.
-#[test]
-fn a_clients_input_stays_counted_until_its_session_takes_it() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    use crate::server::event_loop::input_meter::Ticket;
-    let mut s = server();
-    let n = client_with_session(&mut s, 1, "api");
-    let gauge = Arc::new(AtomicUsize::new(0));
-    let ev = ServerEvent::Input {
-        id: 1,
-        bytes: b"xyz".to_vec(),
-        ticket: Ticket::new(&gauge, 3),
-    };
-    let fx = s.handle(ev, now());
-    assert_eq!(gauge.load(Ordering::Acquire), 3, "counted while on its way");
-    assert!(matches!(
-        fx.as_slice(),
-        [ServerEffect::ToSession { number, ev: WorldEvent::Client(ClientEvent::Input { id: 1, .. }) }] if *number == n
-    ));
-    drop(fx);
-    assert_eq!(gauge.load(Ordering::Acquire), 0, "the loop took it");
-    s.handle(ServerEvent::Connected { id: 2 }, now());
-    let ev = ServerEvent::Input {
-        id: 2,
-        bytes: b"ab".to_vec(),
-        ticket: Ticket::new(&gauge, 2),
-    };
-    assert!(s.handle(ev, now()).is_empty());
-    assert_eq!(gauge.load(Ordering::Acquire), 0, "nobody to take it: not counted");
 }

@@ -1,12 +1,12 @@
 //! What the server's state hears and what it asks for.
 
 use super::AwayNote;
-use crate::ipc::wire::{Down, Up};
-use crate::server::event_loop::WorldEvent;
+use super::SessionMsg;
 use crate::server::restore_plan::Found;
-use crate::server::store::SavedSession;
-use pokeshell_core::session::{SessionBrief, WorkspaceRequest};
-use pokeshell_core::spec::SessionSpec;
+use crate::server::saved_session::SavedSession;
+use crate::session::{SessionBrief, WorkspaceRequest};
+use crate::spec::SessionSpec;
+use crate::wire::{Down, Up};
 
 /// What happened, as the server's state hears it.
 #[derive(Debug)]
@@ -29,7 +29,6 @@ pub enum ServerEvent {
     Input {
         id: u64,
         bytes: Vec<u8>,
-        ticket: crate::server::event_loop::input_meter::Ticket,
     },
     /// The client sent something that is not a message: it is dropped.
     Garbage {
@@ -83,7 +82,7 @@ pub enum ServerEvent {
     /// SIGTERM or SIGINT: end every session, keep them saved, exit.
     Shutdown,
     /// The other machines' sessions, as the background asker found them (`remote_list`).
-    Remote(Vec<pokeshell_core::session::SessionBrief>),
+    Remote(Vec<crate::session::SessionBrief>),
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
     /// The web view listens: a page may ask for a session at any time, so the server stays.
@@ -129,7 +128,7 @@ pub enum ServerEffect {
         number: u32,
         cols: u16,
         rows: u16,
-        /// `None`: the terminal's answers follow as [`ClientEvent::Caps`].
+        /// `None`: the terminal's answers follow as [`ClientMsg::Caps`].
         caps: Option<Vec<u8>>,
         /// The client only watches: its size does not shrink the pane.
         watch: bool,
@@ -137,7 +136,7 @@ pub enum ServerEffect {
     /// Client `id` no longer shows session `number`.
     Unfollow { id: u64, number: u32 },
     /// Something for a session's loop (never an attach: see [`ServerEffect::Follow`]).
-    ToSession { number: u32, ev: WorldEvent },
+    ToSession { number: u32, ev: SessionMsg },
     /// Start a session's thread; it answers with [`ServerEvent::Started`].
     Start(SessionStart),
     /// Replace the saved list with this one (in one step, durably); answered with

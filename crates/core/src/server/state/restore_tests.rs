@@ -3,8 +3,8 @@
 
 use super::tests::{ack_saves, client_with_session, listing, new_session, now, starts_asked, told, up, v};
 use super::*;
-use crate::ipc::wire::{Target, Up};
 use crate::server::restore_plan::{Found, MAX_SESSIONS, RESTORE_PARALLEL};
+use crate::wire::{Target, Up};
 
 fn saved(n: u32) -> (SavedSession, Found) {
     let s = SavedSession {

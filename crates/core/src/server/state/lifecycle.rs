@@ -2,8 +2,8 @@
 //! once it is up, and hear of its end, whichever of the two the core hears first.
 
 use super::{Run, SHUTTING_DOWN, ServerEffect, ServerState};
-use crate::ipc::wire::Down;
-use crate::server::event_loop::{Signal, WorldEvent};
+use super::{SessionMsg, Signal};
+use crate::wire::Down;
 
 impl ServerState {
     pub(super) fn started(&mut self, number: u32, result: Result<(), String>, fx: &mut Vec<ServerEffect>) {
@@ -19,13 +19,13 @@ impl ServerState {
                 self.served = true;
                 self.runs.insert(number, Run::Running);
                 if let Some(note) = self.footer_notes.remove(&number) {
-                    let ev = WorldEvent::Notice(note);
+                    let ev = SessionMsg::Notice(note);
                     fx.push(ServerEffect::ToSession { number, ev });
                 }
                 self.save(fx);
                 // Ended while it started: by a signal to the server, or `pokeshell kill`.
                 if self.shutting_down || self.killing.contains(&number) {
-                    let ev = WorldEvent::Signal(Signal::Term);
+                    let ev = SessionMsg::Signal(Signal::Term);
                     fx.push(ServerEffect::ToSession { number, ev });
                     return;
                 }
@@ -48,7 +48,7 @@ impl ServerState {
                     // A terminal showing a session asked from its keys: it stays, and is told there.
                     match self.clients.get(&id).and_then(|c| c.session) {
                         Some(cur) => {
-                            let ev = WorldEvent::Notice(format!("cannot open a session: {message}"));
+                            let ev = SessionMsg::Notice(format!("cannot open a session: {message}"));
                             fx.push(ServerEffect::ToSession { number: cur, ev });
                         }
                         None => self.refused(id, message.clone(), fx),

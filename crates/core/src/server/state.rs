@@ -1,4 +1,4 @@
-//! The server's state without any I/O, like [`pokeshell_core::session::Session`] for a session: events and
+//! The server's state without any I/O, like [`crate::session::Session`] for a session: events and
 //! the time in, [`ServerEffect`]s out. It alone knows the clients, the sessions, which client
 //! follows which session, the clients' sizes, the sessions' names and what the saved list holds.
 //! Connections, session threads, the socket and the disk only perform its effects
@@ -15,6 +15,7 @@ mod restore_tests;
 mod saved;
 #[cfg(test)]
 mod tests;
+mod to_session;
 #[cfg(test)]
 mod web_tests;
 
@@ -23,14 +24,14 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 pub use self::events::{Report, ServerEffect, ServerEvent, SessionStart};
 pub(crate) use self::saved::options_only;
 pub use self::saved::relaunch_argv;
-pub use pokeshell_core::spec::SessionSpec;
+pub use crate::spec::SessionSpec;
 
+pub use self::to_session::{ClientMsg, SessionMsg, Signal};
 use super::notes::AwayNote;
 use super::table::Table;
-use crate::ipc::wire::Down;
-use crate::server::event_loop::{ClientEvent, Signal, WorldEvent};
-use crate::server::store::SavedSession;
-use pokeshell_core::supervisor::Now;
+use crate::server::saved_session::SavedSession;
+use crate::supervisor::Now;
+use crate::wire::Down;
 
 /// The size of a session started with nobody attached, until a client comes.
 pub const DETACHED_SIZE: (u16, u16) = (120, 40);
@@ -88,7 +89,7 @@ pub struct ServerState {
     /// the client that started the server is still on its way).
     served: bool,
     /// The other machines' sessions (`remote_list`), listed after this machine's.
-    pub(super) remote: Vec<pokeshell_core::session::SessionBrief>,
+    pub(super) remote: Vec<crate::session::SessionBrief>,
     /// What happened without anyone asking (a saved list set aside, a session not brought back as
     /// it was), for the next client that opens, lists or kills: told once.
     pub(super) news: Vec<String>,
@@ -135,7 +136,7 @@ impl ServerState {
                     self.table.touch(n);
                 }
             }
-            ServerEvent::Input { id, bytes, ticket } => self.input(id, bytes, ticket, &mut fx),
+            ServerEvent::Input { id, bytes } => self.input(id, bytes, &mut fx),
             ServerEvent::Garbage { id, reason } => {
                 let message = format!("the server dropped this client: {reason}");
                 fx.push(ServerEffect::Tell {
@@ -213,14 +214,18 @@ impl ServerState {
                     fx.push(ServerEffect::RunNotifyCommand(note.clone()));
                 }
                 for id in watching {
-                    let down = Down::Output(note.bytes());
+                    let down = Down::Output(crate::notify::desktop(
+                        &note.text_for_others(),
+                        note.bell,
+                        note.desktop,
+                    ));
                     fx.push(ServerEffect::Tell { id, down });
                 }
             }
             ServerEvent::WebListening => self.web = true,
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
-                    let ev = WorldEvent::Signal(Signal::Usr1);
+                    let ev = SessionMsg::Signal(Signal::Usr1);
                     fx.push(ServerEffect::ToSession { number, ev });
                 }
             }
@@ -237,7 +242,7 @@ impl ServerState {
                     // Those not started yet stay saved, as they are.
                     self.drop_restore_queue(SHUTTING_DOWN, &mut fx);
                     for &number in self.runs.keys() {
-                        let ev = WorldEvent::Signal(Signal::Term);
+                        let ev = SessionMsg::Signal(Signal::Term);
                         fx.push(ServerEffect::ToSession { number, ev });
                     }
                 }
@@ -317,7 +322,7 @@ impl ServerState {
         briefs.extend(self.remote.iter().cloned());
         for (&number, run) in &self.runs {
             if *run == Run::Running {
-                let ev = WorldEvent::Sessions(briefs.clone());
+                let ev = SessionMsg::Sessions(briefs.clone());
                 fx.push(ServerEffect::ToSession { number, ev });
             }
         }
@@ -342,9 +347,9 @@ impl ServerState {
 }
 
 /// A client event for a session.
-pub(super) fn client_ev(number: u32, ev: ClientEvent) -> ServerEffect {
+pub(super) fn client_ev(number: u32, ev: ClientMsg) -> ServerEffect {
     ServerEffect::ToSession {
         number,
-        ev: WorldEvent::Client(ev),
+        ev: SessionMsg::Client(ev),
     }
 }

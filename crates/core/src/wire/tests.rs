@@ -352,42 +352,6 @@ fn a_stream_ending_inside_a_frame_is_an_error_and_between_frames_is_not() {
     assert!(read_frame(&mut reader).unwrap().is_none());
 }
 
-#[tokio::test]
-async fn the_async_reader_reads_frames_and_reports_the_same_errors() {
-    let mut stream = encode_up(&Up::List);
-    stream.extend(encode_up(&Up::Input(b"\0q".to_vec())));
-    let mut reader = &stream[..];
-    let first = read_frame_async(&mut reader).await.unwrap().unwrap();
-    assert_eq!(decode_up(first.0, &first.1).unwrap(), Up::List);
-    let second = read_frame_async(&mut reader).await.unwrap().unwrap();
-    assert_eq!(
-        decode_up(second.0, &second.1).unwrap(),
-        Up::Input(b"\0q".to_vec())
-    );
-    assert!(read_frame_async(&mut reader).await.unwrap().is_none());
-
-    let cut = &stream[..stream.len() - 1];
-    let mut reader = cut;
-    read_frame_async(&mut reader).await.unwrap();
-    assert!(matches!(
-        read_frame_async(&mut reader).await,
-        Err(WireError::Truncated)
-    ));
-    assert!(matches!(
-        read_frame_async(&mut &[0u8, 0][..]).await,
-        Err(WireError::Truncated)
-    ));
-    let huge = [0xff, 0xff, 0xff, 0xff];
-    assert!(matches!(
-        read_frame_async(&mut &huge[..]).await,
-        Err(WireError::TooLong { .. })
-    ));
-    assert!(matches!(
-        read_frame_async(&mut &[0u8; 4][..]).await,
-        Err(WireError::Empty)
-    ));
-}
-
 #[test]
 fn an_unknown_kind_is_an_error_naming_the_kind() {
     let err = decode_up(0x7f, b"{}").unwrap_err();

@@ -3,7 +3,7 @@
 //! silently changed: a session whose directory is gone is not moved to another, and a run whose
 //! conversation is gone is not told to carry on.
 
-use crate::server::store::SavedSession;
+use super::saved_session::SavedSession;
 
 /// The most sessions one server runs (each is a pi, a Node process of its own, on top of the
 /// server's threads): a new one past it is refused, saved ones past it are not brought back (they
@@ -13,30 +13,13 @@ pub const MAX_SESSIONS: usize = 64;
 /// that the machine stays usable while their pis load.
 pub const RESTORE_PARALLEL: usize = 4;
 
-/// What the file system says of a saved session now.
+/// What the file system says of a saved session now (the binary looks: `server::restore_look`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {
     /// `Err(why)`: its directory cannot be used (gone, not a directory, not readable).
     pub dir: Result<(), String>,
     /// Whether pi's session file is there; `None` when none was saved.
     pub session_file: Option<bool>,
-}
-
-impl Found {
-    /// Looks at `saved`'s directory and session file.
-    pub fn look(saved: &SavedSession) -> Found {
-        let dir = match std::fs::metadata(&saved.spec.dir) {
-            Ok(m) if m.is_dir() => Ok(()),
-            Ok(_) => Err("it is not a directory".to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("it is gone".to_string()),
-            Err(e) => Err(e.to_string()),
-        };
-        let session_file = saved
-            .session_file
-            .as_deref()
-            .map(|f| std::fs::metadata(f).is_ok_and(|m| m.is_file()));
-        Found { dir, session_file }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -93,7 +76,7 @@ pub fn plan(saved: &SavedSession, found: &Found) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pokeshell_core::spec::SessionSpec;
+    use crate::spec::SessionSpec;
 
     fn saved(mid_run: bool, file: Option<&str>) -> SavedSession {
         SavedSession {
@@ -163,18 +146,5 @@ mod tests {
             note.contains("/s/a.jsonl") && note.contains("fresh") && note.contains("not resumed"),
             "{note}"
         );
-    }
-
-    #[test]
-    fn look_reads_the_file_system() {
-        let tmp = tempfile::tempdir().unwrap();
-        let file = tmp.path().join("s.jsonl");
-        std::fs::write(&file, "").unwrap();
-        let mut s = saved(true, Some(&file.to_string_lossy()));
-        s.spec.dir = tmp.path().to_string_lossy().into_owned();
-        assert_eq!(Found::look(&s), found(true, Some(true)));
-        s.spec.dir = tmp.path().join("gone").to_string_lossy().into_owned();
-        s.session_file = Some(tmp.path().join("none").to_string_lossy().into_owned());
-        assert_eq!(Found::look(&s), found(false, Some(false)));
     }
 }

@@ -2,16 +2,15 @@
 //! list or kill sessions), what the user asks from a session's keys (detach, switch, a new session),
 //! and who follows which session.
 
+use super::{ClientMsg, SessionMsg, Signal};
 use super::{
     DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, SessionStart, TYPE_AHEAD_MAX, client_ev,
     options_only,
 };
-use crate::ipc::wire::{Down, SessionCommand, Target, Up};
-use crate::server::event_loop::input_meter::Ticket;
-use crate::server::event_loop::{ClientEvent, Signal, WorldEvent};
-use pokeshell_core::bridge::UserRequest;
-use pokeshell_core::session::WorkspaceRequest;
-use pokeshell_core::supervisor::Now;
+use crate::bridge::UserRequest;
+use crate::session::WorkspaceRequest;
+use crate::supervisor::Now;
+use crate::wire::{Down, SessionCommand, Target, Up};
 
 impl ServerState {
     pub(super) fn on_up(&mut self, id: u64, up: Up, now: Now, fx: &mut Vec<ServerEffect>) {
@@ -69,10 +68,10 @@ impl ServerState {
                 };
                 c.caps_pending = false;
                 if let Some(n) = c.session {
-                    fx.push(client_ev(n, ClientEvent::Caps { id, caps }));
+                    fx.push(client_ev(n, ClientMsg::Caps { id, caps }));
                 }
             }
-            Up::Input(bytes) => self.input(id, bytes, Ticket::default(), fx),
+            Up::Input(bytes) => self.input(id, bytes, fx),
             Up::Resize { cols, rows } | Up::Resumed { cols, rows } => {
                 let resumed = matches!(up, Up::Resumed { .. });
                 let Some(c) = self.clients.get_mut(&id) else {
@@ -81,9 +80,9 @@ impl ServerState {
                 (c.cols, c.rows) = (cols, rows);
                 if let Some(n) = c.session {
                     let ev = if resumed {
-                        ClientEvent::Resumed { id, cols, rows }
+                        ClientMsg::Resumed { id, cols, rows }
                     } else {
-                        ClientEvent::Resize { id, cols, rows }
+                        ClientMsg::Resize { id, cols, rows }
                     };
                     fx.push(client_ev(n, ev));
                 }
@@ -141,12 +140,12 @@ impl ServerState {
 
     /// What a prefix key does, asked by a client without prefix keys (the web view's buttons), for
     /// the session it follows.
-    /// Keys typed in client `id`, for the session it follows; the ticket counts them against the
-    /// client's input bound until the session's loop has them ([`crate::server::event_loop::input_meter`]).
-    pub(super) fn input(&mut self, id: u64, bytes: Vec<u8>, ticket: Ticket, fx: &mut Vec<ServerEffect>) {
+    /// Keys typed in client `id`, for the session it follows (the binary's input meter counts them
+    /// until the session's loop has them: it goes with the effect, never into this state).
+    pub(super) fn input(&mut self, id: u64, bytes: Vec<u8>, fx: &mut Vec<ServerEffect>) {
         if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
             self.table.touch(n);
-            fx.push(client_ev(n, ClientEvent::Input { id, bytes, ticket }));
+            fx.push(client_ev(n, ClientMsg::Input { id, bytes }));
         } else if self.starting_for(id) {
             self.type_ahead(id, bytes, fx);
         }
@@ -168,7 +167,7 @@ impl ServerState {
             SessionCommand::Supervision { on: false } => UserRequest::PokeOff,
         };
         self.table.touch(number);
-        let ev = WorldEvent::Request(request);
+        let ev = SessionMsg::Request(request);
         fx.push(ServerEffect::ToSession { number, ev });
     }
 
@@ -182,7 +181,7 @@ impl ServerState {
             // Never started: nothing to end.
         } else if self.runs.contains_key(&n) {
             self.killing.insert(n);
-            let ev = WorldEvent::Signal(Signal::Term);
+            let ev = SessionMsg::Signal(Signal::Term);
             fx.push(ServerEffect::ToSession { number: n, ev });
         }
         self.share_briefs(fx);
@@ -333,14 +332,7 @@ impl ServerState {
         });
         let typed = std::mem::take(&mut c.typed_ahead);
         if !typed.is_empty() {
-            fx.push(client_ev(
-                n,
-                ClientEvent::Input {
-                    id,
-                    bytes: typed,
-                    ticket: Ticket::default(),
-                },
-            ));
+            fx.push(client_ev(n, ClientMsg::Input { id, bytes: typed }));
         }
         self.table.touch(n);
         self.share_briefs(fx);
@@ -441,6 +433,6 @@ impl ServerState {
 fn notice(n: u32, text: String, fx: &mut Vec<ServerEffect>) {
     fx.push(ServerEffect::ToSession {
         number: n,
-        ev: WorldEvent::Notice(text),
+        ev: SessionMsg::Notice(text),
     });
 }

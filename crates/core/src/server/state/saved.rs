@@ -156,6 +156,6 @@ pub fn relaunch_argv(argv: &[String], session_file: Option<&str>) -> Vec<String>
     let pi_args: Vec<String> = argv.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
     let mut out = options_only(argv);
     out.push("--".to_string());
-    out.extend(pokeshell_core::session::relaunch_args(&pi_args, file));
+    out.extend(crate::session::relaunch_args(&pi_args, file));
     out
 }

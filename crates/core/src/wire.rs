@@ -11,7 +11,7 @@
 //! unknown kind instead of as some other message.
 
 mod body;
-mod frame;
+pub mod frame;
 #[cfg(test)]
 mod kind_tests;
 #[cfg(test)]
@@ -22,7 +22,7 @@ use std::io;
 
 use serde::{Deserialize, Serialize};
 
-pub use frame::{FrameBuf, read_frame, read_frame_async};
+pub use frame::{FrameBuf, read_frame};
 
 /// The largest N a frame header may announce (kind byte plus payload).
 pub const MAX_FRAME: usize = 1 << 20;

@@ -3,8 +3,8 @@
 
 use super::tests::{ack_saves, client_with_session, now, open, server, told, up};
 use super::*;
-use crate::ipc::wire::{SessionCommand, Target, Up};
-use pokeshell_core::bridge::UserRequest;
+use crate::bridge::UserRequest;
+use crate::wire::{SessionCommand, Target, Up};
 
 #[test]
 fn a_watching_client_follows_with_its_watch_flag_and_a_terminal_without() {
@@ -92,7 +92,7 @@ fn a_command_goes_to_the_followed_session_and_without_one_is_a_clear_error() {
             .filter_map(|e| match e {
                 ServerEffect::ToSession {
                     number,
-                    ev: WorldEvent::Request(r),
+                    ev: SessionMsg::Request(r),
                 } if *number == n => Some(r),
                 _ => None,
             })

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::ipc::wire::Listing;
-use pokeshell_core::session::SessionBrief;
-use pokeshell_core::spec::SessionSpec;
+use crate::session::SessionBrief;
+use crate::spec::SessionSpec;
+use crate::wire::Listing;
 
 /// One session as the server keeps it.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,7 +36,7 @@ fn default_name(dir: &str) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "pi".to_string());
-    pokeshell_core::safe_text::to_name(&base)
+    crate::safe_text::to_name(&base)
 }
 
 impl Table {
@@ -50,7 +50,7 @@ impl Table {
         now_wall_ms: u64,
     ) -> Result<u32, String> {
         let name = match name.map(str::trim) {
-            Some(n) if let Err(e) = pokeshell_core::safe_text::check_name(n) => return Err(e),
+            Some(n) if let Err(e) = crate::safe_text::check_name(n) => return Err(e),
             Some(n) if n.parse::<u32>().is_ok() => {
                 return Err(format!(
                     "{n:?} cannot be a session's name: numbers are taken by the sessions' numbers"
@@ -77,7 +77,7 @@ impl Table {
         now_wall_ms: u64,
     ) -> u32 {
         // A list from disk may hold any text: a name no client could give is made into one.
-        let name = pokeshell_core::safe_text::to_name(name);
+        let name = crate::safe_text::to_name(name);
         let name = name.as_str();
         let free_name = !self.entries.values().any(|e| e.spec.name == name) && name.parse::<u32>().is_err();
         let name = if free_name {
@@ -223,9 +223,10 @@ impl Table {
                 tokens_out: e.brief.as_ref().map_or(0, |b| b.spend.output),
                 cache_read: e.brief.as_ref().map_or(0, |b| b.spend.cache_read),
                 cost_usd: e.brief.as_ref().and_then(|b| b.spend.cost()),
-                attention: e.brief.as_ref().map_or_else(String::new, |b| {
-                    crate::machines::schema::attention_keyword(b.attention).to_string()
-                }),
+                attention: e
+                    .brief
+                    .as_ref()
+                    .map_or_else(String::new, |b| b.attention.keyword().to_string()),
                 branch: None,
                 dirty: None,
                 context_percent: e.brief.as_ref().and_then(|b| b.context_percent),
@@ -311,13 +312,7 @@ mod tests {
         e.brief = Some(SessionBrief {
             tool: Some(("bash".into(), 49_000)),
             created_wall_ms: 1_000,
-            ..SessionBrief::new(
-                n,
-                "api",
-                "/a",
-                pokeshell_core::session::Attention::Working,
-                "working",
-            )
+            ..SessionBrief::new(n, "api", "/a", crate::session::Attention::Working, "working")
         });
         let l = t.listing(61_000, |n| if n == 1 { 2 } else { 0 });
         assert_eq!(l.len(), 1);
