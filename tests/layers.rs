@@ -1,7 +1,10 @@
-//! The source is grouped by layer (docs/architecture.md, "Modules"): no top-level module may import
-//! another that imports it back, directly or around a circle, nor may a module inside a layer; and
-//! no source file grows past 450 lines unless it is a data table. Read from the source as text: `crate::NAME` is how every module here
-//! names another.
+//! The source is grouped by layer (docs/architecture.md, "Modules"). The pure crate (`crates/core`)
+//! stays pure: its manifest names no runtime, terminal, operating-system or HTTP crate (the compiler
+//! then refuses their use), and its code outside tests touches no file, environment, network, process,
+//! thread or clock. The binary's `src/` has at most ten top-level modules, each importing only those
+//! below it in one order; no module inside a layer imports one that imports it back; and no source
+//! file grows past 450 lines unless it is a data table. Read from the source as text: `crate::NAME`
+//! is how every module names another.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -25,6 +28,17 @@ fn src_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
+    files.sort();
+    files
+}
+
+fn core_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src")
+}
+
+fn core_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    rust_files(&core_root(), &mut files);
     files.sort();
     files
 }
@@ -181,6 +195,7 @@ fn no_source_file_is_longer_than_the_bound_but_data_tables() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let long: Vec<String> = src_files()
         .into_iter()
+        .chain(core_files())
         .filter(|f| !DATA_TABLES.iter().any(|t| root.join(t) == *f))
         .filter_map(|f| {
             let lines = std::fs::read_to_string(&f).expect("read source").lines().count();
@@ -188,4 +203,200 @@ fn no_source_file_is_longer_than_the_bound_but_data_tables() {
         })
         .collect();
     assert!(long.is_empty(), "files over {MAX_LINES} lines: {long:?}");
+}
+
+/// The binary's top-level modules, from the top: each may import only those after it.
+const ORDER: &[&str] = &[
+    "demo", "client", "server", "web", "cli", "machines", "git", "ipc", "pi", "term",
+];
+
+#[test]
+fn the_binary_has_at_most_ten_top_level_modules_each_importing_only_those_below_it() {
+    let graph = imports();
+    let modules: BTreeSet<&str> = graph.keys().map(String::as_str).collect();
+    assert!(
+        modules.len() <= 10,
+        "more than ten top-level modules: {modules:?}"
+    );
+    let unplaced: Vec<&&str> = modules.iter().filter(|m| !ORDER.contains(m)).collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules with no place in ORDER: {unplaced:?}"
+    );
+    let rank = |m: &str| ORDER.iter().position(|o| *o == m);
+    let mut upward = Vec::new();
+    for (from, deps) in &graph {
+        for to in deps {
+            if let (Some(a), Some(b)) = (rank(from), rank(to))
+                && b <= a
+            {
+                upward.push(format!("{from} imports {to}"));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports against the order {ORDER:?}: {upward:?}"
+    );
+}
+
+/// What the pure crate's code may not name outside its tests.
+const IMPURE: &[&str] = &[
+    "std::fs",
+    "std::env",
+    "std::net",
+    "std::process",
+    "std::thread",
+    "Instant::now",
+    "SystemTime::now",
+    "tokio",
+    "libc",
+    "nix::",
+    "portable_pty",
+    "crossterm",
+    "pokeshell::",
+];
+
+/// The crates the pure crate may not depend on: the compiler then refuses them.
+const IMPURE_CRATES: &[&str] = &[
+    "tokio",
+    "libc",
+    "nix",
+    "portable-pty",
+    "crossterm",
+    "ratatui",
+    "ratatui-crossterm",
+    "axum",
+    "hyper",
+    "hyper-util",
+    "reqwest",
+    "rustls",
+    "pokeshell",
+];
+
+/// A file's code without its test items: an item after `#[cfg(test)]` (or a cfg that needs
+/// `test` or the `testing` feature) is cut, to its `;` or its closing brace.
+fn without_tests(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim_start();
+        if t.starts_with("#[cfg(test)]") || t.starts_with("#[cfg(any(test") {
+            let mut depth = 0i32;
+            let mut opened = false;
+            for item in lines.by_ref() {
+                depth += item.matches('{').count() as i32 - item.matches('}').count() as i32;
+                opened |= item.contains('{');
+                if (!opened && item.trim_end().ends_with(';')) || (opened && depth <= 0) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The test-only files: the modules declared after a test cfg (`mod NAME;`), and test files by name.
+fn test_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).expect("read source");
+        let dir = match file.file_stem().and_then(|s| s.to_str()) {
+            Some("lib") | Some("mod") => file.parent().expect("a dir").to_path_buf(),
+            Some(stem) => file.with_file_name(stem),
+            None => continue,
+        };
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            let t = line.trim_start();
+            if !(t.starts_with("#[cfg(test)]") || t.starts_with("#[cfg(any(test")) {
+                continue;
+            }
+            if let Some(name) = lines
+                .peek()
+                .and_then(|n| n.trim().strip_prefix("pub ").or(Some(n.trim())))
+                .and_then(|n| n.strip_prefix("mod "))
+                .and_then(|n| n.strip_suffix(';'))
+            {
+                out.insert(dir.join(format!("{name}.rs")));
+                out.insert(dir.join(name));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_pure_crate_touches_no_file_environment_network_process_thread_or_clock() {
+    let files = core_files();
+    assert!(files.len() > 50, "the pure crate was not read: {}", files.len());
+    let tests = test_files(&files);
+    let mut found = Vec::new();
+    let mut read = 0;
+    for file in &files {
+        if tests.iter().any(|t| file.starts_with(t)) {
+            continue;
+        }
+        read += 1;
+        let text = without_tests(&std::fs::read_to_string(file).expect("read source"));
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for word in IMPURE {
+                if code.contains(word) {
+                    found.push(format!("{}:{}: {word}", file.display(), i + 1));
+                }
+            }
+            // `use std::{fs, …}` names them without the path.
+            if code.contains("std::{") {
+                for m in ["fs", "env", "net", "process", "thread"] {
+                    if code.split(['{', ',', '}', ' ']).any(|w| w == m) {
+                        found.push(format!("{}:{}: std::{m}", file.display(), i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(read > 50, "too few files read outside tests: {read}");
+    assert!(
+        found.is_empty(),
+        "impure code in the pure crate:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_purity_check_finds_what_it_looks_for() {
+    let text = "use std::fs;\n#[cfg(test)]\nmod tests {\n    use std::env;\n}\nfn f() { x(); }\n";
+    let kept = without_tests(text);
+    assert!(kept.contains("std::fs") && kept.contains("fn f()"), "{kept}");
+    assert!(!kept.contains("std::env"), "the test module is cut: {kept}");
+}
+
+#[test]
+fn the_pure_crates_manifest_names_no_impure_crate() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/Cargo.toml"))
+            .expect("read the pure crate's manifest");
+    let deps = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .expect("a [dependencies] table")
+        .split("\n[")
+        .next()
+        .unwrap_or("");
+    let names: Vec<&str> = deps
+        .lines()
+        .filter_map(|l| l.split('=').next())
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && !n.starts_with('#'))
+        .collect();
+    assert!(
+        names.contains(&"vt100"),
+        "the dependencies were not read: {names:?}"
+    );
+    let bad: Vec<&&str> = names.iter().filter(|n| IMPURE_CRATES.contains(n)).collect();
+    assert!(bad.is_empty(), "the pure crate depends on {bad:?}");
 }
