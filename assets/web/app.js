@@ -113,6 +113,7 @@
     app.ws = ws;
     ws.onopen = () => {
       $("conn").textContent = "live";
+      if (PS.tellVisible) PS.tellVisible();
       if (app.current) open(app.current, app.watch);
     };
     ws.onmessage = (ev) => {

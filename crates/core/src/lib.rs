@@ -4,6 +4,7 @@
 //! itself to the others (`brief`), the bridge's wire types (`bridge`) and the server's state
 //! (`server`). The binary crate performs the effects. `tests/layers.rs` there keeps it so.
 
+pub mod away;
 pub mod bridge;
 pub mod brief;
 pub mod config;

@@ -52,6 +52,8 @@ pub mod kind {
         (0x0a, "command"),
         (0x0b, "web"),
         (0x0c, "subscribe"),
+        (0x0d, "visible"),
+        (0x0e, "act"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -71,6 +73,7 @@ pub mod kind {
         (0x8d, "notice"),
         (0x8e, "note"),
         (0x8f, "terminal"),
+        (0x90, "acted"),
     ];
 
     /// The message's name, for error texts and logs.
@@ -151,6 +154,18 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// This client (a page) is visible to its person, or no longer: a visible page showing a
+    /// session keeps pushes about it away (docs/away.md).
+    Visible {
+        visible: bool,
+    },
+    /// A capability link was used: answer `event` of session `session` with `act` (the web view
+    /// checked the link; the server checks that the event is still the session's open one).
+    Act {
+        session: u32,
+        event: u64,
+        act: crate::away::Act,
+    },
 }
 
 /// A prefix key's action, asked for by name.
@@ -250,6 +265,10 @@ pub enum Down {
     /// them as before.
     Terminal {
         taken: bool,
+    },
+    /// An [`Up::Act`] was carried out: what was sent, in words.
+    Acted {
+        message: String,
     },
     /// A session wants the user (the events that ring a terminal's bell), for a subscribed client.
     Note {

@@ -105,6 +105,8 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
+            Up::Visible { visible } => self.page_visible(id, visible, now, fx),
+            Up::Act { session, event, act } => self.on_act(id, session, event, act, now, fx),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
                 Err(message) => fx.push(ServerEffect::Tell {
@@ -348,6 +350,7 @@ impl ServerState {
         let Some(n) = self.clients.get_mut(&id).and_then(|c| c.session.take()) else {
             return;
         };
+        self.away.left(id);
         fx.push(ServerEffect::Unfollow { id, number: n });
         self.share_briefs(fx);
     }
@@ -393,6 +396,7 @@ impl ServerState {
     /// The client's connection is gone (or dropped): it follows nothing any more.
     pub(super) fn forget(&mut self, id: u64, fx: &mut Vec<ServerEffect>) {
         self.subscribers.remove(&id);
+        self.away.forget(id);
         self.leave(id, fx);
         for run in self.runs.values_mut() {
             if let Run::Starting { waiting } = run {
