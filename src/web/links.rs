@@ -49,6 +49,7 @@ struct Link {
     token: String,
     grant: Grant,
     made: Instant,
+    ttl: Duration,
     used: bool,
 }
 
@@ -62,10 +63,11 @@ fn equal(a: &str, b: &str) -> bool {
 }
 
 impl Links {
-    /// Keeps `token` as a link for `grant`.
-    pub fn add(&mut self, token: String, grant: Grant, now: Instant) {
+    /// Keeps `token` as a link for `grant`, good for `ttl`.
+    pub fn add(&mut self, token: String, grant: Grant, now: Instant, ttl: Duration) {
+        // Forgotten a while after they expire (until then, they are refused as expired).
         self.links
-            .retain(|l| now.saturating_duration_since(l.made) < LINK_TTL * 2);
+            .retain(|l| now.saturating_duration_since(l.made) < l.ttl * 2);
         if self.links.len() >= MAX_LINKS {
             self.links.remove(0);
         }
@@ -73,6 +75,7 @@ impl Links {
             token,
             grant,
             made: now,
+            ttl,
             used: false,
         });
     }
@@ -93,7 +96,7 @@ impl Links {
         let l = &self.links[i];
         if l.used {
             Err(Refused::Used)
-        } else if now.saturating_duration_since(l.made) >= LINK_TTL {
+        } else if now.saturating_duration_since(l.made) >= l.ttl {
             Err(Refused::Expired)
         } else {
             Ok(i)
@@ -122,8 +125,17 @@ pub fn mint(grant: Grant) -> Result<String, String> {
     LINKS
         .lock()
         .map_err(|_| "the links' state is broken".to_string())?
-        .add(token.clone(), grant, Instant::now());
+        .add(token.clone(), grant, Instant::now(), ttl());
     Ok(token)
+}
+
+/// [`LINK_TTL`], or for the end-to-end tests a shorter one (`POKESHELL_TEST_LINK_TTL_MS` in the
+/// server's environment), so that an expired link can be tried without waiting a day.
+fn ttl() -> Duration {
+    std::env::var("POKESHELL_TEST_LINK_TTL_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(LINK_TTL, Duration::from_millis)
 }
 
 #[cfg(test)]
@@ -144,7 +156,7 @@ mod tests {
     fn a_link_is_looked_at_freely_and_used_once() {
         let mut l = Links::default();
         let now = Instant::now();
-        l.add("a".repeat(64), grant(7, Act::Yes), now);
+        l.add("a".repeat(64), grant(7, Act::Yes), now, LINK_TTL);
         assert_eq!(l.look(&"a".repeat(64), now), Ok(grant(7, Act::Yes)));
         assert_eq!(
             l.look(&"a".repeat(64), now),
@@ -160,7 +172,7 @@ mod tests {
     fn guesses_prefixes_and_old_links_are_refused() {
         let mut l = Links::default();
         let now = Instant::now();
-        l.add("b".repeat(64), grant(7, Act::Yes), now);
+        l.add("b".repeat(64), grant(7, Act::Yes), now, LINK_TTL);
         assert_eq!(l.take(&"b".repeat(63), now), Err(Refused::Unknown), "a prefix");
         assert_eq!(l.take(&"c".repeat(64), now), Err(Refused::Unknown));
         assert_eq!(l.take("", now), Err(Refused::Unknown));
@@ -171,9 +183,9 @@ mod tests {
     fn each_link_is_bound_to_its_own_act_and_event() {
         let mut l = Links::default();
         let now = Instant::now();
-        l.add("y".repeat(64), grant(7, Act::Yes), now);
-        l.add("n".repeat(64), grant(7, Act::No), now);
-        l.add("z".repeat(64), grant(8, Act::Continue), now);
+        l.add("y".repeat(64), grant(7, Act::Yes), now, LINK_TTL);
+        l.add("n".repeat(64), grant(7, Act::No), now, LINK_TTL);
+        l.add("z".repeat(64), grant(8, Act::Continue), now, LINK_TTL);
         assert_eq!(l.take(&"n".repeat(64), now).map(|g| g.act), Ok(Act::No));
         assert_eq!(
             l.take(&"z".repeat(64), now).map(|g| (g.event, g.act)),

@@ -25,6 +25,9 @@ use crate::supervisor::Now;
 pub const COALESCE_MS: u64 = 10 * 60_000;
 /// A finished run is pushed only once it stayed finished this long (the supervisor may carry it on).
 pub const FINISH_HOLD_MS: u64 = 5_000;
+/// Typing counts as having seen an event only this long after the event came: keys typed just
+/// before it (the prompt's Enter) are told to the core up to a second late.
+pub const SEEN_AFTER_MS: u64 = 2_000;
 /// Events kept per session: the open one and those still waiting to be pushed.
 const KEPT: usize = 8;
 
@@ -101,6 +104,8 @@ pub struct Away {
     due: Option<u64>,
     /// The time to look again last asked of the world.
     told: Option<u64>,
+    /// Who is where changed since the last look: a push held for them may be due.
+    moved: bool,
 }
 
 impl Away {
@@ -117,11 +122,15 @@ impl Away {
         }
     }
 
-    /// Client `id` typed into session `n`: whatever waits there was seen.
+    /// Client `id` typed into session `n`: whatever waits there was seen, and the coalescing of
+    /// the session's pushes starts afresh.
     pub fn typed(&mut self, id: u64, n: u32, now: Now) {
         self.typed.insert(id, (n, now.mono_ms));
         if let Some(w) = self.watches.get_mut(&n) {
-            for t in w.events.iter_mut().filter(|t| t.opened_mono <= now.mono_ms) {
+            // They are back at it: what comes after they leave again is news, not a repeat.
+            w.last_push.clear();
+            let seen = |t: &&mut Tracked| t.opened_mono.saturating_add(SEEN_AFTER_MS) <= now.mono_ms;
+            for t in w.events.iter_mut().filter(seen) {
                 t.seen = true;
             }
         }
@@ -129,6 +138,7 @@ impl Away {
 
     /// Client `id` (a page) is visible or not.
     pub fn visible(&mut self, id: u64, visible: bool) {
+        self.moved = true;
         if visible {
             self.visible.insert(id);
         } else {
@@ -138,12 +148,17 @@ impl Away {
 
     /// Client `id` no longer shows the session it typed into (it left it, or is gone).
     pub fn left(&mut self, id: u64) {
-        self.typed.remove(&id);
+        self.moved |= self.typed.remove(&id).is_some() || self.visible.contains(&id);
     }
 
     pub fn forget(&mut self, id: u64) {
-        self.typed.remove(&id);
-        self.visible.remove(&id);
+        self.moved |= self.typed.remove(&id).is_some();
+        self.moved |= self.visible.remove(&id);
+    }
+
+    /// Whether who is where changed since the last look (and then a look is due).
+    pub fn moved(&mut self) -> bool {
+        std::mem::take(&mut self.moved)
     }
 
     /// Session `n` reported itself: what it needs the person for now, its finished runs, whether it

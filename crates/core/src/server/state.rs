@@ -266,6 +266,10 @@ impl ServerState {
                 }
             }
         }
+        // Someone left a session or a page was hidden: what waited for them may be due.
+        if self.away.moved() {
+            self.away_look(now, &mut fx);
+        }
         fx
     }
 

@@ -100,9 +100,11 @@ fn healthy_twin_a_person_typing_at_the_session_gets_no_push_until_they_are_away(
         Some(500 + w.policy.away_after_ms),
         "looked at again once away"
     );
-    // They typed after it came: they saw it, and it is never pushed.
-    w.away.typed(7, 1, at(2000));
-    assert!(w.look(2000 + w.policy.away_after_ms + 1).is_empty());
+    // Keys typed just before it came, told late, are no sign they saw it.
+    w.away.typed(7, 1, at(1500));
+    // They typed well after it came: they saw it, and it is never pushed.
+    w.away.typed(7, 1, at(1000 + SEEN_AFTER_MS));
+    assert!(w.look(3000 + w.policy.away_after_ms + 1).is_empty());
 }
 
 #[test]
@@ -111,7 +113,9 @@ fn a_person_who_stops_typing_without_seeing_it_gets_it_once_away() {
     w.followers = vec![7];
     w.away.typed(7, 1, at(500));
     assert!(w.report(Some(question("Shall I go on?")), false, 1000).is_empty());
-    let away = 500 + w.policy.away_after_ms;
+    // The prompt's last keys, told a moment late.
+    w.away.typed(7, 1, at(1800));
+    let away = 1800 + w.policy.away_after_ms;
     assert!(w.look(away - 1).is_empty());
     assert_eq!(kinds(&w.look(away)), [EventKind::Question { yes_no: true }]);
 }
@@ -291,4 +295,21 @@ fn a_session_that_ends_on_its_own_is_pushed_and_one_killed_is_not() {
     w.away.ended(1, "1:api", None, Presence::default(), at(1000));
     assert!(w.look(COALESCE_MS * 2).is_empty());
     assert!(w.away.open_event(1).is_none());
+}
+
+#[test]
+fn a_person_back_at_the_session_hears_of_the_next_question_at_once_after_they_leave() {
+    let mut w = World::new();
+    assert_eq!(w.report(Some(question("A?")), false, 0).len(), 1);
+    // They come back, answer at the terminal, and leave again.
+    w.followers = vec![7];
+    w.away.typed(7, 1, at(60_000));
+    w.report(None, true, 61_000);
+    w.away.left(7);
+    w.followers.clear();
+    assert_eq!(
+        w.report(Some(question("B?")), false, 120_000).len(),
+        1,
+        "not held as a repeat"
+    );
 }

@@ -63,10 +63,9 @@ impl ServerState {
         self.away_look(now, fx);
     }
 
-    /// A page says whether it is visible.
-    pub(super) fn page_visible(&mut self, id: u64, visible: bool, now: Now, fx: &mut Vec<ServerEffect>) {
+    /// A page says whether it is visible (the list looks again after the event).
+    pub(super) fn page_visible(&mut self, id: u64, visible: bool) {
         self.away.visible(id, visible);
-        self.away_look(now, fx);
     }
 
     /// A capability link's act for `event` of session `number`, as the web view passes it on.

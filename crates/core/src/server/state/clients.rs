@@ -105,7 +105,7 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
-            Up::Visible { visible } => self.page_visible(id, visible, now, fx),
+            Up::Visible { visible } => self.page_visible(id, visible),
             Up::Act { session, event, act } => self.on_act(id, session, event, act, now, fx),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
