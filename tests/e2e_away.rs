@@ -33,6 +33,16 @@ const QUIET: Duration = Duration::from_secs(4);
 /// A session whose first answer (after `delay_ms`) is the question, pushing to `ntfy`; the web view
 /// listens. `env`: more of the environment (the server's too).
 fn asking(home: &ServerHome, ntfy: &Recorder, delay_ms: u64, env: &[(&str, &str)]) -> Matrix {
+    asking_with_login(home, ntfy, delay_ms, env).0
+}
+
+/// [`asking`], with the web view's one-time login link.
+pub fn asking_with_login(
+    home: &ServerHome,
+    ntfy: &Recorder,
+    delay_ms: u64,
+    env: &[(&str, &str)],
+) -> (Matrix, String) {
     let server = model_server();
     server.push(Step::text(QUESTION).with_delay_ms(delay_ms));
     server.set_default(Step::text(GOING_ON));
@@ -52,8 +62,8 @@ fn asking(home: &ServerHome, ntfy: &Recorder, delay_ms: u64, env: &[(&str, &str)
         b = b.env(k, v);
     }
     let m = b.start(server);
-    web_login(|args| cli(&m, args));
-    m
+    let (_, link) = web_login(|args| cli(&m, args));
+    (m, link)
 }
 
 fn server_log(home: &ServerHome) -> String {
@@ -241,6 +251,55 @@ fn healthy_twin_a_person_typing_at_the_session_gets_no_push_until_their_terminal
         push["message"].as_str().unwrap_or_default().ends_with(ASKED),
         "{push}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn healthy_twin_a_visible_page_showing_the_session_gets_no_push_and_a_hidden_one_does() {
+    use support::browser::{Browser, click, list_names};
+    let home = ServerHome::new();
+    let ntfy = Recorder::start(&[]);
+    let (mut m, link) = asking_with_login(&home, &ntfy, 2500, &[]);
+    m.server
+        .push(Step::text("Copied. Should I drop the old table now?").with_delay_ms(2500));
+    let b = Browser::start(1024, 768).await;
+    b.client.goto(&link).await.expect("open the login link");
+    list_names(&b).await;
+    click(&b, "li.session[data-name='1:work'] button.open").await;
+    b.wait_screen("mock-").await;
+    // The terminal asks, then goes without another key; the page stays, visible.
+    m.submit("update the schema");
+    m.pty.signal(libc::SIGHUP);
+    m.pty.wait_exit(WAIT);
+    b.wait_screen(ASKED).await;
+    let quiet = Instant::now() + QUIET;
+    while Instant::now() < quiet {
+        assert!(
+            ntfy.requests().is_empty(),
+            "a push while a page shows the session"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The page is hidden (another tab, the phone locked); another terminal asks the next thing and
+    // goes: nobody sees it, and it is pushed.
+    b.eval(
+        "Object.defineProperty(document, 'visibilityState', {get: () => 'hidden', configurable: true}); \
+         document.dispatchEvent(new Event('visibilitychange')); return true",
+    )
+    .await;
+    let mut other = client(&m, &["attach"], 30, 120);
+    wait_ready(&other);
+    support::shell::submit(&mut other, &m.server, "yes, copy them");
+    other.signal(libc::SIGHUP);
+    other.wait_exit(WAIT);
+    let push = body(&ntfy.wait(1, WAIT)[0]);
+    assert!(
+        push["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("drop the old table"),
+        "{push}"
+    );
+    b.close().await;
 }
 
 #[test]

@@ -12,7 +12,7 @@ pub mod notification;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 pub use self::event::{Act, AwayEvent, EventKind};
 pub use self::notification::{Links, NoteAction, Notification};
@@ -98,8 +98,10 @@ pub struct Away {
     watches: BTreeMap<u32, Watch>,
     /// Per client: the session it typed into, and when (mono ms). Dropped when it leaves that session.
     typed: BTreeMap<u64, (u32, u64)>,
-    /// Clients (pages) that said they are visible.
-    visible: BTreeSet<u64>,
+    /// Pages (clients that say whether they are visible), and whether they are. A page's presence
+    /// is its visibility alone: its terminal widget answers pi's queries with input that is no
+    /// typing of the person's.
+    pages: BTreeMap<u64, bool>,
     /// When the list next wants to look again (mono ms), as last computed.
     due: Option<u64>,
     /// The time to look again last asked of the world.
@@ -112,7 +114,7 @@ impl Away {
     /// The person's presence at session `n`, which `followers` show.
     pub fn presence(&self, n: u32, followers: &[u64]) -> Presence {
         Presence {
-            visible: followers.iter().any(|id| self.visible.contains(id)),
+            visible: followers.iter().any(|id| self.pages.get(id) == Some(&true)),
             typed_mono: followers
                 .iter()
                 .filter_map(|id| self.typed.get(id))
@@ -125,6 +127,9 @@ impl Away {
     /// Client `id` typed into session `n`: whatever waits there was seen, and the coalescing of
     /// the session's pushes starts afresh.
     pub fn typed(&mut self, id: u64, n: u32, now: Now) {
+        if self.pages.contains_key(&id) {
+            return;
+        }
         self.typed.insert(id, (n, now.mono_ms));
         if let Some(w) = self.watches.get_mut(&n) {
             // They are back at it: what comes after they leave again is news, not a repeat.
@@ -139,21 +144,18 @@ impl Away {
     /// Client `id` (a page) is visible or not.
     pub fn visible(&mut self, id: u64, visible: bool) {
         self.moved = true;
-        if visible {
-            self.visible.insert(id);
-        } else {
-            self.visible.remove(&id);
-        }
+        self.pages.insert(id, visible);
+        self.typed.remove(&id);
     }
 
     /// Client `id` no longer shows the session it typed into (it left it, or is gone).
     pub fn left(&mut self, id: u64) {
-        self.moved |= self.typed.remove(&id).is_some() || self.visible.contains(&id);
+        self.moved |= self.typed.remove(&id).is_some() || self.pages.get(&id) == Some(&true);
     }
 
     pub fn forget(&mut self, id: u64) {
         self.moved |= self.typed.remove(&id).is_some();
-        self.moved |= self.visible.remove(&id);
+        self.moved |= self.pages.remove(&id) == Some(true);
     }
 
     /// Whether who is where changed since the last look (and then a look is due).

@@ -313,3 +313,13 @@ fn a_person_back_at_the_session_hears_of_the_next_question_at_once_after_they_le
         "not held as a repeat"
     );
 }
+
+#[test]
+fn a_pages_input_is_no_typing_its_visibility_is_its_presence() {
+    let mut w = World::new();
+    w.followers = vec![9];
+    w.away.visible(9, false);
+    // The page's terminal widget answers pi's queries: input, but not the person's typing.
+    w.away.typed(9, 1, at(900));
+    assert_eq!(w.report(Some(question("A?")), false, 1000).len(), 1);
+}
