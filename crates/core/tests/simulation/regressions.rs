@@ -61,3 +61,27 @@ fn seed_1026_a_stream_that_stalls_across_a_bridge_reconnect_is_still_aborted() {
         trace.join("\n")
     );
 }
+
+/// A run stalls three times in one episode: pokeshell resumes twice, then gives up and leaves the
+/// third stall alone, as documented (STALL-S1). That run never settles, so the second resume's
+/// outcome was never recorded; it is judged at the give-up now.
+#[test]
+fn seed_1112_a_resume_whose_run_is_given_up_on_still_gets_its_outcome() {
+    let task = Task {
+        turns: 5,
+        ending: crate::history::Ending::Done,
+    };
+    let steps = vec![
+        at(31.3, Act::OpenNew { dir: 0, prompt: None }),
+        at(147.9, Act::Stall { session: 6 }),
+        at(149.5, Act::Prompt { client: 6, task }),
+        at(153.5, Act::Stall { session: 4 }),
+        at(381.8, Act::Stall { session: 4 }),
+    ];
+    let trace = replay(1112, steps);
+    assert!(
+        told(&trace, "STALL-S1 Outcome: no progress: the resumed run stalled"),
+        "the give-up judges the last resume:\n{}",
+        trace.join("\n")
+    );
+}
