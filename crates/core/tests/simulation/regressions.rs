@@ -85,3 +85,58 @@ fn seed_1112_a_resume_whose_run_is_given_up_on_still_gets_its_outcome() {
         trace.join("\n")
     );
 }
+
+/// The user's Esc stops a run in session 1, whose agent had scheduled a wakeup; then the server is
+/// killed and `pokeshell attach` brings it back. The new server's session re-armed the wakeup from
+/// pi's session and fired it into the conversation the user had stopped: the stop lived only in the
+/// old server's memory. It is kept in pi's session now, as the wakeup is.
+#[test]
+fn seed_1272_the_users_esc_still_holds_after_the_server_is_brought_back() {
+    use crate::history::Ending;
+    let task = |turns, ending| Task { turns, ending };
+    let steps = vec![
+        at(
+            0.0,
+            Act::OpenNew {
+                dir: 0,
+                prompt: Some(task(4, Ending::Empty)),
+            },
+        ),
+        at(
+            135.5,
+            Act::OpenNew {
+                dir: 2,
+                prompt: Some(task(4, Ending::Done)),
+            },
+        ),
+        at(650.1, Act::OpenNew { dir: 2, prompt: None }),
+        at(1206.2, Act::Close { client: 5 }),
+        at(1212.4, Act::Attach { session: 3 }),
+        at(
+            1216.0,
+            Act::Wakeup {
+                session: 0,
+                delay_s: 1360,
+            },
+        ),
+        at(1551.5, Act::Attach { session: 2 }),
+        at(1558.3, Act::Attach { session: 3 }),
+        at(
+            1558.7,
+            Act::Prompt {
+                client: 7,
+                task: task(4, Ending::Empty),
+            },
+        ),
+        at(1561.3, Act::Attach { session: 5 }),
+        at(1571.0, Act::Attach { session: 5 }),
+        at(1619.1, Act::Esc { client: 7 }),
+        at(1622.9, Act::CrashServer { back_s: 44 }),
+    ];
+    let trace = replay(1272, steps);
+    assert!(
+        told(&trace, "stopped the run before this session was brought back"),
+        "the new server's session knows of the stop:\n{}",
+        trace.join("\n")
+    );
+}
