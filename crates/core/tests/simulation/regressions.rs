@@ -140,3 +140,62 @@ fn seed_1272_the_users_esc_still_holds_after_the_server_is_brought_back() {
         trace.join("\n")
     );
 }
+
+/// pi is killed mid-run just as a wakeup comes due. The supervisor kept the old session's wakeup
+/// timer over the relaunch: it fired into the new pi before its session started, the session's start
+/// forgot it had, and the restart's resume (RST-R1) went out too: two messages of pokeshell's own at
+/// once, and the wakeup, re-armed from pi's session, would fire again. A relaunch now drops the old
+/// session's timers; the new session's start re-arms them.
+#[test]
+fn seed_1348_a_wakeup_due_at_a_relaunch_fires_once_after_the_restart_resume() {
+    use crate::history::Ending;
+    let task = |turns, ending| Task { turns, ending };
+    let steps = vec![
+        at(
+            0.0,
+            Act::OpenNew {
+                dir: 0,
+                prompt: Some(task(2, Ending::Done)),
+            },
+        ),
+        at(62.5, Act::Stall { session: 4 }),
+        at(67.3, Act::DropBridges),
+        at(104.4, Act::DropBridges),
+        at(121.1, Act::Stall { session: 5 }),
+        at(
+            132.7,
+            Act::Provider {
+                session: 6,
+                status: 529,
+                reset_s: Some(95),
+                lasts_s: 436,
+            },
+        ),
+        at(
+            191.8,
+            Act::Wakeup {
+                session: 7,
+                delay_s: 791,
+            },
+        ),
+        at(
+            1396.0,
+            Act::Prompt {
+                client: 7,
+                task: task(5, Ending::Done),
+            },
+        ),
+        at(1397.0, Act::KillPi { session: 4 }),
+    ];
+    let trace = replay(1348, steps);
+    let fired = trace
+        .iter()
+        .filter(|l| l.contains("WAK-T3 Action: wakeup wake-1 fired"))
+        .count();
+    assert_eq!(
+        fired,
+        1,
+        "the wakeup fires once, after the resume's settle:\n{}",
+        trace.join("\n")
+    );
+}
