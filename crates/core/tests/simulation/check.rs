@@ -227,3 +227,89 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pokeshell_core::bridge::SendMessage;
+
+    use super::{Check, SessionCheck};
+
+    fn message(custom_type: &str, content: &str) -> SendMessage {
+        SendMessage {
+            custom_type: custom_type.into(),
+            content: content.into(),
+            display: false,
+            trigger_turn: true,
+            deliver_as: None,
+            details: None,
+        }
+    }
+
+    #[test]
+    fn the_checker_catches_a_prompt_given_twice_and_one_never_given() {
+        let mut c = Check::default();
+        c.typed(1);
+        c.delivered(1, 1);
+        assert!(c.failure.is_none());
+        c.delivered(1, 2);
+        assert!(
+            c.failure.as_deref().is_some_and(|f| f.contains("twice")),
+            "{:?}",
+            c.failure
+        );
+        let mut c = Check::default();
+        c.typed(2);
+        assert_eq!(c.unanswered_prompts(), vec![2]);
+        c.lost(2);
+        assert!(c.unanswered_prompts().is_empty(), "pi died before reading it");
+    }
+
+    #[test]
+    fn the_checker_catches_two_messages_in_a_settle_one_after_esc_and_a_lost_outcome() {
+        let mut s = SessionCheck::new(false);
+        assert!(s.sent(&message("poke", "resume")).is_ok());
+        assert!(s.sent(&message("wakeup", "wake")).is_err(), "two in one settle");
+        assert!(
+            s.sent(&message(
+                "poke",
+                &pokeshell_core::supervisor::texts::manual_poke()
+            ))
+            .is_ok(),
+            "the user's own poke is not pokeshell's"
+        );
+        let mut stopped = SessionCheck::new(true);
+        assert!(stopped.sent(&message("poke", "resume")).is_err(), "after Esc");
+        stopped.user_acted();
+        assert!(stopped.sent(&message("poke", "resume")).is_ok());
+        let record =
+            |kind, rule: &'static str, sent: Option<&str>| pokeshell_core::supervisor::LedgerRecord {
+                wall_ms: 0,
+                session_id: None,
+                rule,
+                kind,
+                reason: "r".into(),
+                sent: sent.map(String::from),
+            };
+        use pokeshell_core::supervisor::LedgerKind;
+        let mut o = SessionCheck::new(false);
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "STALL-S1", Some("x")))
+                .is_ok()
+        );
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "LIMIT-W1", Some("y")))
+                .is_err(),
+            "the first was never judged"
+        );
+        let mut o = SessionCheck::new(false);
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "STALL-S1", Some("x")))
+                .is_ok()
+        );
+        assert!(o.ledger(&record(LedgerKind::Outcome, "STALL-S1", None)).is_ok());
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "LIMIT-W1", Some("y")))
+                .is_ok()
+        );
+    }
+}
