@@ -15,6 +15,8 @@ pub mod frame;
 #[cfg(test)]
 mod kind_tests;
 #[cfg(test)]
+mod talk_strategies;
+#[cfg(test)]
 mod tests;
 
 use std::fmt;

@@ -63,41 +63,9 @@ fn up() -> impl Strategy<Value = Up> {
         any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
         opt_string().prop_map(|listen| Up::Web { listen }),
         Just(Up::Subscribe),
-        (any::<String>(), any::<u64>(), any::<u64>()).prop_map(|(session, epoch, since)| Up::Talk {
-            session,
-            epoch,
-            since
-        }),
-        prop::collection::vec(
-            (any::<String>(), any::<u64>(), any::<u64>()).prop_map(|(session, epoch, seq)| Seen {
-                session,
-                epoch,
-                seq
-            }),
-            0..3
-        )
-        .prop_map(|seen| Up::Away { seen }),
+        super::talk_strategies::talk_up(),
+        super::talk_strategies::away_up(),
     ]
-}
-
-fn said_entry() -> impl Strategy<Value = crate::talk::Entry> {
-    use crate::talk::{By, Entry, Said, ToolUse};
-    (any::<u64>(), any::<u64>(), any::<String>(), any::<bool>()).prop_map(|(seq, at_ms, text, reply)| Entry {
-        seq,
-        at_ms,
-        said: if reply {
-            Said::Reply {
-                text: text.clone(),
-                tools: vec![ToolUse {
-                    id: "c".into(),
-                    name: "bash".into(),
-                    call: text,
-                }],
-            }
-        } else {
-            Said::Prompt { by: By::You, text }
-        },
-    })
 }
 
 fn listing() -> impl Strategy<Value = Listing> {
@@ -160,33 +128,8 @@ fn down() -> impl Strategy<Value = Down> {
         any::<String>().prop_map(|message| Down::Notice { message }),
         (any::<String>(), any::<String>()).prop_map(|(session, text)| Down::Note { session, text }),
         any::<bool>().prop_map(|taken| Down::Terminal { taken }),
-        (
-            any::<String>(),
-            any::<u64>(),
-            any::<bool>(),
-            prop::collection::vec(said_entry(), 0..3)
-        )
-            .prop_map(|(session, epoch, fresh, entries)| Down::Said {
-                session,
-                epoch,
-                fresh,
-                entries
-            }),
-        (any::<String>(), any::<u32>(), prop::option::of(0.0f64..1e6)).prop_map(
-            |(session, runs, cost_usd)| {
-                Down::Meanwhile {
-                    digests: vec![AwayDigest {
-                        session,
-                        digest: crate::talk::Digest {
-                            runs,
-                            cost_usd,
-                            quoted: vec!["did it".into()],
-                            ..Default::default()
-                        },
-                    }],
-                }
-            }
-        ),
+        super::talk_strategies::said_down(),
+        super::talk_strategies::meanwhile_down(),
     ]
 }
 
