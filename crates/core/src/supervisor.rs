@@ -28,6 +28,7 @@ pub mod config;
 mod delivery;
 pub mod event;
 mod flow;
+pub mod guard;
 pub mod ledger;
 pub mod limit;
 pub mod message;
@@ -167,6 +168,7 @@ impl Supervisor {
         match event {
             Event::BridgeConnected => self.on_bridge_connected(),
             Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
+            Event::Snapshot { idle } => self.run.snapshot(idle),
             Event::SessionStart { session_id, entries } => {
                 self.on_session_start(session_id, &entries, now, &mut out);
                 self.restart_resume_due(now, &mut out);
