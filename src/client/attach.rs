@@ -330,6 +330,8 @@ fn on_frames(
             | Down::Size { .. }
             | Down::Note { .. }
             | Down::Acted { .. }
+            | Down::Said { .. }
+            | Down::Meanwhile { .. }
             | Down::WebLogin { .. } => {}
         }
     }

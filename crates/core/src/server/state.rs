@@ -16,6 +16,9 @@ mod restore_queue;
 #[cfg(test)]
 mod restore_tests;
 mod saved;
+mod talk;
+#[cfg(test)]
+mod talk_tests;
 #[cfg(test)]
 mod tests;
 mod to_session;
@@ -112,6 +115,10 @@ pub struct ServerState {
     wall_ms: u64,
     /// The events that need the person, and who is where (`server::away`).
     pub(super) away: super::away::Away,
+    /// Each session's conversation, as its loop heard it (`talk`).
+    pub(super) talks: BTreeMap<u32, crate::talk::Talk>,
+    /// Clients told each new item of a session's conversation ([`crate::wire::Up::Talk`]).
+    pub(super) talkers: BTreeMap<u64, u32>,
 }
 
 impl ServerState {
@@ -241,6 +248,7 @@ impl ServerState {
                 }
             }
             ServerEvent::WebListening => self.web = true,
+            ServerEvent::Talk { number, said } => self.on_talk(number, said, &mut fx),
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
                     let ev = SessionMsg::Signal(Signal::Usr1);

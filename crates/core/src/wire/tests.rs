@@ -75,6 +75,8 @@ fn up() -> impl Strategy<Value = Up> {
                 crate::away::Act::No
             ][i]
         }),
+        super::talk_strategies::talk_up(),
+        super::talk_strategies::away_up(),
     ]
 }
 
@@ -139,6 +141,8 @@ fn down() -> impl Strategy<Value = Down> {
         (any::<String>(), any::<String>()).prop_map(|(session, text)| Down::Note { session, text }),
         any::<bool>().prop_map(|taken| Down::Terminal { taken }),
         any::<String>().prop_map(|message| Down::Acted { message }),
+        super::talk_strategies::said_down(),
+        super::talk_strategies::meanwhile_down(),
     ]
 }
 

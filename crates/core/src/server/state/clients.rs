@@ -107,6 +107,12 @@ impl ServerState {
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
             Up::Visible { visible } => self.page_visible(id, visible),
             Up::Act { session, event, act } => self.on_act(id, session, event, act, now, fx),
+            Up::Talk {
+                session,
+                epoch,
+                since,
+            } => self.ask_talk(id, &session, epoch, since, fx),
+            Up::Away { seen } => self.ask_away(id, &seen, fx),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
                 Err(message) => fx.push(ServerEffect::Tell {

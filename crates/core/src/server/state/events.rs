@@ -94,6 +94,11 @@ pub enum ServerEvent {
     /// The time the list of events that need the person asked to be looked at again has come
     /// ([`ServerEffect::AwayTimer`]).
     AwayTick,
+    /// What session `number`'s loop heard of its conversation (`crate::talk`).
+    Talk {
+        number: u32,
+        said: Vec<crate::talk::Said>,
+    },
     /// A session wants the user (its attached terminals were told by the session itself).
     Notify {
         number: u32,
