@@ -52,6 +52,7 @@ pub mod kind {
         (0x0a, "command"),
         (0x0b, "web"),
         (0x0c, "subscribe"),
+        (0x12, "web_logout_all"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -151,6 +152,9 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// End every login to the web view (every browser's, and the login links not used yet); every
+    /// open page's socket closes. Answered with [`Down::Done`] (how many ended) or an error.
+    WebLogoutAll,
 }
 
 /// A prefix key's action, asked for by name.

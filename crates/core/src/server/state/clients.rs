@@ -105,6 +105,7 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
+            Up::WebLogoutAll => fx.push(ServerEffect::WebLogoutAll { id }),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
                 Err(message) => fx.push(ServerEffect::Tell {
