@@ -19,6 +19,7 @@ pub mod server;
 pub mod session;
 pub mod spec;
 pub mod supervisor;
+pub mod talk;
 pub mod ui;
 pub mod wire;
 pub mod workspace;
