@@ -171,8 +171,10 @@ fn main() -> ExitCode {
         Some(Mode::Man) => return print_or_fail(pokeshell::client::completions::man_page),
         Some(Mode::Demo(args)) => return code(pokeshell::demo::launch::run_demo(args, probe_timeout())),
         Some(Mode::Server) => {
-            let served = pokeshell::server::serve::detach_from_parent()
-                .and_then(|()| pokeshell::server::serve::run(kinds()));
+            let served = pokeshell::server::serve::detach_from_parent().and_then(|()| {
+                eprintln!("pokeshell server: {}", pokeshell::server::file_limit::raise());
+                pokeshell::server::serve::run(kinds())
+            });
             return match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

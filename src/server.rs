@@ -5,6 +5,7 @@ mod away_note;
 mod backend;
 mod conn;
 pub mod event_loop;
+pub mod file_limit;
 pub mod kind;
 mod observer;
 mod painter;

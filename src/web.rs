@@ -6,6 +6,7 @@
 mod assets;
 pub mod auth;
 pub mod guard;
+mod listener;
 mod listing;
 pub mod new_session;
 pub mod page_msg;
@@ -98,11 +99,6 @@ fn start(addr: SocketAddr) -> Result<Running, String> {
     let addr = std_listener.local_addr().unwrap_or(addr);
     let listener = tokio::net::TcpListener::from_std(std_listener)
         .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
-    // Keys and frames are small writes: Nagle's algorithm would hold them for the peer's delayed
-    // acknowledgement (up to 40 ms).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
-        let _ = stream.set_nodelay(true);
-    });
     let auth = Arc::new(Mutex::new(Auth::default()));
     let shared = routes::Shared {
         auth: auth.clone(),
@@ -111,11 +107,7 @@ fn start(addr: SocketAddr) -> Result<Running, String> {
         home: std::env::var("HOME").unwrap_or_else(|_| "/".to_string()),
     };
     let app = routes::router(shared);
-    tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            eprintln!("pokeshell web: stopped serving: {e}");
-        }
-    });
+    tokio::spawn(listener::serve(listener, app));
     eprintln!("pokeshell web: listening on {addr}");
     Ok(Running { addr, auth })
 }

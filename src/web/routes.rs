@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{Path, Query, Request, State, WebSocketUpgrade};
+use axum::extract::{Extension, Path, Query, Request, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -17,6 +17,7 @@ use serde::Deserialize;
 
 use super::auth::{self, Auth};
 use super::guard;
+use super::listener::ConnTag;
 use super::listing::Feed;
 use super::page_msg::MAX_PAGE_MESSAGE;
 use super::{assets, page_socket};
@@ -95,22 +96,31 @@ async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Respon
     res
 }
 
-fn logged_in(shared: &Shared, headers: &HeaderMap) -> bool {
+fn logged_in(shared: &Shared, headers: &HeaderMap, conn: Option<&ConnTag>) -> bool {
     let Some(value) = header_str(headers, header::COOKIE).and_then(auth::cookie_value) else {
         return false;
     };
-    shared
+    let ok = shared
         .auth
         .lock()
         .map(|mut a| a.check(value, Instant::now()))
-        .unwrap_or(false)
+        .unwrap_or(false);
+    // A connection that proved a login is never closed to make room for others.
+    if ok && let Some(conn) = conn {
+        conn.trust();
+    }
+    ok
 }
 
 const LOG_IN_FIRST: &str =
     "pokeshell: log in first: run `pokeshell web` in a terminal and open the link it prints.";
 
-async fn index(State(shared): State<Shared>, headers: HeaderMap) -> Response {
-    if !logged_in(&shared, &headers) {
+async fn index(
+    State(shared): State<Shared>,
+    conn: Option<Extension<ConnTag>>,
+    headers: HeaderMap,
+) -> Response {
+    if !logged_in(&shared, &headers, conn.as_deref()) {
         return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
     }
     Html(assets::INDEX).into_response()
@@ -147,8 +157,13 @@ async fn login(State(shared): State<Shared>, Query(q): Query<LoginQuery>) -> Res
     }
 }
 
-async fn asset(State(shared): State<Shared>, headers: HeaderMap, Path(name): Path<String>) -> Response {
-    if !logged_in(&shared, &headers) {
+async fn asset(
+    State(shared): State<Shared>,
+    conn: Option<Extension<ConnTag>>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Response {
+    if !logged_in(&shared, &headers, conn.as_deref()) {
         return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
     }
     match assets::get(&name) {
@@ -157,7 +172,12 @@ async fn asset(State(shared): State<Shared>, headers: HeaderMap, Path(name): Pat
     }
 }
 
-async fn socket(State(shared): State<Shared>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
+async fn socket(
+    State(shared): State<Shared>,
+    conn: Option<Extension<ConnTag>>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
     // The guard checked an Origin that was sent; an upgrade must send one.
     if header_str(&headers, header::ORIGIN).is_none() {
         return plain(
@@ -165,7 +185,7 @@ async fn socket(State(shared): State<Shared>, headers: HeaderMap, ws: WebSocketU
             "pokeshell: refused: a WebSocket without an Origin.",
         );
     }
-    if !logged_in(&shared, &headers) {
+    if !logged_in(&shared, &headers, conn.as_deref()) {
         return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
     }
     let feed = shared.feed.clone();

@@ -351,6 +351,7 @@ fn message_end(reply: &Reply) -> PiEvent {
     PiEvent::MessageEnd(MessageEnd {
         message: assistant(reply),
         usage: None,
+        text: None,
     })
 }
 

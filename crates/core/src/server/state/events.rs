@@ -87,6 +87,11 @@ pub enum ServerEvent {
     DropBridges,
     /// The web view listens: a page may ask for a session at any time, so the server stays.
     WebListening,
+    /// What session `number`'s loop heard of its conversation (`crate::talk`).
+    Talk {
+        number: u32,
+        said: Vec<crate::talk::Said>,
+    },
     /// A session wants the user (its attached terminals were told by the session itself).
     Notify {
         number: u32,
