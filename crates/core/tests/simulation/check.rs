@@ -202,7 +202,9 @@ impl World {
         }
         let Some(server) = &self.server else { return };
         if server.sims.is_empty() && self.clients.is_empty() {
-            return self.check.fail("the server has no session and no client left, yet it does not end".into());
+            return self
+                .check
+                .fail("the server has no session and no client left, yet it does not end".into());
         }
         let mut why = None;
         for (n, sim) in &server.sims {
