@@ -196,7 +196,8 @@ fn main() -> ExitCode {
             let (dest, name) = pokeshell::machines::ssh::split_target(target).unwrap_or_default();
             return code(pokeshell::client::remote::attach(&cli, dest, name));
         }
-        Some(Mode::Web { listen }) => {
+        Some(Mode::Web { logout_all: true, .. }) => return code(client::web::logout_all()),
+        Some(Mode::Web { listen, .. }) => {
             // --listen, else the setting when it names another address than the default.
             let listen = listen.clone().or_else(|| {
                 let set = pokeshell::cli::launch::settings_here(&cli).ok()?;

@@ -18,7 +18,14 @@ use support::browser::raw_request;
 /// `pokeshell web` on a free loopback port, the server started by it with these open-file limits
 /// (the server inherits them from its first client): the address it listens on.
 fn web_with_file_limits(home: &Home, soft: u64, hard: u64) -> String {
+    web_started(home, soft, hard, &[]).0
+}
+
+/// `pokeshell web` on a free loopback port, the server started by it with these open-file limits
+/// and `env`: the address it listens on and the login link.
+fn web_started(home: &Home, soft: u64, hard: u64, env: &[(&str, &str)]) -> (String, String) {
     let mut cmd = home.command(&["web", "--listen", "127.0.0.1:0"]);
+    cmd.envs(env.iter().copied());
     // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
@@ -39,11 +46,64 @@ fn web_with_file_limits(home: &Home, soft: u64, hard: u64) -> String {
         .split_whitespace()
         .find(|w| w.contains("/login"))
         .unwrap_or_else(|| panic!("no login link in {text}"));
-    link.trim_start_matches("http://")
+    let addr = link
+        .trim_start_matches("http://")
         .split('/')
         .next()
         .unwrap_or_default()
-        .to_string()
+        .to_string();
+    (addr, link.to_string())
+}
+
+/// The credential a page gets for the login link's token (what the login page's script does).
+fn credential_for(addr: &str, link: &str) -> String {
+    let token = link.rsplit("token=").next().unwrap_or_default();
+    let body = format!("{{\"token\":\"{token}\"}}");
+    let (status, answer) = raw_request(
+        addr,
+        &format!(
+            "POST /login HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert!(status.contains("200"), "the login: {answer}");
+    let json = &answer[answer.find('{').expect("a JSON answer")..];
+    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("JSON");
+    v["credential"].as_str().expect("a credential").to_string()
+}
+
+/// A client's WebSocket text frame (masked, as a client's must be) of a short payload.
+fn masked_text(payload: &[u8]) -> Vec<u8> {
+    assert!(payload.len() < 126);
+    let mask = [0x12u8, 0x34, 0x56, 0x78];
+    let mut frame = vec![0x81, 0x80 | payload.len() as u8];
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    frame
+}
+
+/// How many clients `pokeshell ls --json` says are attached to session `name`.
+fn attached(home: &Home, name: &str) -> u64 {
+    let out = home.pokeshell(&["ls", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    doc["sessions"]
+        .as_array()
+        .and_then(|l| l.iter().find(|s| s["name"] == name))
+        .and_then(|s| s["attached"].as_u64())
+        .unwrap_or(0)
+}
+
+#[track_caller]
+fn wait_attached(home: &Home, name: &str, want: u64, what: &str) {
+    let deadline = Instant::now() + WAIT;
+    while attached(home, name) != want {
+        assert!(
+            Instant::now() < deadline,
+            "{what}: attached {}",
+            attached(home, name)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// The process's limit on open files, soft and hard, as /proc says.
@@ -140,4 +200,36 @@ fn a_request_that_never_ends_is_closed() {
         "closed only after {:?}",
         started.elapsed()
     );
+}
+
+/// Medium 1, the idle side: a page's socket whose browser went away without a word (a phone that
+/// left the network) is closed once it answered nothing, not even the pings, for the silence bound
+/// (60 s; 2 s here through the test hook), and the server counts its client gone; before, it was
+/// held, and counted as attached, for ever.
+#[test]
+fn a_page_that_answers_nothing_is_let_go() {
+    let home = Home::new();
+    let (addr, link) = web_started(&home, 1024, 1024, &[("POKESHELL_TEST_WEB_SILENCE_SECS", "2")]);
+    assert!(home.new_detached("watched").status.success());
+    home.wait_listed("watched");
+    let credential = credential_for(&addr, &link);
+    let mut page = TcpStream::connect(&addr).expect("connect");
+    page.write_all(
+        format!(
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nSec-WebSocket-Protocol: pokeshell, pokeshell.login.{credential}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .expect("the upgrade");
+    let mut head = [0u8; 12];
+    page.read_exact(&mut head).expect("an answer");
+    assert_eq!(&head, b"HTTP/1.1 101");
+    page.write_all(&masked_text(
+        br#"{"type":"open","session":"watched","cols":80,"rows":24,"watch":true}"#,
+    ))
+    .expect("open the session");
+    wait_attached(&home, "watched", 1, "the page attached");
+    // From now on the page reads nothing and answers nothing.
+    wait_attached(&home, "watched", 0, "the silent page let go");
+    drop(page);
 }

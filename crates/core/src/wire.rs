@@ -58,6 +58,7 @@ pub mod kind {
         (0x0e, "act"),
         (0x10, "talk"),
         (0x11, "away"),
+        (0x12, "web_logout_all"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -172,6 +173,9 @@ pub enum Up {
         event: u64,
         act: crate::away::Act,
     },
+    /// End every login to the web view (every browser's, and the login links not used yet); every
+    /// open page's socket closes. Answered with [`Down::Done`] (how many ended) or an error.
+    WebLogoutAll,
     /// Tell this client the conversation of `session` (a name or number): the items after `since`
     /// of the log named `epoch` (everything kept when the log is another), then each new item as it
     /// comes ([`Down::Said`]), until another `talk` or the end of the connection.

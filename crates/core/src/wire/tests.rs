@@ -75,6 +75,7 @@ fn up() -> impl Strategy<Value = Up> {
                 crate::away::Act::No
             ][i]
         }),
+        Just(Up::WebLogoutAll),
         super::talk_strategies::talk_up(),
         super::talk_strategies::away_up(),
     ]

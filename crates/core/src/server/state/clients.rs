@@ -107,6 +107,7 @@ impl ServerState {
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
             Up::Visible { visible } => self.page_visible(id, visible),
             Up::Act { session, event, act } => self.on_act(id, session, event, act, now, fx),
+            Up::WebLogoutAll => fx.push(ServerEffect::WebLogoutAll { id }),
             Up::Talk {
                 session,
                 epoch,
