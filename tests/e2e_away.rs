@@ -10,6 +10,8 @@
 mod common;
 #[path = "e2e_away/recorder.rs"]
 mod recorder;
+#[path = "e2e_away/speed.rs"]
+mod speed;
 mod support;
 
 use std::time::{Duration, Instant};
@@ -255,7 +257,7 @@ fn healthy_twin_a_person_typing_at_the_session_gets_no_push_until_their_terminal
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn healthy_twin_a_visible_page_showing_the_session_gets_no_push_and_a_hidden_one_does() {
-    use support::browser::{Browser, click, list_names};
+    use support::browser::{Browser, list_names};
     let home = ServerHome::new();
     let ntfy = Recorder::start(&[]);
     let (mut m, link) = asking_with_login(&home, &ntfy, 2500, &[]);
@@ -264,7 +266,9 @@ async fn healthy_twin_a_visible_page_showing_the_session_gets_no_push_and_a_hidd
     let b = Browser::start(1024, 768).await;
     b.client.goto(&link).await.expect("open the login link");
     list_names(&b).await;
-    click(&b, "li.session[data-name='1:work'] button.open").await;
+    // A push's Open link: the page opens the session it names.
+    let open = format!("{}?session=1", link.split("login#").next().unwrap_or_default());
+    b.client.goto(&open).await.expect("open the session's link");
     b.wait_screen("mock-").await;
     // The terminal asks, then goes without another key; the page stays, visible.
     m.submit("update the schema");

@@ -33,10 +33,12 @@ impl Pusher {
         tokio::spawn(async move {
             let client = ntfy::client();
             while let Some(push) = rx.recv().await {
-                let note = build(&push);
-                let _ = out.send(Arc::new((push.event.clone(), note.clone())));
                 // The settings are read as they are now: a changed ntfyUrl applies to the next push.
-                let target = tokio::task::spawn_blocking(ntfy::target).await.ok().flatten();
+                let (target, public) = tokio::task::spawn_blocking(|| (ntfy::target(), ntfy::public_url()))
+                    .await
+                    .unwrap_or_default();
+                let note = build(&push, public);
+                let _ = out.send(Arc::new((push.event.clone(), note.clone())));
                 if let (Some(target), Some(client)) = (target, client.clone()) {
                     let id = push.event.id;
                     tokio::spawn(async move { ntfy::deliver(&client, &target, &note, id).await });
@@ -56,17 +58,19 @@ impl Pusher {
     }
 }
 
-/// The notification of `push`, with a capability link for each of its acts when the web view runs.
-fn build(push: &Push) -> Notification {
-    let links = links(&push.event);
+/// The notification of `push`, with a capability link for each of its acts when the web view runs
+/// (under `public`, `pokeshell.webPublicUrl`, when that is set).
+fn build(push: &Push, public: Option<String>) -> Notification {
+    let links = links(&push.event, public);
     let now = crate::machines::now_ms();
     notification::build(&push.event, &links, now, push.utc_offset_secs)
 }
 
-fn links(event: &AwayEvent) -> Links {
-    let Some(base) = crate::web::base_url() else {
+fn links(event: &AwayEvent, public: Option<String>) -> Links {
+    let Some(running) = crate::web::base_url() else {
         return Links::default();
     };
+    let base = public.unwrap_or(running);
     let about = about(event);
     let acts = event
         .acts

@@ -73,6 +73,20 @@ pub fn target() -> Option<Target> {
     })
 }
 
+/// `pokeshell.webPublicUrl` from the global settings as they are now, ending in `/`: the address
+/// every link sent out starts with, when it is set.
+pub fn public_url() -> Option<String> {
+    let cli = crate::cli::Cli::try_parse_from_argv(&[]).ok()?;
+    let settings = crate::cli::launch::settings_here(&cli).ok()?;
+    let url = settings.get(KeyId::WebPublicUrl).edit_text();
+    let url = url.trim();
+    match url {
+        "" => None,
+        u if u.ends_with('/') => Some(u.to_string()),
+        u => Some(format!("{u}/")),
+    }
+}
+
 /// A topic's URL as the server's root (where JSON is published), the topic, and the host.
 pub fn split(url: &str) -> Result<(String, String, String), String> {
     let rest = url
