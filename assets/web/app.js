@@ -6,6 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0 };
   window.PS.app = app;
+  PS.send = (msg) => send(msg);
   const NEW = "new session";
 
   function toast(text, error, bell) {
@@ -66,6 +67,7 @@
   function updateActions() {
     const s = app.sessions.find((x) => x.name === app.current);
     $("resume").classList.toggle("hidden", !(s && s.attention === "limit"));
+    if (PS.guardActions) PS.guardActions(s, $("guard-actions"));
   }
 
   function onText(msg) {

@@ -59,6 +59,13 @@ impl Layer for Observer {
     }
 
     fn observe_effect(&mut self, effect: &Effect) {
+        if let Effect::Guard(note) = effect {
+            let ev = ServerEvent::Guard {
+                number: self.number,
+                note: note.clone(),
+            };
+            let _ = self.server.send(ev.into());
+        }
         if let Effect::Notify { text, bell, desktop } = effect {
             let _ = self.server.send(
                 ServerEvent::Notify {

@@ -19,6 +19,7 @@ pub fn get(name: &str) -> Option<Asset> {
         "app.js" => (include_bytes!("../../assets/web/app.js"), JS),
         "term.js" => (include_bytes!("../../assets/web/term.js"), JS),
         "list.js" => (include_bytes!("../../assets/web/list.js"), JS),
+        "guard.js" => (include_bytes!("../../assets/web/guard.js"), JS),
         "app.css" => (include_bytes!("../../assets/web/app.css"), CSS),
         "xterm.js" => (include_bytes!("../../assets/web/xterm/xterm.js"), JS),
         "xterm.css" => (include_bytes!("../../assets/web/xterm/xterm.css"), CSS),

@@ -52,6 +52,7 @@ pub mod kind {
         (0x0a, "command"),
         (0x0b, "web"),
         (0x0c, "subscribe"),
+        (0x14, "guard"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -151,6 +152,25 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// Answer a guard rail's pause in `session` (a name or number), whoever follows it: the web
+    /// view's buttons, a notification's action (GUARD-A1, GUARD-A2). Answered with [`Down::Done`].
+    Guard {
+        session: String,
+        answer: GuardAnswer,
+    },
+}
+
+/// The person's answer to a guard rail's pause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum GuardAnswer {
+    /// Allow `usd` more (else what the pause offered) and let the agent go on.
+    Allow {
+        #[serde(default)]
+        usd: Option<f64>,
+    },
+    /// Leave it stopped.
+    Leave,
 }
 
 /// A prefix key's action, asked for by name.
@@ -294,6 +314,9 @@ pub struct Listing {
     /// The share of pi's context window in use, 0–100.
     #[serde(default)]
     pub context_percent: Option<f64>,
+    /// While a guard rail pauses the session: what allowing more grants ("allow $25.00 more").
+    #[serde(default)]
+    pub offer: Option<String>,
 }
 
 /// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames

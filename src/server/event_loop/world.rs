@@ -26,4 +26,6 @@ pub enum WorldEvent {
     Sessions(Vec<pokeshell_core::session::SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
     Request(pokeshell_core::bridge::UserRequest),
+    /// The server's core on the rails that span sessions (the day's budget, the circuit breaker).
+    Guard(pokeshell_core::server::guards::GuardOrder),
 }

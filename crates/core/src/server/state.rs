@@ -6,6 +6,9 @@
 
 mod clients;
 mod events;
+mod guards;
+#[cfg(test)]
+mod guards_tests;
 mod lifecycle;
 #[cfg(test)]
 mod lifecycle_tests;
@@ -107,6 +110,10 @@ pub struct ServerState {
     pub(super) subscribers: BTreeSet<u64>,
     /// The wall clock of the last event, for the lists told to subscribers.
     wall_ms: u64,
+    /// The day's budget across every session (GUARD-B2).
+    pub(super) daily: crate::server::guards::daily::DailyBudget,
+    /// The circuit breaker across sessions (GUARD-K1..K3).
+    pub(super) breakers: crate::server::guards::breaker::Breakers,
 }
 
 impl ServerState {
@@ -150,6 +157,7 @@ impl ServerState {
             ServerEvent::Lagged { id, bound } => self.lagged(id, bound, &mut fx),
             ServerEvent::Started { number, result } => self.started(number, result, &mut fx),
             ServerEvent::Report { number, report } => self.on_report(number, report, &mut fx),
+            ServerEvent::Guard { number, note } => self.on_guard(number, note, now, &mut fx),
             ServerEvent::Ended {
                 number,
                 code,

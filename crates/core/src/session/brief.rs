@@ -81,6 +81,7 @@ impl Session {
             dirty: None,
             machine: None,
             context_percent: self.pi.context.as_ref().and_then(|u| u.percent),
+            offer: view.guard.halt.as_ref().map(|h| h.offer.label()),
         }
     }
 
@@ -92,6 +93,9 @@ impl Session {
             return (Attention::Working, "restarting pi".into());
         }
         let reported = self.pi.program_status.as_ref();
+        if let Some(halt) = &view.guard.halt {
+            return (Attention::Paused, halt.cause.state());
+        }
         if let Some(status) = reported.filter(|s| s.state == ProgramState::Blocked) {
             let what = status.msg.as_ref().or(status.kind.as_ref());
             let state = what.map_or("waiting for you".to_string(), |w| format!("waiting for you: {w}"));

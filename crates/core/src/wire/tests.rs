@@ -98,6 +98,7 @@ fn listing() -> impl Strategy<Value = Listing> {
                 branch: None,
                 dirty: None,
                 context_percent,
+                offer: None,
             },
         )
 }

@@ -104,6 +104,7 @@ impl ServerState {
                 });
             }
             Up::Command(command) => self.on_command(id, command, fx),
+            Up::Guard { session, answer } => self.on_guard_answer(id, &session, answer, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),

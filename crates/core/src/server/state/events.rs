@@ -87,6 +87,12 @@ pub enum ServerEvent {
     DropBridges,
     /// The web view listens: a page may ask for a session at any time, so the server stays.
     WebListening,
+    /// What a session met that spans sessions: a priced reply, a provider failure, an answer to the
+    /// day's pause (GUARD-B2, GUARD-K1..K3).
+    Guard {
+        number: u32,
+        note: crate::server::guards::GuardNote,
+    },
     /// A session wants the user (its attached terminals were told by the session itself).
     Notify {
         number: u32,

@@ -23,6 +23,8 @@ pub enum SessionMsg {
     Request(UserRequest),
     /// A client that follows the session answered the probe, typed, resized, came back or left.
     Client(ClientMsg),
+    /// The rails that span sessions: the day's budget, the circuit breaker.
+    Guard(crate::server::guards::GuardOrder),
 }
 
 /// A following client's doing; its coming is `ServerEffect::Follow`, which the binary performs.

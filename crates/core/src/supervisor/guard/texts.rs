@@ -7,6 +7,10 @@ use super::ladder::Repeat;
 /// customType of the ladder's messages (hidden).
 pub const CT_GUARD: &str = "guard-rail";
 
+/// The keys that answer a pause, as the texts name them (docs/keys.md).
+pub const ALLOW_KEY: &str = "prefix+a";
+pub const LEAVE_KEY: &str = "prefix+x";
+
 /// How much of a call's label a text quotes.
 const LABEL_CHARS: usize = 100;
 
