@@ -65,6 +65,37 @@ fn guard_l1_the_same_call_climbs_message_handoff_then_stop() {
 }
 
 #[test]
+fn guard_e2_a_handoff_whose_compaction_fails_does_not_claim_a_fresh_context() {
+    let mut sim = Sim::new();
+    sim.user_types().agent_start();
+    loop_of_five(&mut sim, 1);
+    sim.advance(10);
+    loop_of_five(&mut sim, 2);
+    assert_eq!(sim.compactions().len(), 1, "rung 2: a handoff");
+    sim.agent_end(StopReason::Aborted).settle_aborted();
+    sim.event(Event::CompactResult {
+        error: Some("Nothing to compact (session too small)".into()),
+    });
+    sim.run_for(10);
+    let sent = sim.sent_of("guard-rail");
+    assert_eq!(sent.len(), 2, "the ladder goes on after the failed handoff");
+    assert!(
+        sent[1].text.contains("compaction failed") && !sent[1].text.contains("handed off to"),
+        "{}",
+        sent[1].text
+    );
+    let steps = sim.records("GUARD-E2", LedgerKind::Action);
+    assert!(
+        steps.iter().any(|r| r.reason.contains("the handoff failed")),
+        "{steps:?}"
+    );
+    // The next repetition still stops and asks.
+    sim.agent_start();
+    loop_of_five(&mut sim, 3);
+    assert_eq!(sim.records("GUARD-E3", LedgerKind::Action).len(), 1);
+}
+
+#[test]
 fn guard_l2_two_calls_taking_turns_climb_the_ladder() {
     let mut sim = Sim::new();
     sim.user_types().agent_start();

@@ -87,6 +87,9 @@ pub struct Guard {
     pub daily: Option<DailyState>,
     /// A ladder handoff is under way for this repetition: its end resumes the agent (GUARD-E2).
     pub handoff: Option<Repeat>,
+    /// The ladder's last handoff failed (pi could not compact): the message after it must not claim
+    /// a fresh context.
+    pub handoff_failed: bool,
     /// The last ladder step or pause, for the side pane: rule and evidence.
     pub last: Option<(&'static str, String)>,
     /// The provider failure this session waits on with others, if any (GUARD-K1).

@@ -112,7 +112,7 @@ impl Supervisor {
         let stopped = if running {
             "stopped the run"
         } else {
-            "holds everything automatic"
+            "keeps the agent stopped"
         };
         let reason = format!(
             "{state}: {stopped} and asks you to {} or leave it stopped",

@@ -148,7 +148,10 @@ impl Supervisor {
         now: Now,
         out: &mut Vec<Action>,
     ) {
-        let (rule, text) = if after_handoff {
+        let failed = after_handoff && std::mem::take(&mut self.guard.handoff_failed);
+        let (rule, text) = if failed {
+            (rule::GUARD_STEP_HANDOFF, texts::after_failed_handoff(&repeat))
+        } else if after_handoff {
             (rule::GUARD_STEP_HANDOFF, texts::after_handoff(&repeat))
         } else {
             (rule::GUARD_STEP_MESSAGE, texts::ladder_message(&repeat))
@@ -164,7 +167,12 @@ impl Supervisor {
         );
         self.outcomes
             .expect(rule, send_id, self.run.awaiting_start(), now.mono_ms);
-        let reason = if after_handoff {
+        let reason = if failed {
+            format!(
+                "{} (rung 2 of 3): the handoff failed, so the same context is asked to take another way",
+                repeat.evidence()
+            )
+        } else if after_handoff {
             format!(
                 "{} (rung 2 of 3): the fresh context is asked to take another way",
                 repeat.evidence()
@@ -240,10 +248,16 @@ impl Supervisor {
     }
 
     /// GUARD-E2: the handoff's compaction ended; the fresh context is asked to take another way.
-    pub(in crate::supervisor) fn guard_handoff_done(&mut self, now: Now, out: &mut Vec<Action>) {
+    pub(in crate::supervisor) fn guard_handoff_done(
+        &mut self,
+        failed: bool,
+        now: Now,
+        out: &mut Vec<Action>,
+    ) {
         let Some(repeat) = self.guard.handoff.take() else {
             return;
         };
+        self.guard.handoff_failed = failed;
         if self.arbiter.stopped() == Some(StopCause::Handoff) {
             // The handoff stopped the run; the ladder resumes it.
             self.arbiter.lift_stop();

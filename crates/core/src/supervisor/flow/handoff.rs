@@ -112,7 +112,7 @@ impl Supervisor {
         if !self.compaction.finish_handoff() {
             return;
         }
-        self.guard_handoff_done(now, out);
+        self.guard_handoff_done(error.is_some(), now, out);
         match error {
             None => {
                 let reason = "the handoff compaction finished".to_string();

@@ -53,6 +53,17 @@ pub fn after_handoff(repeat: &Repeat) -> String {
     )
 }
 
+/// GUARD-E2 when pi could not compact: the message goes to the same context, and says so.
+pub fn after_failed_handoff(repeat: &Repeat) -> String {
+    format!(
+        "[Guard] pokeshell tried to hand your context off to a fresh start (the compaction failed), \
+         because the work still makes no progress: {}.\n\
+         Take a clearly different approach now. If you are stuck, stop and write the user a short \
+         report of what blocks you; the next repetition stops the run and asks the user.",
+        repeat.evidence()
+    )
+}
+
 /// GUARD-A1: the person let the agent go on; the run the pause stopped is resumed.
 pub fn resume_after_allow(cause: &HaltCause, granted: Allowance) -> String {
     let why = match cause {
@@ -150,6 +161,9 @@ mod tests {
         assert!(first.contains("different approach") && first.contains("short report"));
         let after = after_handoff(&repeat);
         assert!(after.contains("handed off") && after.contains("npm test"));
+        let failed = after_failed_handoff(&repeat);
+        assert!(failed.contains("compaction failed") && failed.contains("npm test"));
+        assert!(!failed.contains("handed off to"), "{failed}");
         assert!(handoff_focus(&repeat).contains("npm test"));
     }
 
