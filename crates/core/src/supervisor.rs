@@ -120,6 +120,8 @@ pub struct Supervisor {
     utc_offset_secs: i32,
     /// The guard rails: budget, call cap, no-progress rails and their ladder, the pause.
     guard: Guard,
+    /// The user's stop is written in pi's session (and not lifted there yet).
+    stop_saved: bool,
 }
 
 impl Supervisor {
@@ -146,6 +148,7 @@ impl Supervisor {
             promise: PromiseEpisode::default(),
             utc_offset_secs: 0,
             guard: Guard::default(),
+            stop_saved: false,
         }
     }
 
@@ -172,6 +175,7 @@ impl Supervisor {
         match event {
             Event::BridgeConnected => self.on_bridge_connected(),
             Event::BridgeDisconnected { reason } => self.on_bridge_disconnected(&reason, now, &mut out),
+            Event::Snapshot { idle } => self.run.snapshot(idle),
             Event::SessionStart { session_id, entries } => {
                 self.on_session_start(session_id, &entries, now, &mut out);
                 self.restart_resume_due(now, &mut out);

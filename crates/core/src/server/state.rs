@@ -16,6 +16,9 @@ mod restore_queue;
 #[cfg(test)]
 mod restore_tests;
 mod saved;
+mod talk;
+#[cfg(test)]
+mod talk_tests;
 #[cfg(test)]
 mod tests;
 mod to_session;
@@ -114,6 +117,10 @@ pub struct ServerState {
     pub(super) daily: crate::server::guards::daily::DailyBudget,
     /// The circuit breaker across sessions (GUARD-K1..K3).
     pub(super) breakers: crate::server::guards::breaker::Breakers,
+    /// Each session's conversation, as its loop heard it (`talk`).
+    pub(super) talks: BTreeMap<u32, crate::talk::Talk>,
+    /// Clients told each new item of a session's conversation ([`crate::wire::Up::Talk`]).
+    pub(super) talkers: BTreeMap<u64, u32>,
 }
 
 impl ServerState {
@@ -231,6 +238,7 @@ impl ServerState {
                 }
             }
             ServerEvent::WebListening => self.web = true,
+            ServerEvent::Talk { number, said } => self.on_talk(number, said, &mut fx),
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
                     let ev = SessionMsg::Signal(Signal::Usr1);

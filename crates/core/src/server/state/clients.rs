@@ -106,6 +106,13 @@ impl ServerState {
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Guard { session, answer } => self.on_guard_answer(id, &session, answer, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
+            Up::WebLogoutAll => fx.push(ServerEffect::WebLogoutAll { id }),
+            Up::Talk {
+                session,
+                epoch,
+                since,
+            } => self.ask_talk(id, &session, epoch, since, fx),
+            Up::Away { seen } => self.ask_away(id, &seen, fx),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
                 Err(message) => fx.push(ServerEffect::Tell {
