@@ -51,10 +51,16 @@ fn guard_b1_the_budget_stops_the_run_within_one_call_and_allowing_more_resumes_i
     m.wait_footer("⛔ budget");
     m.wait_side("paused by its budget: $0.2400 of $0.2000");
     m.wait_side("prefix+a allow $0.2000 more");
+    // The stop comes at the reply's end; pi may already have run the step and sent the next call,
+    // which the abort cuts short (unpriced). Once pi is idle, nothing more reaches the model.
+    m.wait_side("● idle");
     m.assert_model_quiet(Duration::from_secs(3));
     let calls = m.chat().len();
     // $0.06 a call: the fourth reaches $0.24 >= $0.20; the third ($0.18) did not.
-    assert_eq!(calls, 4, "stopped at the call that reached the budget");
+    assert!(
+        calls == 4 || calls == 5,
+        "stopped at the call that reached the budget (and the one in flight): {calls}"
+    );
     m.wait_side("session 40.0k/8.0k · $0.2400");
     let record = m.wait_record("GUARD-B1", "action", "stopped the run");
     eprintln!(
@@ -85,9 +91,13 @@ fn guard_b1_the_budget_stops_the_run_within_one_call_and_allowing_more_resumes_i
     m.wait_trailing("it reached its budget, and the user allowed more (allow $0.2000 more)");
     m.wait_record("GUARD-A1", "action", "resumed the stopped run");
     m.wait_side("paused by its budget: $0.4200 of $0.4000");
+    m.wait_side("● idle");
     m.assert_model_quiet(Duration::from_secs(3));
     let after = m.chat().len();
-    assert_eq!(after, calls + 3, "three more calls, the third reaching $0.42");
+    assert!(
+        (7..=8).contains(&after),
+        "three more priced calls, the third reaching $0.42 (and the one in flight): {after}"
+    );
     // Leave it stopped: the question goes, the budget still holds.
     m.pty.send([PREFIX, b'x']);
     m.wait_record("GUARD-A2", "action", "left it stopped");
