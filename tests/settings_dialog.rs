@@ -288,7 +288,7 @@ fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     assert_eq!(d.filter(), "th");
     assert_eq!(d.handle_key(ctrl('u')), DialogOutcome::None);
     assert_eq!(d.filter(), "");
-    assert_eq!(d.visible_rows().count(), 44);
+    assert_eq!(d.visible_rows().count(), 48);
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::PokeThresholdSeconds)),
