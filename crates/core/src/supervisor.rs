@@ -2,20 +2,18 @@
 //!
 //! One state machine ports four pi extensions (docs/supervision.md explains every rule). Each part owns
 //! its state and is only reached through its methods:
-//! - [`run`]: where pi's agent loop is; [`compaction`]: whether a compaction runs;
+//! - [`run`]: where pi's agent loop is; [`compaction`]: whether a compaction runs; [`wake`]: the
+//!   post-compaction wake and pi-poke's stall episode;
 //! - [`monitor`]: the running tools, the long-tool monitor and the orphans' bookkeeping (pi-poke);
-//! - [`wake`]: the post-compaction wake and pi-poke's stall episode;
 //! - [`recovery`]: the empty-reply retry's and the loop guard's budgets (pi-stalled-agent-recovery);
-//! - [`wakeup`]: model-scheduled wakeups (pi-wakeup);
-//! - [`stall`]: the silence of a run in flight (the stall watch); [`provider_wait`]: the planned
-//!   resume after a provider error, read with [`limit`];
-//! - [`promise`]: the classifier of runs that end on an announced step, and its pokes' episode;
+//!   [`wakeup`]: model-scheduled wakeups (pi-wakeup); [`guard`]: the guard rails;
+//! - [`stall`]: the silence of a run in flight; [`provider_wait`]: the planned resume after a provider
+//!   error, read with [`limit`]; [`promise`]: runs that end on an announced step, and their pokes;
 //! - [`arbiter`]: who owned the last settle, the shared cooldown, the parked resume, the user's stop;
-//! - [`delivery`]: the sends waiting for the bridge's answer; [`outcome`]: what came of a resume;
+//!   [`delivery`]: the sends waiting for the bridge's answer; [`outcome`]: what came of a resume;
 //!   [`ledger`]: the latest records.
 //!
-//! [`Supervisor`] orchestrates them: the files under `flow/` take each event or tick through the parts
-//! (the settle's arbitration, resumes, recovery, wakeups, the handoff trigger, the user's commands).
+//! [`Supervisor`] orchestrates them: the files under `flow/` take each event or tick through the parts.
 //!
 //! Nothing here reads a clock, touches a file or spawns a thread. The shell passes [`Now`] to every
 //! call, performs the returned [`Action`]s, reports each send's result with [`Event::SendResult`], and
@@ -152,8 +150,7 @@ impl Supervisor {
         }
     }
 
-    /// The local offset from UTC (seconds east), measured by the shell: provider reset times written
-    /// without a zone are local times.
+    /// The local offset from UTC (seconds east), measured by the shell, for reset times without a zone.
     pub fn set_utc_offset(&mut self, secs: i32) {
         self.utc_offset_secs = secs;
     }
