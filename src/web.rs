@@ -5,6 +5,7 @@
 
 mod assets;
 pub mod auth;
+mod changes;
 pub mod guard;
 mod listing;
 pub mod new_session;

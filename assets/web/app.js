@@ -6,8 +6,10 @@
   const $ = (id) => document.getElementById(id);
   const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0 };
   window.PS.app = app;
+  app.send = (msg) => send(msg);
   const NEW = "new session";
 
+  PS.toast = (text, error) => toast(text, error);
   function toast(text, error, bell) {
     const t = PS.el("div", "toast" + (error ? " error" : "") + (bell ? " bell" : ""), text);
     $("toasts").append(t);
@@ -30,6 +32,7 @@
   }
 
   function showList() {
+    PS.changes.hide();
     app.current = null;
     $("list-view").classList.remove("hidden");
     $("session-view").classList.add("hidden");
@@ -38,6 +41,7 @@
   }
 
   function showSession(name) {
+    PS.changes.hide();
     $("list-view").classList.add("hidden");
     $("session-view").classList.remove("hidden");
     $("back").classList.remove("hidden");
@@ -76,6 +80,12 @@
         app.lists += 1;
         PS.renderList(msg.sessions, (n) => open(n, true), confirmKill);
         updateActions();
+        PS.changes.onSessions(msg.sessions);
+        break;
+      case "changes":
+      case "changes_error":
+      case "reviewed":
+        PS.changes.onMessage(msg);
         break;
       case "attached":
         if (app.current === NEW) { $("new-name").value = ""; $("new-worktree").value = ""; }
@@ -145,6 +155,7 @@
   $("sup-on").addEventListener("click", () => send({ type: "supervision", on: true }));
   $("sup-off").addEventListener("click", () => send({ type: "supervision", on: false }));
   $("fit").addEventListener("click", () => open(app.current, !app.watch));
+  $("changes").addEventListener("click", () => PS.changes.open(app.current, "session"));
   $("handoff").addEventListener("click", () => { $("handoff-form").classList.remove("hidden"); $("handoff-focus").focus(); });
   $("handoff-cancel").addEventListener("click", () => $("handoff-form").classList.add("hidden"));
   $("handoff-form").addEventListener("submit", (ev) => {

@@ -57,7 +57,9 @@ PS.renderList = function (sessions, onOpen, onKill) {
     open.addEventListener("click", () => onOpen(s.name));
     const kill = PS.el("button", "danger kill", "Kill…");
     kill.addEventListener("click", () => onKill(s.name));
-    row.append(open, kill);
+    const changes = PS.el("button", "changes", "Changes");
+    changes.addEventListener("click", () => PS.changes.open(s.name, "list"));
+    row.append(open, changes, kill);
     li.append(top, facts, row);
     ul.append(li);
   }

@@ -71,6 +71,10 @@ pub struct SessionJson {
     /// US dollars as pi priced the replies; null when pi has no prices for the model.
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// The commit the session's changes are read against (`pokeshell diff`); null outside a git
+    /// checkout or when not known.
+    #[serde(default)]
+    pub base: Option<String>,
 }
 
 /// The attention keywords, the ones needing the user first.
@@ -117,6 +121,7 @@ impl SessionJson {
             tokens_out: l.tokens_out,
             cache_read: l.cache_read,
             cost_usd: l.cost_usd,
+            base: l.base.clone(),
         }
     }
 }
@@ -205,6 +210,8 @@ mod tests {
             cache_read: 5000,
             cost_usd: Some(0.35),
             context_percent: None,
+            base: Some("0123abcd".into()),
+            changes: None,
         }
     }
 

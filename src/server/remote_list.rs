@@ -57,6 +57,7 @@ pub fn briefs(answers: &[Answer], now_wall_ms: u64) -> Vec<SessionBrief> {
             dirty: s.dirty,
             machine: Some(dest.clone()),
             context_percent: None,
+            changes: None,
             spend: pokeshell_core::session::usage::Spend {
                 input: s.tokens_in,
                 output: s.tokens_out,
@@ -135,6 +136,7 @@ mod tests {
             tokens_out: 0,
             cache_read: 0,
             cost_usd: None,
+            base: None,
         }
     }
 

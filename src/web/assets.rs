@@ -19,6 +19,8 @@ pub fn get(name: &str) -> Option<Asset> {
         "app.js" => (include_bytes!("../../assets/web/app.js"), JS),
         "term.js" => (include_bytes!("../../assets/web/term.js"), JS),
         "list.js" => (include_bytes!("../../assets/web/list.js"), JS),
+        "changes.js" => (include_bytes!("../../assets/web/changes.js"), JS),
+        "changes.css" => (include_bytes!("../../assets/web/changes.css"), CSS),
         "app.css" => (include_bytes!("../../assets/web/app.css"), CSS),
         "xterm.js" => (include_bytes!("../../assets/web/xterm/xterm.js"), JS),
         "xterm.css" => (include_bytes!("../../assets/web/xterm/xterm.css"), CSS),

@@ -5,6 +5,7 @@
 
 use axum::extract::ws::{Message, WebSocket};
 
+use super::changes::Asks;
 use super::listing::Feed;
 use super::new_session::{self, Plan};
 use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, ToPage};
@@ -18,6 +19,7 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
     let mut sessions = feed.sessions.clone();
     let mut notes = feed.notes();
     sessions.mark_changed();
+    let mut asks = Asks::default();
     loop {
         let from_server = async {
             match up.as_mut() {
@@ -52,6 +54,11 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
                 };
                 let ask = page_msg::parse(text.as_str()).and_then(|m| page_msg::to_wire(m, &home));
                 let sent = match ask {
+                    Ok(Ask::Changes { session }) => {
+                        asks.changes(&feed, session);
+                        Ok(())
+                    }
+                    Ok(Ask::Review { session, comments }) => asks.review(session, comments),
                     Ok(Ask::Wire(wire)) => deliver(&mut up, &wire).await,
                     Ok(Ask::New { plan, cols, rows }) => match prepare(plan).await {
                         Ok(target) => deliver(&mut up, &page_msg::open_new(target, cols, rows)).await,
@@ -94,6 +101,12 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
                 if tell(&mut ws, ToPage::Sessions { sessions: list }).await.is_err() {
                     break;
                 }
+            }
+            answer = asks.next() => {
+                if tell(&mut ws, answer).await.is_err() {
+                    break;
+                }
+                asks.done(&feed);
             }
             note = notes.recv() => {
                 let msg = match note {

@@ -29,6 +29,9 @@ pub struct SessionBrief {
     pub machine: Option<String>,
     /// The share of pi's context window in use (0–100), when pi said.
     pub context_percent: Option<f64>,
+    /// A mark of the checkout's files as the observer's watch last saw them: it changes whenever
+    /// they do (filled by the server's observer, like `branch`).
+    pub changes: Option<u64>,
 }
 
 impl SessionBrief {
@@ -50,6 +53,7 @@ impl SessionBrief {
             dirty: None,
             machine: None,
             context_percent: None,
+            changes: None,
         }
     }
 }

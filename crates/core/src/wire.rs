@@ -52,6 +52,7 @@ pub mod kind {
         (0x0a, "command"),
         (0x0b, "web"),
         (0x0c, "subscribe"),
+        (0x1e, "review"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -151,6 +152,13 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// A review of session `session`'s changes (a name or a number): its comments go to the agent
+    /// as one message, through the supervisor (a follow-up while the agent works). Answered with
+    /// [`Down::Done`] or [`Down::Error`].
+    Review {
+        session: String,
+        comments: Vec<crate::diff::review::Comment>,
+    },
 }
 
 /// A prefix key's action, asked for by name.
@@ -180,6 +188,11 @@ pub enum Target {
         name: Option<String>,
         dir: String,
         args: Vec<String>,
+        /// The commit the session's changes are read against, when the client knows it (the
+        /// worktree `new --worktree` made or reused); else the server's session records the
+        /// commit checked out as it starts.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
     },
 }
 
@@ -294,6 +307,21 @@ pub struct Listing {
     /// The share of pi's context window in use, 0–100.
     #[serde(default)]
     pub context_percent: Option<f64>,
+    /// The commit the session's changes are read against (see `SessionSpec::base`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Changes whenever the files of the session's checkout change (as the server's watch last saw
+    /// them): a Changes view reads the diff again when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<String>,
+}
+
+impl Listing {
+    /// Whether the user means this session by `name`: its name, its number or `number:name`.
+    pub fn answers_to(&self, name: &str) -> bool {
+        let (number, bare) = self.name.split_once(':').unwrap_or(("", self.name.as_str()));
+        self.name == name || bare == name || number == name
+    }
 }
 
 /// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames

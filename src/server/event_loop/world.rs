@@ -26,4 +26,11 @@ pub enum WorldEvent {
     Sessions(Vec<pokeshell_core::session::SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
     Request(pokeshell_core::bridge::UserRequest),
+    /// A review of the session's changes, as the message for the agent.
+    Review(String),
+    /// The changes a client's overlay asked for, read off the loop's thread.
+    Changes {
+        client: u64,
+        result: Result<pokeshell_core::diff::Changes, String>,
+    },
 }

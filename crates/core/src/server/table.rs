@@ -230,6 +230,12 @@ impl Table {
                 branch: None,
                 dirty: None,
                 context_percent: e.brief.as_ref().and_then(|b| b.context_percent),
+                base: e.spec.base.clone(),
+                changes: e
+                    .brief
+                    .as_ref()
+                    .and_then(|b| b.changes)
+                    .map(|c| format!("{c:016x}")),
             })
             .collect()
     }

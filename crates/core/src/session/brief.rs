@@ -81,7 +81,18 @@ impl Session {
             dirty: None,
             machine: None,
             context_percent: self.pi.context.as_ref().and_then(|u| u.percent),
+            changes: None,
         }
+    }
+
+    /// The commit the session's changes are read against, when known.
+    pub fn base(&self) -> Option<&str> {
+        self.opts.spec.base.as_deref()
+    }
+
+    /// The directory the session runs in.
+    pub fn dir(&self) -> &str {
+        &self.opts.spec.dir
     }
 
     pub(super) fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {

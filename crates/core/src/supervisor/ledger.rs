@@ -47,6 +47,7 @@ pub mod rule {
     pub const PROM_POKE: &str = "PROM-P1";
     pub const PROM_LIMIT: &str = "PROM-B1";
     pub const PROM_ASK: &str = "PROM-A1";
+    pub const REVIEW_SEND: &str = "REVIEW-S1";
 }
 
 /// How many records the supervisor keeps for the view.

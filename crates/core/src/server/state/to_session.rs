@@ -21,6 +21,8 @@ pub enum SessionMsg {
     Sessions(Vec<SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
     Request(UserRequest),
+    /// A review of the session's changes, as the message for the agent (`Up::Review`).
+    Review(String),
     /// A client that follows the session answered the probe, typed, resized, came back or left.
     Client(ClientMsg),
 }
