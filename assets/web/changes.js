@@ -72,7 +72,7 @@ window.PS = window.PS || {};
     $("list-view").classList.add("hidden");
     $("session-view").classList.add("hidden");
     $("back").classList.remove("hidden");
-    $("title").textContent = "Changes · " + session;
+    $("title").textContent = session;
     $("cv-screen").classList.toggle("hidden", from !== "session");
     v.classList.remove("hidden");
     render();
@@ -155,7 +155,7 @@ window.PS = window.PS || {};
     cv.stale = false;
     cv.editing = null;
     const list = comments();
-    $("cv-count").textContent = list.length === 0 ? "No comments" : list.length === 1 ? "1 comment" : list.length + " comments";
+    $("cv-count").textContent = list.length === 0 ? "Tap a line to comment on it" : list.length === 1 ? "1 comment" : list.length + " comments";
     $("review-send").disabled = cv.sending || list.length === 0;
     const files = $("cv-files");
     files.replaceChildren();
@@ -173,8 +173,8 @@ window.PS = window.PS || {};
       const m = cv.model;
       let a = 0, r = 0;
       for (const f of m.files) { a += f.added || 0; r += f.removed || 0; }
-      summary.textContent = m.files.length === 0 ? "no changes since " + m.base.slice(0, 10)
-        : m.files.length + (m.files.length === 1 ? " file" : " files") + ", +" + a + " −" + r + " since " + m.base.slice(0, 10);
+      summary.textContent = "Changes: " + (m.files.length === 0 ? "none since " + m.base.slice(0, 10)
+        : m.files.length + (m.files.length === 1 ? " file" : " files") + ", +" + a + " −" + r + " since " + m.base.slice(0, 10));
       if (m.note) { note.textContent = "Cut: " + m.note; note.classList.remove("hidden"); }
       for (const f of m.files) files.append(fileBox(f, list, shown));
     }

@@ -61,14 +61,16 @@ impl Asks {
     }
 
     /// Sends a review; one at a time.
-    pub fn review(&mut self, session: String, comments: Vec<Comment>) -> Result<(), String> {
+    pub fn review(&mut self, feed: &Feed, session: String, comments: Vec<Comment>) -> Result<(), String> {
         if self.reviewing {
             return Err("a review is on its way already: wait for its answer".to_string());
         }
         self.reviewing = true;
-        let tx = self.tx.clone();
+        let (feed, tx) = (feed.clone(), self.tx.clone());
         tokio::spawn(async move {
-            let _ = tx.send((Kind::Review, review(session, comments).await)).await;
+            let _ = tx
+                .send((Kind::Review, review(&feed, session, comments).await))
+                .await;
         });
         Ok(())
     }
@@ -133,12 +135,32 @@ pub async fn read(feed: &Feed, session: String) -> ToPage {
     }
 }
 
-/// Sends a review of `session` and gives the server's answer.
-pub async fn review(session: String, comments: Vec<Comment>) -> ToPage {
+/// Sends a review of `session` (a name, a number or `number:name`) and gives the server's answer,
+/// naming the session as the list does.
+pub async fn review(feed: &Feed, session: String, comments: Vec<Comment>) -> ToPage {
+    let label = feed
+        .sessions
+        .borrow()
+        .iter()
+        .find(|l| l.answers_to(&session))
+        .map(|l| l.name.clone());
+    let Some(label) = label else {
+        return ToPage::Reviewed {
+            message: format!("no session named {session:?}: the review was not sent"),
+            session,
+            ok: false,
+        };
+    };
+    let session = label;
+    // The server's table knows a session by its name or its number.
+    let number = session
+        .split_once(':')
+        .map_or(session.as_str(), |(n, _)| n)
+        .to_string();
     let answer = async {
         let mut up = Upstream::connect().await?;
         up.send(&Up::Review {
-            session: session.clone(),
+            session: number,
             comments,
         })
         .await?;

@@ -58,7 +58,7 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
                         asks.changes(&feed, session);
                         Ok(())
                     }
-                    Ok(Ask::Review { session, comments }) => asks.review(session, comments),
+                    Ok(Ask::Review { session, comments }) => asks.review(&feed, session, comments),
                     Ok(Ask::Wire(wire)) => deliver(&mut up, &wire).await,
                     Ok(Ask::New { plan, cols, rows }) => match prepare(plan).await {
                         Ok(target) => deliver(&mut up, &page_msg::open_new(target, cols, rows)).await,
