@@ -16,6 +16,8 @@ import {
 	OWN_ENTRY_PREFIX,
 	TAIL_MAX_ENTRIES,
 	TAIL_STRING_MAX,
+	TALK_RESULT_MAX,
+	TALK_TEXT_MAX,
 } from "./limits.ts";
 import { bound, boundText, numberOrNull, safe } from "./util.ts";
 
@@ -106,6 +108,29 @@ export function finalText(branch: any[]): string | null {
 		return chars.length > FINAL_TEXT_MAX ? chars.slice(-FINAL_TEXT_MAX).join("") : text;
 	}
 	return null;
+}
+
+/**
+ * A message's words for the conversation pokeshell shows a person (the web view's conversation): its text
+ * blocks joined, bounded (TALK_RESULT_MAX for a tool's result, else TALK_TEXT_MAX) with the start and the
+ * end kept (a reply's question is at its end, its subject at its start); null when it holds no text.
+ */
+export function talkText(m: any): string | null {
+	const content = m?.content;
+	const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+	const text = blocks
+		.filter((b: any) => b?.type === "text" && typeof b.text === "string")
+		.map((b: any) => b.text)
+		.join("\n")
+		.trim();
+	if (text === "") return null;
+	const max = m?.role === "toolResult" ? TALK_RESULT_MAX : TALK_TEXT_MAX;
+	const chars = Array.from(text);
+	if (chars.length <= max) return text;
+	const head = Math.floor(max / 4);
+	const tail = max - head;
+	const cut = chars.length - head - tail;
+	return `${chars.slice(0, head).join("")}\n…[${cut} characters left out]…\n${chars.slice(-tail).join("")}`;
 }
 
 /**

@@ -60,7 +60,9 @@ PS.renderList = function (sessions, onOpen, onKill) {
     const changes = PS.el("button", "changes", "Changes");
     changes.addEventListener("click", () => PS.changes.open(s.name, "list"));
     row.append(open, changes, kill);
-    li.append(top, facts, row);
+    // What happened since this browser last read the session (filled in by the page's digests).
+    const meanwhile = PS.el("div", "meanwhile hidden");
+    li.append(top, facts, meanwhile, row);
     ul.append(li);
   }
   document.getElementById("empty").classList.toggle("hidden", sessions.length > 0);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { branchTail, customEntry, finalText, ownEntries, pickEntries, summarizeMessage, tokenUsage } from "../summaries.ts";
+import { branchTail, customEntry, finalText, ownEntries, pickEntries, summarizeMessage, talkText, tokenUsage } from "../summaries.ts";
 
 test("a message summary carries no text, only what the rules need", () => {
 	const summary = summarizeMessage(
@@ -128,4 +128,27 @@ test("an assistant reply's usage is counted, with pi's price when it has one", (
 	assert.equal(tokenUsage({ role: "assistant", usage: { ...usage, cost: undefined } })?.costUsd, null);
 	assert.equal(tokenUsage({ role: "user", usage }), null, "only replies cost");
 	assert.equal(tokenUsage({ role: "assistant" }), null);
+});
+
+test("a message's words for the conversation: text blocks joined, bounded at both ends", () => {
+	assert.equal(talkText({ role: "assistant", content: [{ type: "thinking", thinking: "x" }] }), null);
+	assert.equal(talkText({ role: "user", content: "  hello \n" }), "hello");
+	assert.equal(
+		talkText({
+			role: "assistant",
+			content: [
+				{ type: "text", text: "Done." },
+				{ type: "toolCall", id: "c", name: "bash", arguments: {} },
+				{ type: "text", text: "Shall I go on?" },
+			],
+		}),
+		"Done.\nShall I go on?",
+	);
+	const long = "A" + "b".repeat(9000) + "Z?";
+	const cut = talkText({ role: "assistant", content: long }) as string;
+	assert.ok(cut.startsWith("Ab") && cut.endsWith("bZ?"), "the start and the end stay");
+	assert.match(cut, /…\[5003 characters left out\]…/);
+	assert.ok(Array.from(cut).length < 4100);
+	const result = talkText({ role: "toolResult", content: [{ type: "text", text: "y".repeat(2000) }] }) as string;
+	assert.ok(Array.from(result).length < 700, "a tool's result gets a glimpse");
 });

@@ -241,6 +241,10 @@ pub struct MessageEnd {
     /// What an assistant reply used (absent for other messages, and from older bridges).
     #[serde(default)]
     pub usage: Option<TokenUsage>,
+    /// The message's words for the conversation a person reads (the web view): its text blocks,
+    /// bounded by the bridge with the start and the end kept; absent when it has none.
+    #[serde(default)]
+    pub text: Option<String>,
 }
 
 /// One reply's tokens and cost, as pi counted and priced them.

@@ -89,6 +89,10 @@ pub enum KeyId {
     Machines,
     MachineTimeoutSeconds,
     WebListen,
+    WebPublicUrl,
+    WebHosts,
+    WebTlsCert,
+    WebTlsKey,
 }
 
 /// The type and the accepted range of a key.
@@ -210,7 +214,16 @@ impl KeySpec {
     /// a value that runs a command must not come with a repository someone else wrote (nor one that
     /// opens the web view to a network).
     pub fn global_only(&self) -> bool {
-        matches!(self.id, KeyId::NotifyCommand | KeyId::Machines | KeyId::WebListen)
+        matches!(
+            self.id,
+            KeyId::NotifyCommand
+                | KeyId::Machines
+                | KeyId::WebListen
+                | KeyId::WebPublicUrl
+                | KeyId::WebHosts
+                | KeyId::WebTlsCert
+                | KeyId::WebTlsKey
+        )
     }
 }
 
@@ -221,7 +234,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 34] = [
+pub static KEYS: [KeySpec; 38] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -649,6 +662,59 @@ pub static KEYS: [KeySpec; 34] = [
         description: "Where `pokeshell web` listens, as address:port. An address beyond loopback lets \
                       whoever reaches it and logs in drive your agents. Read only from the global \
                       settings; --listen overrides it.",
+    },
+    // The web view reached from a phone (docs/web.md): the address links carry, the names it
+    // answers to, and its own TLS. Read when the web view starts.
+    KeySpec {
+        id: KeyId::WebPublicUrl,
+        block: Block::Pokeshell,
+        name: "webPublicUrl",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 200 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view public address",
+        description: "The address a phone reaches the web view at, such as \
+                      https://box.tailnet.ts.net/ (a reverse proxy's or tailscale serve's): every \
+                      link pokeshell sends out or prints starts with it, and its host name is \
+                      allowed. Empty: the address it listens on. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::WebHosts,
+        block: Block::Pokeshell,
+        name: "webHosts",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 1000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view host names",
+        description: "Host names the web view answers to besides addresses and localhost, separated \
+                      by commas or spaces (a Tailscale MagicDNS name, a reverse proxy's name); any \
+                      other name is refused. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::WebTlsCert,
+        block: Block::Pokeshell,
+        name: "webTlsCert",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 1000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view TLS certificate",
+        description: "A PEM certificate file (its chain after it); with webTlsKey the web view \
+                      serves HTTPS itself. ~ is your home. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::WebTlsKey,
+        block: Block::Pokeshell,
+        name: "webTlsKey",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 1000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view TLS key",
+        description: "The PEM private key file of webTlsCert, readable by you alone. Read only from \
+                      the global settings.",
     },
 ];
 

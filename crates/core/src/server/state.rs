@@ -16,6 +16,9 @@ mod review;
 #[cfg(test)]
 mod review_tests;
 mod saved;
+mod talk;
+#[cfg(test)]
+mod talk_tests;
 #[cfg(test)]
 mod tests;
 mod to_session;
@@ -110,6 +113,10 @@ pub struct ServerState {
     pub(super) subscribers: BTreeSet<u64>,
     /// The wall clock of the last event, for the lists told to subscribers.
     wall_ms: u64,
+    /// Each session's conversation, as its loop heard it (`talk`).
+    pub(super) talks: BTreeMap<u32, crate::talk::Talk>,
+    /// Clients told each new item of a session's conversation ([`crate::wire::Up::Talk`]).
+    pub(super) talkers: BTreeMap<u64, u32>,
 }
 
 impl ServerState {
@@ -226,6 +233,7 @@ impl ServerState {
                 }
             }
             ServerEvent::WebListening => self.web = true,
+            ServerEvent::Talk { number, said } => self.on_talk(number, said, &mut fx),
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
                     let ev = SessionMsg::Signal(Signal::Usr1);

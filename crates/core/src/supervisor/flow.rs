@@ -11,6 +11,7 @@ pub(crate) mod resume;
 pub(crate) mod review;
 pub(crate) mod settle;
 pub(crate) mod stall;
+pub(crate) mod stop;
 pub(crate) mod timers;
 pub(crate) mod user;
 pub(crate) mod wakeups;

@@ -114,6 +114,13 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
+            Up::WebLogoutAll => fx.push(ServerEffect::WebLogoutAll { id }),
+            Up::Talk {
+                session,
+                epoch,
+                since,
+            } => self.ask_talk(id, &session, epoch, since, fx),
+            Up::Away { seen } => self.ask_away(id, &seen, fx),
             Up::Review { session, comments } => self.review(id, &session, &comments, fx),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
