@@ -341,6 +341,7 @@
   $("sup-off").addEventListener("click", () => send({ type: "supervision", on: false }));
   $("fit").addEventListener("click", () => open(app.current, !app.watch));
   $("changes").addEventListener("click", () => PS.changes.open(app.current, "session"));
+  $("talk-changes").addEventListener("click", () => PS.changes.open(app.current, "session"));
   $("handoff").addEventListener("click", () => { $("handoff-form").classList.remove("hidden"); $("handoff-focus").focus(); });
   $("handoff-cancel").addEventListener("click", () => $("handoff-form").classList.add("hidden"));
   $("handoff-form").addEventListener("submit", (ev) => {
