@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::{Message, WebSocket};
 
-use super::changes::Asks;
 use super::auth::{LoginId, Logins};
+use super::changes::Asks;
 use super::listing::Feed;
 use super::new_session::{self, Plan};
 use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, ToPage};
