@@ -97,6 +97,9 @@ pub enum Mode {
     },
     /// Print pokeshell's manual page (roff), e.g. `pokeshell man | man -l -`.
     Man,
+    /// What a session's agent changed since the session started (committed, uncommitted and new
+    /// files), through a pager as git does.
+    Diff(DiffArgs),
     /// Serve the sessions to a browser (docs/web.md): prints a one-time login link and its QR code.
     Web {
         /// Where to listen (default 127.0.0.1:7878). An address beyond loopback lets anyone who
@@ -122,6 +125,33 @@ pub struct LsArgs {
     /// Also ask every machine of `pokeshell.machines`, through ssh.
     #[arg(long)]
     pub all: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// The session's name or number, as `pokeshell ls` shows them; DEST:NAME for a session on
+    /// another machine (through `ssh DEST pokeshell diff`).
+    pub name: String,
+
+    /// Only a line per file with its count of changed lines, and the totals.
+    #[arg(long)]
+    pub stat: bool,
+
+    /// Colour the diff: auto (when writing to a terminal and NO_COLOR is not set), always or never.
+    #[arg(long, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
+    pub color: When,
+
+    /// Write to standard output even when it is a terminal, without $GIT_PAGER, $PAGER or less.
+    #[arg(long)]
+    pub no_pager: bool,
+}
+
+/// `--color`'s choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum When {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -229,6 +259,7 @@ impl Mode {
             Mode::Kill { .. } => "kill",
             Mode::Completions { .. } => "completions",
             Mode::Man => "man",
+            Mode::Diff(_) => "diff",
             Mode::Web { .. } => "web",
             Mode::Server => "__server",
         }

@@ -6,6 +6,8 @@ pub mod attach;
 pub mod completions;
 pub mod connect;
 pub mod deadline;
+pub mod diff;
+mod pager;
 pub mod remote;
 pub mod remove_worktree;
 mod upward;

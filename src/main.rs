@@ -99,11 +99,16 @@ fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
         },
     };
     let mut name = args.name.clone();
+    let mut base = None;
     if let Some(branch) = &args.worktree {
         match pokeshell::git::worktree::ensure(&dir, branch) {
             Ok(w) => {
                 let how = if w.created { "created" } else { "reusing" };
                 eprintln!("pokeshell: {how} the worktree {}", w.path.display());
+                // Without it, the session records the commit checked out as it starts.
+                base = pokeshell::git::changes::base::of_worktree(&w.path, w.created)
+                    .ok()
+                    .flatten();
                 dir = w.path;
                 name = name.or_else(|| Some(pokeshell::git::worktree::session_name(branch)));
             }
@@ -127,6 +132,7 @@ fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
         name,
         dir: dir.to_string_lossy().into_owned(),
         args: argv,
+        base,
     };
     if args.detached || !terminal {
         code(client::new_detached(target))
@@ -190,6 +196,7 @@ fn main() -> ExitCode {
         }) => return code(pokeshell::client::remove_worktree::kill_and_remove(name)),
         Some(Mode::Kill { name, .. }) => return code(client::kill(name)),
         Some(Mode::New(args)) => return new_session(&cli, args),
+        Some(Mode::Diff(args)) => return code(pokeshell::client::diff::run(args)),
         Some(Mode::Attach { name: Some(target) })
             if pokeshell::machines::ssh::split_target(target).is_some() =>
         {
@@ -257,6 +264,7 @@ fn main() -> ExitCode {
         name: None,
         dir: dir.to_string_lossy().into_owned(),
         args: server_argv(&raw, &spec, cli.command.is_some()),
+        base: None,
     };
     code(client::open(target, &label, probe_timeout()))
 }

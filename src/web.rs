@@ -6,6 +6,7 @@
 mod act;
 mod assets;
 pub mod auth;
+mod changes;
 pub mod guard;
 pub mod links;
 mod listener;

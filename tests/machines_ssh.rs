@@ -3,7 +3,8 @@
 //! own. `ls --all` lists this machine's and the other's sessions (real pi against the scripted
 //! model on both), a machine that is down or hangs is listed unreachable without holding up the
 //! rest, a stopped sshd leaves the other's last known sessions; `attach DEST:NAME` shows the
-//! remote pi's screen through `ssh -t` and types into it; a remote without pokeshell, of another
+//! remote pi's screen through `ssh -t` and types into it; `diff DEST:NAME` shows a remote session's
+//! changes here; a remote without pokeshell, of another
 //! version, that fails to authenticate, prints garbage or floods, gets a clear message.
 
 #[path = "machines/sshd.rs"]
@@ -344,6 +345,61 @@ fn attach_through_ssh_shows_the_remote_pi_and_types_into_it() {
     // The remote session goes on.
     let (doc, _) = here.ls_all();
     assert!(session(&doc, "other", "far").is_some(), "{doc:#}");
+}
+
+#[test]
+fn diff_through_ssh_shows_the_remote_session_s_changes_here() {
+    let model = model_server();
+    let mut sshd = Sshd::start();
+    let remote_home = ServerHome::new();
+    let remote = PiEnv::new(&model.base_url());
+    let dir = remote.work_dir();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("far.txt"), "one\n").unwrap();
+    git(&["add", "far.txt"]);
+    git(&["commit", "-q", "-m", "first"]);
+    sshd.machine("other", &other_machine(&remote_home, &remote));
+    let here = Here::new(&model, "other", sshd.ssh_command());
+    start_far(&here, &remote);
+    std::fs::write(dir.join("far.txt"), "one\ntwo\n").unwrap();
+
+    let deadline = Instant::now() + WAIT;
+    let out = loop {
+        let out = here.run(&["diff", "other:far"]);
+        // The session records its base as it starts: until then the diff says none was recorded.
+        if out.status.success() && !text(&out).contains("no base was recorded") {
+            break out;
+        }
+        assert!(Instant::now() < deadline, "diff other:far: {}", text(&out));
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(diff.contains("Changes of 1:far since "), "{diff}");
+    assert!(
+        diff.contains("modified far.txt (+1 -0)\n@@ -1 +1,2 @@\n one\n+two\n"),
+        "{diff}"
+    );
+    assert!(
+        !diff.contains('\x1b'),
+        "plain here, as this side's output is a pipe"
+    );
+    let out = here.run(&["diff", "other:nosuch"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("no session named \"nosuch\""),
+        "the remote's own words: {}",
+        text(&out)
+    );
 }
 
 #[test]

@@ -24,6 +24,7 @@ mod supervisor {
     mod recovery_detectors;
     mod recovery_in_run;
     mod restart;
+    mod review;
     mod stall;
     mod stop_and_lose;
     mod wakeup;

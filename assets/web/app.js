@@ -8,6 +8,7 @@
     view: "term", talk: new PS.Talk($("talk")), talkSeen: { epoch: 0, seq: 0 }, digests: {} };
   window.PS.app = app;
   PS.send = (msg) => send(msg);
+  app.send = (msg) => send(msg);
   const NEW = "new session";
   // The login lives in this origin's own storage (docs/web.md): sent by the page on purpose, as a
   // subprotocol of its socket and as a bearer on its requests, never by the browser on its own.
@@ -17,6 +18,7 @@
   const authHeaders = () => ({ Authorization: "Bearer " + (PS.login() || "none") });
   const LOGGED_OUT = 4401;
 
+  PS.toast = (text, error) => toast(text, error);
   function toast(text, error, bell) {
     const t = PS.el("div", "toast" + (error ? " error" : "") + (bell ? " bell" : ""), text);
     $("toasts").append(t);
@@ -135,6 +137,7 @@
   }
 
   function showList() {
+    PS.changes.hide();
     app.current = null;
     document.body.classList.remove("talking");
     $("list-view").classList.remove("hidden");
@@ -145,6 +148,7 @@
   }
 
   function showSession(name) {
+    PS.changes.hide();
     $("list-view").classList.add("hidden");
     $("session-view").classList.remove("hidden");
     $("back").classList.remove("hidden");
@@ -205,6 +209,12 @@
         updateActions();
         askDigests();
         openAsked();
+        PS.changes.onSessions(msg.sessions);
+        break;
+      case "changes":
+      case "changes_error":
+      case "reviewed":
+        PS.changes.onMessage(msg);
         break;
       case "attached": {
         const wasNew = app.current === NEW;
@@ -344,6 +354,8 @@
   $("sup-on").addEventListener("click", () => send({ type: "supervision", on: true }));
   $("sup-off").addEventListener("click", () => send({ type: "supervision", on: false }));
   $("fit").addEventListener("click", () => open(app.current, !app.watch));
+  $("changes").addEventListener("click", () => PS.changes.open(app.current, "session"));
+  $("talk-changes").addEventListener("click", () => PS.changes.open(app.current, "session"));
   $("handoff").addEventListener("click", () => { $("handoff-form").classList.remove("hidden"); $("handoff-focus").focus(); });
   $("handoff-cancel").addEventListener("click", () => $("handoff-form").classList.add("hidden"));
   $("handoff-form").addEventListener("submit", (ev) => {

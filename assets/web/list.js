@@ -57,7 +57,9 @@ PS.renderList = function (sessions, onOpen, onKill) {
     open.addEventListener("click", () => onOpen(s.name));
     const kill = PS.el("button", "danger kill", "Kill…");
     kill.addEventListener("click", () => onKill(s.name));
-    row.append(open, kill);
+    const changes = PS.el("button", "changes", "Changes");
+    changes.addEventListener("click", () => PS.changes.open(s.name, "list"));
+    row.append(open, changes, kill);
     if (PS.guardButtons) PS.guardButtons(s, row);
     // What happened since this browser last read the session (filled in by the page's digests).
     const meanwhile = PS.el("div", "meanwhile hidden");

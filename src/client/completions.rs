@@ -2,7 +2,7 @@
 //!
 //! Completion is dynamic (clap_complete's `CompleteEnv`): the script a shell loads only calls
 //! `pokeshell` back with `COMPLETE=<shell>` set, and pokeshell answers from its own definition. So
-//! the names of running sessions complete after `attach` and `kill` (asked of the server, bounded
+//! the names of running sessions complete after `attach`, `kill` and `diff` (asked of the server, bounded
 //! by a short deadline), and a script installed once never falls behind a newer pokeshell.
 
 use std::io::Write;
@@ -48,6 +48,7 @@ fn completing_command() -> clap::Command {
     Cli::command()
         .mut_subcommand("attach", |c| c.mut_arg("name", |a| a.add(session_names())))
         .mut_subcommand("kill", |c| c.mut_arg("name", |a| a.add(session_names())))
+        .mut_subcommand("diff", |c| c.mut_arg("name", |a| a.add(session_names())))
 }
 
 /// The script that makes `shell` complete pokeshell (it calls `pokeshell` on PATH back).

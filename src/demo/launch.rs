@@ -97,6 +97,7 @@ pub fn run_demo(args: &DemoArgs, probe_timeout: Duration) -> i32 {
         name: Some("demo".to_string()),
         dir: server.root().to_string_lossy().into_owned(),
         args: args.session_argv(&pi),
+        base: None,
     };
     let ending = attach::run(server.connector(), target, probe_timeout);
     let pi_exited = matches!(ending, Ok(Ending::Exited { .. }));

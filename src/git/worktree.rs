@@ -9,6 +9,7 @@
 
 mod commands;
 mod list;
+mod mark;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -62,6 +63,22 @@ pub fn ensure(dir: &Path, branch: &str) -> Result<Ensured, String> {
     }
     commands::add(&main.path, &path, branch)?;
     Ok(Ensured { path, created: true })
+}
+
+/// The main checkout of the repository `dir` is in.
+pub fn main_checkout(dir: &Path) -> Result<PathBuf, String> {
+    let trees = commands::worktrees(dir)?;
+    trees
+        .into_iter()
+        .next()
+        .filter(|t| !t.bare)
+        .map(|t| t.path)
+        .ok_or_else(|| {
+            format!(
+                "{} is in a bare repository: it has no main checkout",
+                dir.display()
+            )
+        })
 }
 
 /// The repository's main checkout and the worktree at `dir`, when `dir` is a linked worktree with

@@ -277,6 +277,7 @@ mod tests {
             cache_read: 0,
             cost_usd: None,
             offer: None,
+            base: None,
         }
     }
 

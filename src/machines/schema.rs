@@ -74,6 +74,10 @@ pub struct SessionJson {
     /// While a guard rail pauses the session: what allowing more grants ("allow $25.00 more").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offer: Option<String>,
+    /// The commit the session's changes are read against (`pokeshell diff`); null outside a git
+    /// checkout or when not known.
+    #[serde(default)]
+    pub base: Option<String>,
 }
 
 /// The attention keywords, the ones needing the user first.
@@ -121,6 +125,7 @@ impl SessionJson {
             cache_read: l.cache_read,
             cost_usd: l.cost_usd,
             offer: l.offer.clone(),
+            base: l.base.clone(),
         }
     }
 }
@@ -210,6 +215,8 @@ mod tests {
             cost_usd: Some(0.35),
             context_percent: None,
             offer: None,
+            base: Some("0123abcd".into()),
+            changes: None,
         }
     }
 

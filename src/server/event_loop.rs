@@ -7,6 +7,7 @@
 //! wires it to the clients, the PTY and the bridge server), `pokeshell demo`'s session included.
 
 pub mod build;
+mod changes;
 mod child_io;
 pub mod clients;
 mod clock;
@@ -286,6 +287,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
             WorldEvent::Away(answer) => self.input(Input::Away(answer))?,
             WorldEvent::Guard(order) => self.input(Input::Guard(order))?,
+            WorldEvent::Review(text) => self.input(Input::Review { text })?,
+            WorldEvent::Changes { client, result } => self.input(Input::Changes { client, result })?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
                 tone: pokeshell_core::ui::theme::Tone::Warn,
@@ -395,6 +398,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                         let _ = tx.send(WorldEvent::SettingsSaved { result, files });
                     });
                 }
+                Effect::ReadChanges { client, dir, base } => changes::read(&self.events, client, dir, base),
                 Effect::Suspend => self.suspend()?,
                 Effect::Respawn { args } => self.ask_respawn(args)?,
                 // The server's: it switches or detaches the client that asked.

@@ -77,6 +77,9 @@ impl Layer for Observer {
             }
             _ => self.dirty = true,
         }
+        if changes_files(input) {
+            self.tree.stir();
+        }
     }
 
     fn observe_effect(&mut self, effect: &Effect) {
@@ -117,11 +120,13 @@ impl Layer for Observer {
         self.looked_at = Some(now.mono_ms);
         self.command = session.notify_command();
         let mut brief = session.brief(now);
-        if let Some(tree) = self.tree.get(&brief.dir, now.mono_ms) {
-            (brief.branch, brief.dirty) = (tree.branch, Some(tree.dirty));
+        if let Some(look) = self.tree.get(&brief.dir, now.mono_ms) {
+            (brief.branch, brief.dirty) = (look.state.branch, Some(look.state.dirty));
+            brief.changes = Some(look.mark);
         }
         let report = Report {
             brief: Some(brief),
+            base: session.base().map(str::to_string),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
             need: session.need(now),
@@ -139,6 +144,25 @@ impl Layer for Observer {
             );
         }
         Vec::new()
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        self.tree.next_deadline()
+    }
+}
+
+/// Whether an input tells of something that may have changed the session's files: a tool ended,
+/// a run ended or settled, pi started or ended. The watch then looks once more after it, so a
+/// Changes view sees the last change of a run even when the session goes quiet.
+fn changes_files(input: &Input) -> bool {
+    use pokeshell_core::bridge::{BridgeEvent, PiEvent};
+    match input {
+        Input::Bridge(BridgeEvent::Event { event, .. }) => matches!(
+            event,
+            PiEvent::ToolExecutionEnd(_) | PiEvent::AgentEnd(_) | PiEvent::AgentSettled(_)
+        ),
+        Input::ChildStarted { .. } | Input::ChildExited { .. } => true,
+        _ => false,
     }
 }
 

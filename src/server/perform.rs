@@ -262,6 +262,7 @@ fn world(msg: SessionMsg) -> WorldEvent {
         SessionMsg::Request(req) => WorldEvent::Request(req),
         SessionMsg::Away(answer) => WorldEvent::Away(answer),
         SessionMsg::Guard(order) => WorldEvent::Guard(order),
+        SessionMsg::Review(text) => WorldEvent::Review(text),
         SessionMsg::Client(ev) => WorldEvent::Client(client_event(ev, &mut None).1),
     }
 }

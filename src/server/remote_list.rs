@@ -59,6 +59,7 @@ pub fn briefs(answers: &[Answer], now_wall_ms: u64) -> Vec<SessionBrief> {
             machine: Some(dest.clone()),
             context_percent: None,
             offer: s.offer.clone(),
+            changes: None,
             spend: pokeshell_core::session::usage::Spend {
                 input: s.tokens_in,
                 output: s.tokens_out,
@@ -138,6 +139,7 @@ mod tests {
             cache_read: 0,
             cost_usd: None,
             offer: None,
+            base: None,
         }
     }
 

@@ -68,6 +68,22 @@ fn config(start: &SessionSpec, kinds: &Kinds) -> Result<Plan, String> {
     })))
 }
 
+/// The commit the session's changes are read against, looked up as it first starts (before pi
+/// runs, so nothing the agent does can come before it); a restored session has it from the saved
+/// list. Outside a git checkout, or when git cannot say in time, it stays unknown.
+fn record_base(spec: &mut SessionSpec) {
+    if spec.base.is_some() {
+        return;
+    }
+    match crate::git::changes::base::checked_out(std::path::Path::new(&spec.dir)) {
+        Ok(base) => spec.base = base,
+        Err(e) => eprintln!(
+            "pokeshell server: session {}: no base for its changes: {e}",
+            spec.number
+        ),
+    }
+}
+
 /// A started session: where its world events go, its program's input queue (bytes not yet
 /// written to its terminal; see [`crate::server::event_loop::input_meter`]), and its thread's runtime
 /// (where the connections of the clients that follow it run, see `conn`).
@@ -96,7 +112,7 @@ pub async fn spawn(
             let number = start.spec.number;
             // What a kind keeps (the demo's directories) lives as long as the session, and goes
             // before the server hears it ended.
-            let (cfg, layer, keep, farewell) = match plan {
+            let (mut cfg, layer, keep, farewell) = match plan {
                 Plan::Session(cfg) => (*cfg, None, None, true),
                 Plan::Kind(prepare) => match prepare(&start.spec) {
                     Ok(Prepared {
@@ -111,6 +127,7 @@ pub async fn spawn(
                     }
                 },
             };
+            record_base(&mut cfg.session);
             // Its blocking pool (settings files, the version check, orphans ended after a relaunch)
             // stays small and lets its threads go soon: sessions brought back together must not
             // each keep one for long.

@@ -22,6 +22,8 @@ pub fn get(name: &str) -> Option<Asset> {
         "list.js" => (include_bytes!("../../assets/web/list.js"), JS),
         "visible.js" => (include_bytes!("../../assets/web/visible.js"), JS),
         "guard.js" => (include_bytes!("../../assets/web/guard.js"), JS),
+        "changes.js" => (include_bytes!("../../assets/web/changes.js"), JS),
+        "changes.css" => (include_bytes!("../../assets/web/changes.css"), CSS),
         "login.js" => (include_bytes!("../../assets/web/login.js"), JS),
         "talk.js" => (include_bytes!("../../assets/web/talk.js"), JS),
         "app.css" => (include_bytes!("../../assets/web/app.css"), CSS),

@@ -83,8 +83,14 @@ pub fn prepare(plan: Plan) -> Result<Target, String> {
         Ok(_) => return Err(format!("{} is not a directory", dir.display())),
         Err(e) => return Err(format!("cannot use the directory {}: {e}", dir.display())),
     }
+    let mut base = None;
     if let Some(branch) = &worktree {
         let ensured = crate::git::worktree::ensure(&dir, branch)?;
+        // Without it, the session records the commit checked out as it starts: the same for a
+        // worktree just made.
+        base = crate::git::changes::base::of_worktree(&ensured.path, ensured.created)
+            .ok()
+            .flatten();
         dir = ensured.path;
         name = name.or_else(|| Some(crate::git::worktree::session_name(branch)));
     }
@@ -92,6 +98,7 @@ pub fn prepare(plan: Plan) -> Result<Target, String> {
         name,
         dir: dir.to_string_lossy().into_owned(),
         args: Vec::new(),
+        base,
     })
 }
 
@@ -195,7 +202,8 @@ mod tests {
             Target::New {
                 name: Some("x".into()),
                 dir: t.path().to_string_lossy().into_owned(),
-                args: vec![]
+                args: vec![],
+                base: None,
             }
         );
     }

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::new_session::{self, Form, Plan};
+use pokeshell_core::diff::Changes;
+use pokeshell_core::diff::review::Comment;
 use pokeshell_core::talk::Entry;
 use pokeshell_core::wire::{AwayDigest, Down, GuardAnswer, Listing, Seen, SessionCommand, Target, Up};
 
@@ -83,6 +85,15 @@ pub enum FromPage {
     Away {
         seen: Vec<Seen>,
     },
+    /// The changes of a session (by name or number) since it started, for the Changes view.
+    Changes {
+        session: String,
+    },
+    /// A review of a session's changes: its comments go to the agent as one message.
+    Review {
+        session: String,
+        comments: Vec<Comment>,
+    },
 }
 
 /// A message to the page (besides the pane's bytes).
@@ -127,6 +138,22 @@ pub enum ToPage {
     Meanwhile {
         digests: Vec<AwayDigest>,
     },
+    /// A session's changes, as the Changes view asked (`session` as the list names it).
+    Changes {
+        session: String,
+        changes: Changes,
+    },
+    /// Why a session's changes cannot be shown.
+    ChangesError {
+        session: String,
+        message: String,
+    },
+    /// The review went to the session (`ok`), or why not.
+    Reviewed {
+        session: String,
+        ok: bool,
+        message: String,
+    },
 }
 
 /// What a page message asks of the server.
@@ -139,6 +166,15 @@ pub enum Ask {
         plan: Plan,
         cols: u16,
         rows: u16,
+    },
+    /// The Changes view's diff, read by the web view itself (`super::changes`).
+    Changes {
+        session: String,
+    },
+    /// A review, sent on a connection of its own so that the page's session stays as it is.
+    Review {
+        session: String,
+        comments: Vec<Comment>,
     },
 }
 
@@ -201,6 +237,8 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             since,
         },
         FromPage::Away { seen } => Up::Away { seen },
+        FromPage::Changes { session } => return Ok(Ask::Changes { session }),
+        FromPage::Review { session, comments } => return Ok(Ask::Review { session, comments }),
     }))
 }
 

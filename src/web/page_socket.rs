@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use axum::extract::ws::{Message, WebSocket};
 
 use super::auth::{LoginId, Logins};
+use super::changes::Asks;
 use super::listing::Feed;
 use super::new_session::{self, Plan};
 use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, ToPage};
@@ -48,6 +49,7 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
     let mut sessions = feed.sessions.clone();
     let mut notes = feed.notes();
     sessions.mark_changed();
+    let mut asks = Asks::default();
     let mut ended = login.logins.watch_ended();
     let silence = silence_bound();
     let mut beat = tokio::time::interval(silence / 3);
@@ -107,6 +109,11 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
                 };
                 let ask = page_msg::parse(text.as_str()).and_then(|m| page_msg::to_wire(m, &home));
                 let sent = match ask {
+                    Ok(Ask::Changes { session }) => {
+                        asks.changes(&feed, session);
+                        Ok(())
+                    }
+                    Ok(Ask::Review { session, comments }) => asks.review(&feed, session, comments),
                     // Kept, and told on this connection and every later one: it belongs to the page.
                     Ok(Ask::Wire(Up::Visible { visible })) => {
                         seen = Some(visible);
@@ -157,6 +164,12 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
                 if tell(&mut ws, ToPage::Sessions { sessions: list }).await.is_err() {
                     break;
                 }
+            }
+            answer = asks.next() => {
+                if tell(&mut ws, answer).await.is_err() {
+                    break;
+                }
+                asks.done(&feed);
             }
             note = notes.recv() => {
                 let msg = match note {

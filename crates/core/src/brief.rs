@@ -31,6 +31,9 @@ pub struct SessionBrief {
     pub context_percent: Option<f64>,
     /// While a guard rail pauses the session: what allowing more grants ("allow $25.00 more").
     pub offer: Option<String>,
+    /// A mark of the checkout's files as the observer's watch last saw them: it changes whenever
+    /// they do (filled by the server's observer, like `branch`).
+    pub changes: Option<u64>,
 }
 
 impl SessionBrief {
@@ -53,6 +56,7 @@ impl SessionBrief {
             machine: None,
             context_percent: None,
             offer: None,
+            changes: None,
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod away;
 pub mod bridge;
 pub mod brief;
 pub mod config;
+pub mod diff;
 pub mod format;
 pub mod input;
 pub mod notify;

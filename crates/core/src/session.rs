@@ -225,6 +225,8 @@ impl Session {
                 self.sessions = briefs;
                 fx.push(Effect::Redraw);
             }
+            Input::Review { text } => self.review(text, now, &mut fx),
+            Input::Changes { client, result } => self.changes_arrived(client, result, &mut fx),
             Input::LocalTime { utc_offset_secs } => {
                 self.utc_offset_secs = utc_offset_secs;
                 self.supervisor.set_utc_offset(utc_offset_secs);
@@ -380,6 +382,9 @@ mod workspace_tests;
 
 #[cfg(test)]
 mod keyboards_tests;
+
+#[cfg(test)]
+mod changes_tests;
 
 #[cfg(test)]
 mod upward_tests;

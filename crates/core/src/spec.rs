@@ -20,6 +20,12 @@ pub struct SessionSpec {
     /// version.
     #[serde(default, rename = "args")]
     pub argv: Vec<String>,
+    /// The commit the session's changes are read against (`pokeshell diff`, the changes overlay,
+    /// the web view's Changes): the commit checked out when it started, or for a worktree
+    /// `new --worktree` made, the one it was made from. Recorded once, when the session first
+    /// starts, and kept across server restarts; `None` outside a git checkout or until it is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
     /// The environment the program runs in: the client's that asked for it.
     #[serde(skip)]
     pub env: Vec<(String, String)>,

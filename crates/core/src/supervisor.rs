@@ -272,6 +272,7 @@ impl Supervisor {
                 self.cancel_limit_wait("you typed", now, &mut out);
             }
             Event::ManualPoke => self.on_manual_poke(now, &mut out),
+            Event::Review { text } => self.on_review(text, now, &mut out),
             Event::ManualHandoff { focus } => self.manual_handoff(focus, now, &mut out),
             Event::CancelWakeup { id } => self.user_cancel_wakeup(&id, now, &mut out),
             Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),

@@ -15,6 +15,7 @@ mod error;
 pub mod frame;
 #[cfg(test)]
 mod kind_tests;
+mod listing;
 #[cfg(test)]
 mod talk_strategies;
 #[cfg(test)]
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::WireError;
 pub use frame::{FrameBuf, read_frame};
+pub use listing::Listing;
 
 /// The largest N a frame header may announce (kind byte plus payload).
 pub const MAX_FRAME: usize = 1 << 20;
@@ -59,6 +61,7 @@ pub mod kind {
         (0x11, "away"),
         (0x12, "web_logout_all"),
         (0x14, "guard"),
+        (0x1e, "review"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -190,6 +193,13 @@ pub enum Up {
     Away {
         seen: Vec<Seen>,
     },
+    /// A review of session `session`'s changes (a name or a number): its comments go to the agent
+    /// as one message, through the supervisor (a follow-up while the agent works). Answered with
+    /// [`Down::Done`] or [`Down::Error`].
+    Review {
+        session: String,
+        comments: Vec<crate::diff::review::Comment>,
+    },
     /// Answer a guard rail's pause in `session` (a name or number), whoever follows it: the web
     /// view's buttons, a notification's action (GUARD-A1, GUARD-A2). Answered with [`Down::Done`].
     Guard {
@@ -258,6 +268,11 @@ pub enum Target {
         name: Option<String>,
         dir: String,
         args: Vec<String>,
+        /// The commit the session's changes are read against, when the client knows it (the
+        /// worktree `new --worktree` made or reused); else the server's session records the
+        /// commit checked out as it starts.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
     },
 }
 
@@ -351,46 +366,6 @@ pub enum Down {
     Meanwhile {
         digests: Vec<AwayDigest>,
     },
-}
-
-/// One session in a [`Down::Listing`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Listing {
-    pub name: String,
-    pub dir: String,
-    pub state: String,
-    pub tool: Option<String>,
-    /// How long the running tool has run, in seconds, as `tool` says it (a page counts on from it).
-    #[serde(default)]
-    pub tool_secs: Option<u64>,
-    pub last_intervention: Option<String>,
-    pub age_secs: u64,
-    /// How many clients are attached.
-    pub attached: usize,
-    /// Tokens since the session started: prompt tokens not from the cache, output, cache reads.
-    #[serde(default)]
-    pub tokens_in: u64,
-    #[serde(default)]
-    pub tokens_out: u64,
-    #[serde(default)]
-    pub cache_read: u64,
-    /// US dollars, as pi priced the replies; `None` when pi has no prices for the model.
-    #[serde(default)]
-    pub cost_usd: Option<f64>,
-    /// How much it needs the user (`crate::machines::schema::ATTENTION`); empty while starting.
-    #[serde(default)]
-    pub attention: String,
-    /// Filled by the client from `dir` (`crate::git::worktree`), never sent by the server.
-    #[serde(default, skip)]
-    pub branch: Option<String>,
-    #[serde(default, skip)]
-    pub dirty: Option<bool>,
-    /// The share of pi's context window in use, 0–100.
-    #[serde(default)]
-    pub context_percent: Option<f64>,
-    /// While a guard rail pauses the session: what allowing more grants ("allow $25.00 more").
-    #[serde(default)]
-    pub offer: Option<String>,
 }
 
 /// The whole frame (or frames) of a client message. Input longer than one frame holds is split into

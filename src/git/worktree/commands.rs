@@ -111,6 +111,13 @@ impl TreeState {
 
 /// The state of the checkout `dir` is in; None when it is not in one (or git cannot say in time).
 pub fn tree_state(dir: &Path) -> Option<TreeState> {
+    let (text, cut) = status_text(dir)?;
+    Some(parse_status(&text, cut))
+}
+
+/// `git status --porcelain=v2 --branch` of the checkout `dir` is in, and whether it was cut at its
+/// bound; None outside a checkout (or when git cannot say in time).
+pub fn status_text(dir: &Path) -> Option<(String, bool)> {
     let ran = git(
         dir,
         &["status", "--porcelain=v2", "--branch", "--untracked-files=normal"],
@@ -120,10 +127,7 @@ pub fn tree_state(dir: &Path) -> Option<TreeState> {
     if !(ran.success() || ran.overflowed) {
         return None;
     }
-    Some(parse_status(
-        &String::from_utf8_lossy(&ran.stdout),
-        ran.overflowed,
-    ))
+    Some((String::from_utf8_lossy(&ran.stdout).into_owned(), ran.overflowed))
 }
 
 /// Reads `git status --porcelain=v2 --branch`; `cut`: the output was cut at its bound.

@@ -18,6 +18,9 @@ mod lifecycle_tests;
 mod restore_queue;
 #[cfg(test)]
 mod restore_tests;
+mod review;
+#[cfg(test)]
+mod review_tests;
 mod saved;
 mod talk;
 #[cfg(test)]
@@ -325,6 +328,9 @@ impl ServerState {
             e.session_file = report.session_file;
         }
         e.mid_run = report.mid_run;
+        if report.base.as_deref().is_some_and(crate::diff::is_commit_id) {
+            e.spec.base = report.base;
+        }
         let brief_changed = report.brief.is_some() && e.brief != report.brief;
         if report.brief.is_some() {
             e.brief = report.brief;

@@ -231,6 +231,12 @@ impl Table {
                 dirty: None,
                 context_percent: e.brief.as_ref().and_then(|b| b.context_percent),
                 offer: e.brief.as_ref().and_then(|b| b.offer.clone()),
+                base: e.spec.base.clone(),
+                changes: e
+                    .brief
+                    .as_ref()
+                    .and_then(|b| b.changes)
+                    .map(|c| format!("{c:016x}")),
             })
             .collect()
     }

@@ -124,7 +124,18 @@ impl Session {
             machine: None,
             context_percent: self.pi.context.as_ref().and_then(|u| u.percent),
             offer: view.guard.halt.as_ref().map(|h| h.offer.label()),
+            changes: None,
         }
+    }
+
+    /// The commit the session's changes are read against, when known.
+    pub fn base(&self) -> Option<&str> {
+        self.opts.spec.base.as_deref()
+    }
+
+    /// The directory the session runs in.
+    pub fn dir(&self) -> &str {
+        &self.opts.spec.dir
     }
 
     /// What this session waits for its person about now, if anything (the one definition: see

@@ -105,6 +105,7 @@ impl Session {
             Some(Overlay::Status(s)) => s.as_ref().render(whole, buf),
             Some(Overlay::Handoff(p) | Overlay::NewSession(p)) => p.render(whole, buf),
             Some(Overlay::Switcher(s)) => s.as_ref().render(whole, buf),
+            Some(Overlay::Changes(c)) => c.as_ref().render(whole, buf),
             None => cursor = pane::cursor(screen.screen, areas.pane),
         }
         Painted { rows, cursor }

@@ -11,6 +11,7 @@ use crate::input::prefix::PrefixKey;
 use crate::input::router::{Routed, Router};
 use crate::input::tokenizer::{Token, Tokenizer};
 use crate::supervisor::{Event as SupEvent, Now};
+use crate::ui::changes_view::{ChangesOutcome, ChangesView};
 use crate::ui::commands::{self, CommandId, Dispatch};
 use crate::ui::prompt::{LinePrompt, PromptOutcome};
 use crate::ui::settings_dialog::{DialogOutcome, SettingsDialog};
@@ -177,6 +178,14 @@ impl Session {
                     }
                     DialogOutcome::None
                 }
+                Some(Overlay::Changes(view)) => {
+                    match view.handle_key(key) {
+                        ChangesOutcome::None => {}
+                        ChangesOutcome::Close => self.keys.set_overlay(client, None),
+                        ChangesOutcome::Refresh => self.read_changes(client, fx),
+                    }
+                    DialogOutcome::None
+                }
                 Some(Overlay::Switcher(_) | Overlay::NewSession(_)) => {
                     self.workspace_overlay_key(client, key, now, fx);
                     DialogOutcome::None
@@ -232,6 +241,14 @@ impl Session {
             CommandId::Poke => self.supervise(SupEvent::ManualPoke, now, fx),
             CommandId::Allow => self.supervise(SupEvent::GuardAllow { usd: None }, now, fx),
             CommandId::Leave => self.supervise(SupEvent::GuardLeave, now, fx),
+            CommandId::Changes => {
+                let label = self.label();
+                self.keys.set_overlay(
+                    client,
+                    Some(Overlay::Changes(Box::new(ChangesView::reading(&label)))),
+                );
+                self.read_changes(client, fx);
+            }
             CommandId::Handoff => {
                 let prompt = LinePrompt::new(
                     "Handoff now",
@@ -239,6 +256,59 @@ impl Session {
                 );
                 self.keys.set_overlay(client, Some(Overlay::Handoff(prompt)));
             }
+        }
+    }
+}
+
+impl Session {
+    /// Asks the world for the session's changes, for `client`'s overlay.
+    /// What was shown stays until the new reading comes.
+    fn read_changes(&self, client: ClientId, fx: &mut Vec<Effect>) {
+        fx.push(Effect::ReadChanges {
+            client,
+            dir: self.opts.spec.dir.clone(),
+            base: self.opts.spec.base.clone(),
+        });
+    }
+
+    /// The changes a client's overlay asked for came.
+    pub(super) fn changes_arrived(
+        &mut self,
+        client: ClientId,
+        result: Result<crate::diff::Changes, String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if let Some(Overlay::Changes(view)) = self.keys.overlay_mut(client) {
+            view.arrived(result);
+            fx.push(Effect::Redraw);
+        }
+    }
+
+    /// The person's review of the changes: the supervisor sends it, once pi's bridge is there to
+    /// take it. Without it the person is told loudly: they may be on the web view, far from here.
+    pub(super) fn review(&mut self, text: String, now: Now, fx: &mut Vec<Effect>) {
+        if self.pi.status == view::BridgeStatus::Connected {
+            return self.supervise(SupEvent::Review { text }, now, fx);
+        }
+        let notice = crate::supervisor::texts::notify_not_connected("The review was not sent");
+        self.flash
+            .show(notice.clone(), crate::ui::theme::Tone::Error, now);
+        let display = self.settings.get().effective().display;
+        fx.push(Effect::Notify {
+            text: notice,
+            bell: display.bell,
+            desktop: display.notifications,
+        });
+        fx.push(Effect::Redraw);
+    }
+
+    /// "3:api", as the user sees the session named (its name alone when it runs by itself).
+    pub(super) fn label(&self) -> String {
+        let spec = &self.opts.spec;
+        if spec.number == 0 {
+            spec.name.clone()
+        } else {
+            format!("{}:{}", spec.number, spec.name)
         }
     }
 }

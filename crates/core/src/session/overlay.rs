@@ -1,5 +1,6 @@
 //! The layers drawn over the panes that take the keyboard while open.
 
+use crate::ui::changes_view::ChangesView;
 use crate::ui::prompt::LinePrompt;
 use crate::ui::settings_dialog::SettingsDialog;
 use crate::ui::status_overlay::StatusOverlay;
@@ -15,6 +16,8 @@ pub enum Overlay {
     Switcher(Box<Switcher>),
     /// The new session's directory.
     NewSession(LinePrompt),
+    /// What the agent changed since the session started.
+    Changes(Box<ChangesView>),
 }
 
 /// Which overlay is open, for tests and the event loop.
@@ -26,6 +29,7 @@ pub enum OverlayKind {
     Handoff,
     Switcher,
     NewSession,
+    Changes,
 }
 
 impl Overlay {
@@ -37,6 +41,7 @@ impl Overlay {
             Overlay::Handoff(_) => OverlayKind::Handoff,
             Overlay::Switcher(_) => OverlayKind::Switcher,
             Overlay::NewSession(_) => OverlayKind::NewSession,
+            Overlay::Changes(_) => OverlayKind::Changes,
         }
     }
 }

@@ -66,6 +66,14 @@ pub enum Input {
     Resumed { cols: u16, rows: u16 },
     /// Every session's brief (this one's included), as the server last saw them.
     Sessions(Vec<SessionBrief>),
+    /// The user's review of the session's changes, as the message for the agent (the web view's
+    /// Changes view): the supervisor sends it.
+    Review { text: String },
+    /// The changes a client's overlay asked for ([`Effect::ReadChanges`]), or why there are none.
+    Changes {
+        client: ClientId,
+        result: Result<crate::diff::Changes, String>,
+    },
     /// The user's local time is this many seconds east of UTC (given at start and again when it
     /// changes, e.g. with daylight saving): times are shown in it, and provider reset times written
     /// without a zone are read in it.
@@ -113,6 +121,14 @@ pub enum Effect {
     /// (SIGTERM to its group, SIGKILL after a grace), then start the new one with a fresh mirror and
     /// report [`Input::ChildStarted`].
     Respawn { args: Vec<String> },
+    /// Read the changes of the checkout `dir` is in against `base` (git, off the loop's thread); they
+    /// come back as [`Input::Changes`] for `client`. No base: the commit checked out now, as git
+    /// finds it.
+    ReadChanges {
+        client: ClientId,
+        dir: String,
+        base: Option<String>,
+    },
     /// Something only the server holding every session can do (detach, switch, start another),
     /// asked from this client's keyboard: the server does it for that client.
     Workspace { client: ClientId, req: WorkspaceRequest },

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 pub(crate) enum Sent {
     Resume { rule: &'static str },
     ManualPoke,
+    Review,
     Wakeup { id: String, reason: String },
 }
 

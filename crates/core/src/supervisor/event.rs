@@ -164,6 +164,10 @@ pub enum Event {
     UserTyped,
     /// The user asked for a poke (prefix+p).
     ManualPoke,
+    /// The user sent a review of the agent's changes: this message, quoting their comments.
+    Review {
+        text: String,
+    },
     /// The user asked for a handoff now (prefix+h), with an optional focus line.
     ManualHandoff {
         focus: Option<String>,

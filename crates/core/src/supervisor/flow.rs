@@ -11,6 +11,7 @@ pub(crate) mod promise;
 pub(crate) mod recovery;
 pub(crate) mod restart;
 pub(crate) mod resume;
+pub(crate) mod review;
 pub(crate) mod settle;
 pub(crate) mod stall;
 pub(crate) mod stop;

@@ -11,6 +11,8 @@ pub const CT_LOOP: &str = "stalled-agent-recovery-loop";
 pub const CT_PROMISE: &str = "promise-poke";
 /// customType of a delivered wakeup (visible).
 pub const CT_WAKEUP: &str = "wakeup";
+/// customType of the person's review of the changes (visible).
+pub const CT_REVIEW: &str = "pokeshell-review";
 
 pub const ENTRY_WAKEUP_SCHEDULED: &str = "pokeshell-wakeup-scheduled";
 pub const ENTRY_WAKEUP_FIRED: &str = "pokeshell-wakeup-fired";
@@ -226,6 +228,10 @@ pub fn notify_manual_poke() -> String {
 
 pub fn notify_manual_poke_held() -> String {
     "📌 Poke queued: it goes out when the running compaction ends".to_string()
+}
+
+pub fn notify_review_sent() -> String {
+    "📝 Review delivered: the agent has your comments on its changes".to_string()
 }
 
 pub fn notify_not_connected(what: &str) -> String {

@@ -24,6 +24,7 @@ pub enum CommandId {
     Detach,
     Allow,
     Leave,
+    Changes,
 }
 
 /// The key that runs a command once the prefix was pressed.
@@ -114,6 +115,7 @@ pub const COMMANDS: [Command; 14] = [
     command(CommandId::Switcher),
     command(CommandId::SwitchTo),
     command(CommandId::NewSession),
+    command(CommandId::Changes),
     command(CommandId::Detach),
     command(CommandId::Allow),
     command(CommandId::Leave),
@@ -190,6 +192,16 @@ pub const fn command(id: CommandId) -> Command {
             summary: "new session: start pi in a directory",
             description: "New session: asks for its directory (this session's to start with), then starts \
                           pi there and shows it.",
+            needs: Needs::Nothing,
+        },
+        CommandId::Changes => Command {
+            id: CommandId::Changes,
+            key: CommandKey::Char("r"),
+            name: "changes",
+            summary: "review: what the agent changed since the session started",
+            description: "Changes: what the agent changed since the session started (committed, uncommitted \
+                          and new files, as `pokeshell diff` shows them), in this terminal only: the files, \
+                          Enter opens one's diff, arrows and page keys scroll, r reads them again, Esc closes.",
             needs: Needs::Nothing,
         },
         CommandId::Detach => Command {

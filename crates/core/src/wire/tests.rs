@@ -21,8 +21,14 @@ fn target() -> impl Strategy<Value = Target> {
             opt_string(),
             any::<String>(),
             prop::collection::vec(any::<String>(), 0..4),
+            opt_string(),
         )
-            .prop_map(|(name, dir, args)| Target::New { name, dir, args }),
+            .prop_map(|(name, dir, args, base)| Target::New {
+                name,
+                dir,
+                args,
+                base
+            }),
     ]
 }
 
@@ -78,7 +84,30 @@ fn up() -> impl Strategy<Value = Up> {
         Just(Up::WebLogoutAll),
         super::talk_strategies::talk_up(),
         super::talk_strategies::away_up(),
+        (any::<String>(), prop::collection::vec(comment(), 0..3))
+            .prop_map(|(session, comments)| Up::Review { session, comments }),
     ]
+}
+
+fn comment() -> impl Strategy<Value = crate::diff::review::Comment> {
+    (
+        any::<String>(),
+        any::<u32>(),
+        any::<bool>(),
+        any::<String>(),
+        any::<String>(),
+    )
+        .prop_map(|(file, line, old, text, comment)| crate::diff::review::Comment {
+            file,
+            line,
+            side: if old {
+                crate::diff::review::Side::Old
+            } else {
+                crate::diff::review::Side::New
+            },
+            text,
+            comment,
+        })
 }
 
 fn listing() -> impl Strategy<Value = Listing> {
@@ -90,12 +119,14 @@ fn listing() -> impl Strategy<Value = Listing> {
             proptest::option::of(0.0f64..1e6),
             prop::option::of(0.0f64..100.0),
         ),
+        (opt_string(), opt_string()),
     )
         .prop_map(
             |(
                 (name, dir, state),
                 (tool, last_intervention, age_secs, attached),
                 (t, cost_usd, context_percent),
+                (base, changes),
             )| Listing {
                 name,
                 dir,
@@ -114,6 +145,8 @@ fn listing() -> impl Strategy<Value = Listing> {
                 dirty: None,
                 context_percent,
                 offer: None,
+                base,
+                changes,
             },
         )
 }
@@ -252,6 +285,7 @@ fn the_json_shapes_are_the_documented_ones() {
             name: None,
             dir: "/w".into(),
             args: vec!["-c".into()],
+            base: None,
         },
         cols: 80,
         rows: 24,

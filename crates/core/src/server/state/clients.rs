@@ -2,11 +2,9 @@
 //! list or kill sessions), what the user asks from a session's keys (detach, switch, a new session),
 //! and who follows which session.
 
+use super::lifecycle::Wanted;
 use super::{ClientMsg, SessionMsg, Signal};
-use super::{
-    DETACHED_SIZE, Run, ServerEffect, ServerState, SessionSpec, SessionStart, TYPE_AHEAD_MAX, client_ev,
-    options_only,
-};
+use super::{Run, ServerEffect, ServerState, TYPE_AHEAD_MAX, client_ev, options_only};
 use crate::bridge::UserRequest;
 use crate::session::WorkspaceRequest;
 use crate::supervisor::Now;
@@ -54,8 +52,19 @@ impl ServerState {
                         }
                         Err(message) => self.refused(id, message, fx),
                     },
-                    Target::New { name, dir, args } => {
-                        if let Err(message) = self.create(Some(id), name.as_deref(), &dir, args, now, fx) {
+                    Target::New {
+                        name,
+                        dir,
+                        args,
+                        base,
+                    } => {
+                        let wanted = Wanted {
+                            name: name.as_deref(),
+                            dir: &dir,
+                            argv: args,
+                            base,
+                        };
+                        if let Err(message) = self.create(Some(id), wanted, now, fx) {
                             self.refused(id, message, fx);
                         }
                     }
@@ -115,6 +124,7 @@ impl ServerState {
                 since,
             } => self.ask_talk(id, &session, epoch, since, fx),
             Up::Away { seen } => self.ask_away(id, &seen, fx),
+            Up::Review { session, comments } => self.review(id, &session, &comments, fx),
             Up::Kill { name } => match self.table.find(Some(&name)) {
                 Ok(n) => self.kill(id, n, fx),
                 Err(message) => fx.push(ServerEffect::Tell {
@@ -240,69 +250,19 @@ impl ServerState {
                     .and_then(|n| self.table.get(n))
                     .map(|e| options_only(&e.spec.argv))
                     .unwrap_or_default();
-                if let Err(e) = self.create(Some(id), None, &dir, argv, now, fx)
+                let wanted = Wanted {
+                    name: None,
+                    dir: &dir,
+                    argv,
+                    base: None,
+                };
+                if let Err(e) = self.create(Some(id), wanted, now, fx)
                     && let Some(cur) = current
                 {
                     notice(cur, format!("cannot open a session in {dir}: {e}"), fx);
                 }
             }
         }
-    }
-
-    /// Starts a session for client `id` (its size, environment and terminal) in `dir`; the client
-    /// follows it once it runs.
-    pub(super) fn create(
-        &mut self,
-        id: Option<u64>,
-        name: Option<&str>,
-        dir: &str,
-        argv: Vec<String>,
-        now: Now,
-        fx: &mut Vec<ServerEffect>,
-    ) -> Result<u32, String> {
-        self.room_for_one_more()?;
-        let client = id.and_then(|id| self.clients.get(&id));
-        let (cols, rows, env, waiting) = client
-            .map(|c| {
-                (
-                    c.cols,
-                    c.rows,
-                    c.env.clone(),
-                    c.caps_pending || !c.caps.is_empty(),
-                )
-            })
-            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new(), false));
-        // A client without a terminal (`new -d`) brings no answers: pi's queries are answered at
-        // once from the last terminal seen, rather than held until someone attaches.
-        let caps_now = (!waiting).then(|| self.last_caps.clone());
-        let env = if env.is_empty() { self.env.clone() } else { env };
-        let number = self.table.add(name, dir, argv.clone(), now.wall_ms)?;
-        let name = self
-            .table
-            .get(number)
-            .map(|e| e.spec.name.clone())
-            .unwrap_or_default();
-        self.publish(fx);
-        self.runs.insert(
-            number,
-            Run::Starting {
-                waiting: id.into_iter().collect(),
-            },
-        );
-        fx.push(ServerEffect::Start(SessionStart {
-            spec: SessionSpec {
-                number,
-                name,
-                dir: dir.to_string(),
-                argv,
-                env,
-                resume: false,
-            },
-            cols,
-            rows,
-            caps_now,
-        }));
-        Ok(number)
     }
 
     /// Client `id` follows session `n` from now on (and leaves the one it followed).

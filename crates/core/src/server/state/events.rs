@@ -120,6 +120,8 @@ pub enum ServerEvent {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
     pub brief: Option<SessionBrief>,
+    /// The commit the session's changes are read against, once its thread looked it up.
+    pub base: Option<String>,
     pub session_file: Option<String>,
     pub mid_run: bool,
     /// What it waits for its person about now (`Session::need`).

@@ -1,11 +1,87 @@
 //! A session's start and end as the core hears them: the terminals waiting for a session follow it
 //! once it is up, and hear of its end, whichever of the two the core hears first.
 
-use super::{Run, SHUTTING_DOWN, ServerEffect, ServerState};
+use super::{DETACHED_SIZE, Run, SHUTTING_DOWN, ServerEffect, ServerState, SessionSpec, SessionStart};
 use super::{SessionMsg, Signal};
+use crate::supervisor::Now;
 use crate::wire::Down;
 
+/// A new session as a client asked for it.
+pub(super) struct Wanted<'a> {
+    pub name: Option<&'a str>,
+    pub dir: &'a str,
+    /// pokeshell's command line for it.
+    pub argv: Vec<String>,
+    /// The commit its changes are read against, when the client knew it.
+    pub base: Option<String>,
+}
+
 impl ServerState {
+    /// Starts a session for client `id` (its size, environment and terminal) as `wanted`; the
+    /// client follows it once it runs.
+    pub(super) fn create(
+        &mut self,
+        id: Option<u64>,
+        wanted: Wanted<'_>,
+        now: Now,
+        fx: &mut Vec<ServerEffect>,
+    ) -> Result<u32, String> {
+        self.room_for_one_more()?;
+        let client = id.and_then(|id| self.clients.get(&id));
+        let (cols, rows, env, waiting) = client
+            .map(|c| {
+                (
+                    c.cols,
+                    c.rows,
+                    c.env.clone(),
+                    c.caps_pending || !c.caps.is_empty(),
+                )
+            })
+            .unwrap_or((DETACHED_SIZE.0, DETACHED_SIZE.1, Vec::new(), false));
+        // A client without a terminal (`new -d`) brings no answers: pi's queries are answered at
+        // once from the last terminal seen, rather than held until someone attaches.
+        let caps_now = (!waiting).then(|| self.last_caps.clone());
+        let env = if env.is_empty() { self.env.clone() } else { env };
+        let Wanted {
+            name,
+            dir,
+            argv,
+            base,
+        } = wanted;
+        let number = self.table.add(name, dir, argv.clone(), now.wall_ms)?;
+        let base = base.filter(|b| crate::diff::is_commit_id(b));
+        if let Some(e) = self.table.get_mut(number) {
+            e.spec.base = base.clone();
+        }
+        let name = self
+            .table
+            .get(number)
+            .map(|e| e.spec.name.clone())
+            .unwrap_or_default();
+        self.publish(fx);
+        self.runs.insert(
+            number,
+            Run::Starting {
+                waiting: id.into_iter().collect(),
+            },
+        );
+        fx.push(ServerEffect::Start(SessionStart {
+            spec: SessionSpec {
+                number,
+                name,
+                dir: dir.to_string(),
+                argv,
+                base,
+                env,
+                resume: false,
+            },
+            cols,
+            rows,
+            caps_now,
+        }));
+        Ok(number)
+    }
+
     pub(super) fn started(&mut self, number: u32, result: Result<(), String>, fx: &mut Vec<ServerEffect>) {
         let Some(Run::Starting { waiting }) = self.runs.remove(&number) else {
             return;

@@ -90,6 +90,7 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
     let n = client_with_session(&mut s, 1, "api");
     let brief_at = Report {
         brief: None,
+        base: None,
         session_file: Some("/s/1.jsonl".into()),
         mid_run: true,
         ..Report::default()
@@ -207,6 +208,7 @@ fn saves_are_asked_only_when_the_list_changes() {
     let n = client_with_session(&mut s, 1, "api");
     let report = Report {
         brief: None,
+        base: None,
         session_file: Some("/s/1.jsonl".into()),
         mid_run: true,
         ..Report::default()

@@ -92,6 +92,7 @@ impl ServerState {
                 // forget the run.
                 e.session_file = s.session_file.clone();
                 e.mid_run = resume;
+                e.spec.base = s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b));
             }
             if let Some(note) = note {
                 self.say(note.clone(), fx);
@@ -104,6 +105,7 @@ impl ServerState {
                     name,
                     dir: s.spec.dir.clone(),
                     argv,
+                    base: s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b)),
                     env: self.env.clone(),
                     resume,
                 },

@@ -60,6 +60,7 @@ pub(super) fn new_session(name: &str) -> Up {
         name: Some(name.into()),
         dir: "/tmp".into(),
         args: v(&["--", "--model", "m"]),
+        base: None,
     })
 }
 

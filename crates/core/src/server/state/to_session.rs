@@ -22,6 +22,8 @@ pub enum SessionMsg {
     Sessions(Vec<SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
     Request(UserRequest),
+    /// A review of the session's changes, as the message for the agent (`Up::Review`).
+    Review(String),
     /// A client that follows the session answered the probe, typed, resized, came back or left.
     Client(ClientMsg),
     /// The person answered one of its events from afar, with a capability link (or was refused).

@@ -310,6 +310,7 @@ impl Supervisor {
                 (rule, "The automatic resume".to_string())
             }
             Sent::ManualPoke => (rule::POKE_MANUAL, "The poke".to_string()),
+            Sent::Review => (rule::REVIEW_SEND, "The review".to_string()),
         };
         let reason = format!("pi refused the message ({what}): {error}");
         self.record(out, now, rule, LedgerKind::Declined, reason, None);

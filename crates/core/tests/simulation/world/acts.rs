@@ -53,6 +53,7 @@ impl World {
                     name: None,
                     dir: format!("/w/d{dir}"),
                     args,
+                    base: None,
                 });
             }
             Act::Attach { session } => {

@@ -127,6 +127,7 @@ impl World {
         let Some(sim) = self.sim(number) else { return };
         let report = Report {
             brief: Some(sim.session.brief(now)),
+            base: sim.session.base().map(str::to_string),
             session_file: sim.session.pi_session_file().map(str::to_string),
             mid_run: sim.session.mid_run(),
             need: sim.session.need(now),

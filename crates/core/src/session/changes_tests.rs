@@ -1,0 +1,175 @@
+//! prefix+r: the changes overlay, for the terminal that asked only, fed by the world's reading of
+//! the diff; and a review handed to the supervisor.
+
+use ratatui_core::buffer::Buffer;
+use ratatui_core::layout::Rect;
+
+use super::tests::{connected, numbered, t};
+use super::*;
+use crate::bridge::Command;
+use crate::diff::{Changes, FileChange, Hunk, Line, LineKind, Status};
+
+const A: ClientId = 7;
+const B: ClientId = 9;
+
+fn keys(s: &mut Session, client: ClientId, bytes: &[u8]) -> Vec<Effect> {
+    s.handle(
+        Input::Stdin {
+            client,
+            bytes: bytes.to_vec(),
+        },
+        t(),
+    )
+}
+
+/// The screen as `viewer` sees it, row by row.
+fn seen(s: &Session, viewer: ClientId) -> String {
+    let size = |n| std::num::NonZeroU16::new(n).expect("a size");
+    let parser = vt100::Parser::new(size(38), size(100), 0);
+    let area = Rect::new(0, 0, 120, 40);
+    let mut buf = Buffer::empty(area);
+    s.draw(
+        &mut buf,
+        &mut Drawn::default(),
+        parser.screen().into(),
+        t(),
+        None,
+        Some(viewer),
+    );
+    (0..area.height)
+        .map(|y| {
+            (0..area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn changes() -> Changes {
+    Changes {
+        base: "abcdef0123".into(),
+        files: vec![FileChange {
+            path: "src/lib.rs".into(),
+            from: None,
+            status: Status::Modified,
+            similarity: None,
+            added: Some(1),
+            removed: Some(0),
+            binary: false,
+            hunks: vec![Hunk {
+                header: "@@ -1 +1,2 @@".into(),
+                lines: vec![Line {
+                    kind: LineKind::Added,
+                    old: None,
+                    new: Some(2),
+                    text: "fn added() {}".into(),
+                }],
+            }],
+            note: None,
+        }],
+        note: None,
+    }
+}
+
+#[test]
+fn prefix_r_opens_the_changes_for_that_terminal_only_and_asks_the_world_to_read_them() {
+    let mut s = numbered();
+    let fx = keys(&mut s, A, b"\x1dr");
+    assert_eq!(s.overlay(A), Some(OverlayKind::Changes));
+    assert_eq!(s.overlay(B), None);
+    assert_eq!(s.own_views(), vec![A]);
+    let asked: Vec<&Effect> = fx
+        .iter()
+        .filter(|e| matches!(e, Effect::ReadChanges { .. }))
+        .collect();
+    assert_eq!(
+        asked,
+        vec![&Effect::ReadChanges {
+            client: A,
+            dir: "/src/api".into(),
+            base: None,
+        }]
+    );
+    assert!(seen(&s, A).contains("reading the changes…"));
+    assert!(!seen(&s, B).contains("Changes of"));
+
+    // B types on: its keys go to pi, A's overlay stays.
+    assert_eq!(child_bytes(&keys(&mut s, B, b"x")), b"x");
+    s.handle(
+        Input::Changes {
+            client: A,
+            result: Ok(changes()),
+        },
+        t(),
+    );
+    let list = seen(&s, A);
+    assert!(
+        list.contains("Changes of 1:api since abcdef0123") && list.contains("M src/lib.rs"),
+        "{list}"
+    );
+    keys(&mut s, A, b"\r");
+    assert!(seen(&s, A).contains("+fn added() {}"));
+    // r reads them again, for A.
+    let fx = keys(&mut s, A, b"r");
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::ReadChanges { client: A, .. }))
+    );
+    let fx = keys(&mut s, A, b"\x1b");
+    assert!(
+        child_bytes(&fx).is_empty(),
+        "Esc closes the overlay, pi does not get it"
+    );
+    assert_eq!(s.overlay(A), None);
+    // A reading that comes after the overlay closed changes nothing.
+    s.handle(
+        Input::Changes {
+            client: A,
+            result: Err("late".into()),
+        },
+        t(),
+    );
+    assert_eq!(s.overlay(A), None);
+}
+
+fn sent_messages(fx: &[Effect]) -> Vec<crate::bridge::SendMessage> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Bridge {
+                command: Command::SendMessage(m),
+                ..
+            } => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn review_s1_a_review_goes_to_pi_as_one_visible_message_and_without_the_bridge_is_said_loudly() {
+    let mut s = connected();
+    let fx = s.handle(
+        Input::Review {
+            text: "Review of your changes (1 comment).".into(),
+        },
+        t(),
+    );
+    let sent = sent_messages(&fx);
+    assert_eq!(sent.len(), 1, "{fx:?}");
+    assert_eq!(sent[0].custom_type, "pokeshell-review");
+    assert_eq!(sent[0].content, "Review of your changes (1 comment).");
+    assert!(sent[0].display && sent[0].trigger_turn);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Ledger(r) if r.rule == "REVIEW-S1"))
+    );
+
+    let mut alone = numbered();
+    let fx = alone.handle(Input::Review { text: "x".into() }, t());
+    assert!(sent_messages(&fx).is_empty());
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Notify { text, desktop: true, .. } if text.contains("review was not sent"))),
+        "{fx:?}"
+    );
+}
