@@ -6,6 +6,8 @@ pub mod attach;
 pub mod completions;
 pub mod connect;
 pub mod deadline;
+pub mod drive;
+pub mod drive_cli;
 pub mod remote;
 pub mod remove_worktree;
 mod upward;
@@ -246,6 +248,7 @@ pub fn kill(name: &str) -> i32 {
     match ask(
         &Up::Kill {
             name: name.to_string(),
+            from: drive::origin(),
         },
         false,
         "`kill`",

@@ -5,7 +5,7 @@ import { writeHandoff } from "./handoff.ts";
 import { ERROR_TEXT_MAX, PREVIEW_STRING_MAX } from "./limits.ts";
 import { progressKindOf } from "./progress.ts";
 import type { Bridge } from "./state.ts";
-import { branchTail, finalText, ownEntries, summarizeMessage, tokenUsage } from "./summaries.ts";
+import { branchTail, finalText, messageText, ownEntries, summarizeMessage, tokenUsage } from "./summaries.ts";
 import { bound, boundText, modelName, numberOrNull } from "./util.ts";
 
 /** Wraps a pi event handler: remembers the context, reports instead of throwing. */
@@ -126,7 +126,11 @@ export function forwardEvents(b: Bridge) {
 
 	on(b, "message_end", (event) => {
 		if (event.message) {
-			emit("message_end", { message: summarizeMessage(event.message, null), usage: tokenUsage(event.message) });
+			emit("message_end", {
+				message: summarizeMessage(event.message, null),
+				usage: tokenUsage(event.message),
+				text: messageText(event.message),
+			});
 		}
 		return undefined;
 	});

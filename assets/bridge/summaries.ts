@@ -13,9 +13,11 @@ import {
 	GET_ENTRIES_DEFAULT,
 	GET_ENTRIES_MAX,
 	GET_ENTRIES_MAX_BYTES,
+	MESSAGE_TEXT_MAX,
 	OWN_ENTRY_PREFIX,
 	TAIL_MAX_ENTRIES,
 	TAIL_STRING_MAX,
+	TOOL_RESULT_TEXT_MAX,
 } from "./limits.ts";
 import { bound, boundText, numberOrNull, safe } from "./util.ts";
 
@@ -106,6 +108,24 @@ export function finalText(branch: any[]): string | null {
 		return chars.length > FINAL_TEXT_MAX ? chars.slice(-FINAL_TEXT_MAX).join("") : text;
 	}
 	return null;
+}
+
+/**
+ * A message's text for pokeshell's transcript: its text blocks joined by newlines, cut to MESSAGE_TEXT_MAX
+ * characters (a tool result's to TOOL_RESULT_TEXT_MAX), the start kept and the cut marked with the full
+ * length; null when it holds no text.
+ */
+export function messageText(m: any): string | null {
+	const content = m?.content;
+	const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+	const text = blocks
+		.filter((b: any) => b?.type === "text" && typeof b.text === "string")
+		.map((b: any) => b.text)
+		.join("\n");
+	if (text.trim() === "") return null;
+	const max = m?.role === "toolResult" ? TOOL_RESULT_TEXT_MAX : MESSAGE_TEXT_MAX;
+	const chars = Array.from(text);
+	return chars.length > max ? `${chars.slice(0, max).join("")}…[${chars.length} chars]` : text;
 }
 
 /**

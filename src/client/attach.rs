@@ -329,7 +329,11 @@ fn on_frames(
             | Down::Notice { .. }
             | Down::Size { .. }
             | Down::Note { .. }
-            | Down::WebLogin { .. } => {}
+            | Down::WebLogin { .. }
+            | Down::Sent { .. }
+            | Down::Reached { .. }
+            | Down::Transcript { .. }
+            | Down::Event { .. } => {}
         }
     }
     out.flush()

@@ -9,7 +9,7 @@
 pub mod build;
 mod child_io;
 pub mod clients;
-mod clock;
+pub mod clock;
 pub mod input_meter;
 mod layer;
 mod restart;
@@ -284,6 +284,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Pty(PtyEvent::Exited(_)) => {}
             WorldEvent::Bridge(ev) => self.input(Input::Bridge(ev))?,
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
+            WorldEvent::Drive(msg) => self.input(Input::Drive(msg))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
                 tone: pokeshell_core::ui::theme::Tone::Warn,
@@ -397,6 +398,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 Effect::Respawn { args } => self.ask_respawn(args)?,
                 // The server's: it switches or detaches the client that asked.
                 Effect::Workspace { client, req } => self.screen.request(client, req),
+                // For the server's core: the observer (a layer) hands it on.
+                Effect::Drive(_) => {}
             }
         }
         Ok(())

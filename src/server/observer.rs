@@ -8,8 +8,10 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::serve::{ServerEvent, ServerMsg};
 use crate::server::event_loop::Layer;
+use pokeshell_core::drive::FromSession;
 use pokeshell_core::server::state::Report;
 use pokeshell_core::session::{Effect, Input, Session};
+use pokeshell_core::supervisor::LedgerKind;
 use pokeshell_core::supervisor::Now;
 
 /// Screen output alone rarely changes a report: after it, the layer looks at most this often.
@@ -59,18 +61,32 @@ impl Layer for Observer {
     }
 
     fn observe_effect(&mut self, effect: &Effect) {
-        if let Effect::Notify { text, bell, desktop } = effect {
-            let _ = self.server.send(
-                ServerEvent::Notify {
+        let event = match effect {
+            Effect::Notify { text, bell, desktop } => ServerEvent::Notify {
+                number: self.number,
+                text: text.clone(),
+                bell: *bell,
+                desktop: *desktop,
+                command: self.command.clone(),
+            },
+            Effect::Drive(out) => ServerEvent::Drive {
+                number: self.number,
+                out: out.clone(),
+            },
+            // pokeshell's own interventions, for `pokeshell events` (what agents did to the
+            // session is said by the server itself).
+            Effect::Ledger(r) if r.kind == LedgerKind::Action && !r.rule.starts_with("DRIVE-") => {
+                ServerEvent::Drive {
                     number: self.number,
-                    text: text.clone(),
-                    bell: *bell,
-                    desktop: *desktop,
-                    command: self.command.clone(),
+                    out: FromSession::Intervention {
+                        rule: r.rule.to_string(),
+                        text: r.reason.clone(),
+                    },
                 }
-                .into(),
-            );
-        }
+            }
+            _ => return,
+        };
+        let _ = self.server.send(event.into());
     }
 
     fn act(&mut self, now: Now, session: &Session) -> Vec<Input> {
@@ -88,13 +104,16 @@ impl Layer for Observer {
         if let Some(tree) = self.tree.get(&brief.dir, now.mono_ms) {
             (brief.branch, brief.dirty) = (tree.branch, Some(tree.dirty));
         }
-        let report = Report {
+        let mut report = Report {
             brief: Some(brief),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
+            drive: session.drive_marks(),
+            at_ms: 0,
         };
         if self.last.as_ref() != Some(&report) {
             self.last = Some(report.clone());
+            report.at_ms = now.wall_ms;
             let _ = self.server.send(
                 ServerEvent::Report {
                     number: self.number,

@@ -262,6 +262,7 @@ fn world(msg: SessionMsg, ticket: &mut Option<Ticket>) -> WorldEvent {
         SessionMsg::Notice(text) => WorldEvent::Notice(text),
         SessionMsg::Sessions(briefs) => WorldEvent::Sessions(briefs),
         SessionMsg::Request(req) => WorldEvent::Request(req),
+        SessionMsg::Drive(msg) => WorldEvent::Drive(msg),
         SessionMsg::Client(ev) => WorldEvent::Client(match ev {
             ClientMsg::Caps { id, caps } => ClientEvent::Caps { id, caps },
             ClientMsg::Detach { id } => ClientEvent::Detach { id },

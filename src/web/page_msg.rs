@@ -140,7 +140,10 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             let plan = new_session::plan(&Form { dir, name, worktree }, home)?;
             return Ok(Ask::New { plan, cols, rows });
         }
-        FromPage::Kill { session } => Up::Kill { name: session },
+        FromPage::Kill { session } => Up::Kill {
+            name: session,
+            from: None,
+        },
         FromPage::Close => Up::Detach,
     }))
 }
@@ -183,7 +186,11 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         | Down::Welcome { .. }
         | Down::Suspend
         | Down::WebLogin { .. }
-        | Down::Terminal { .. } => return None,
+        | Down::Terminal { .. }
+        | Down::Sent { .. }
+        | Down::Reached { .. }
+        | Down::Transcript { .. }
+        | Down::Event { .. } => return None,
     })
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { branchTail, customEntry, finalText, ownEntries, pickEntries, summarizeMessage, tokenUsage } from "../summaries.ts";
+import { branchTail, customEntry, finalText, messageText, ownEntries, pickEntries, summarizeMessage, tokenUsage } from "../summaries.ts";
 
 test("a message summary carries no text, only what the rules need", () => {
 	const summary = summarizeMessage(
@@ -107,6 +107,26 @@ test("the final text is the last assistant message's text, its end only", () => 
 	assert.ok(bounded?.endsWith("END"));
 	assert.equal(finalText([{ type: "message", message: { role: "assistant", content: [{ type: "thinking", thinking: "x" }] } }]), null);
 	assert.equal(finalText([{ type: "message", message: { role: "user", content: "hi" } }]), null);
+});
+
+test("a message's text for the transcript: its text blocks, its start kept, a tool result's shorter", () => {
+	const reply = {
+		role: "assistant",
+		content: [
+			{ type: "thinking", thinking: "secret plan" },
+			{ type: "text", text: "Done." },
+			{ type: "toolCall", id: "c", name: "bash", arguments: {} },
+			{ type: "text", text: "Both pass." },
+		],
+	};
+	assert.equal(messageText(reply), "Done.\nBoth pass.");
+	assert.equal(messageText({ role: "user", content: "do it" }), "do it");
+	assert.equal(messageText({ role: "assistant", content: [{ type: "text", text: "  " }] }), null);
+	const long = messageText({ role: "assistant", content: "START" + "x".repeat(40_000) });
+	assert.ok(long?.startsWith("START") && long.endsWith("…[40005 chars]"));
+	assert.equal(Array.from(long ?? "").length, 32_000 + "…[40005 chars]".length);
+	const tool = messageText({ role: "toolResult", content: [{ type: "text", text: "y".repeat(3000) }] });
+	assert.ok(tool?.startsWith("y".repeat(2000) + "…"));
 });
 
 test("an assistant reply's usage is counted, with pi's price when it has one", () => {

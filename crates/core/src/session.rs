@@ -7,6 +7,7 @@
 mod brief;
 mod child;
 mod draw;
+mod drive;
 mod flash;
 mod input;
 mod keyboards;
@@ -97,6 +98,8 @@ pub struct Session {
     usage: usage::Tally,
     /// What the terminal around pokeshell was last told (OSC 7501, the title).
     upward: upward::Upward,
+    /// What scripts and agents driving the session need: its messages, runs and transcript.
+    driven: drive::Driven,
     /// pi's screen as last drawn (drawing takes `&self`; the cache is a copy of what is shown).
     pane_cache: std::cell::RefCell<crate::ui::pane::PaneCache>,
 }
@@ -124,6 +127,7 @@ impl Session {
             usage: usage::Tally::default(),
             upward: upward::Upward::default(),
             pane_cache: Default::default(),
+            driven: drive::Driven::new(opts.spec.prompted),
             opts,
         };
         let warnings = session.settings.get().warnings().len();
@@ -175,6 +179,7 @@ impl Session {
                 self.child.exit = None;
                 self.watch.child_started(now);
                 self.resume_after_server_restart(now, &mut fx);
+                self.drive_started(now, &mut fx);
                 fx.push(Effect::Redraw);
             }
             Input::ChildStopped => fx.push(Effect::Suspend),
@@ -204,6 +209,7 @@ impl Session {
                 fx.push(Effect::Redraw);
             }
             Input::Request(request) => self.on_client_request(request, now, &mut fx),
+            Input::Drive(msg) => self.on_drive(msg, now, &mut fx),
             Input::Tick => self.on_tick(now, &mut fx),
             Input::Redraw => fx.push(Effect::Redraw),
             Input::Resize { cols, rows } => {
@@ -268,6 +274,7 @@ impl Session {
             fx.push(Effect::Redraw);
         }
         self.watch_tick(now, fx);
+        self.drive_tick(now, fx);
     }
 
     /// When the session next needs an [`Input::Tick`] (monotonic ms), if ever.
@@ -288,6 +295,7 @@ impl Session {
             bridge,
             self.supervisor.next_deadline(),
             self.watch_deadline(),
+            self.drive_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -372,3 +380,6 @@ mod keyboards_tests;
 
 #[cfg(test)]
 mod upward_tests;
+
+#[cfg(test)]
+mod drive_tests;

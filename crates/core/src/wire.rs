@@ -11,17 +11,18 @@
 //! unknown kind instead of as some other message.
 
 mod body;
+#[cfg(test)]
+mod drive_tests;
+mod error;
 pub mod frame;
 #[cfg(test)]
 mod kind_tests;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
-use std::io;
-
 use serde::{Deserialize, Serialize};
 
+pub use error::WireError;
 pub use frame::{FrameBuf, read_frame};
 
 /// The largest N a frame header may announce (kind byte plus payload).
@@ -52,6 +53,10 @@ pub mod kind {
         (0x0a, "command"),
         (0x0b, "web"),
         (0x0c, "subscribe"),
+        (0x16, "send"),
+        (0x17, "wait"),
+        (0x18, "read"),
+        (0x19, "events"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -71,6 +76,10 @@ pub mod kind {
         (0x8d, "notice"),
         (0x8e, "note"),
         (0x8f, "terminal"),
+        (0x9a, "sent"),
+        (0x9b, "reached"),
+        (0x9c, "transcript"),
+        (0x9d, "event"),
     ];
 
     /// The message's name, for error texts and logs.
@@ -139,6 +148,9 @@ pub enum Up {
     List,
     Kill {
         name: String,
+        /// The session whose agent asks ([`crate::drive::SESSION_ENV`]): the ledger names it.
+        #[serde(default)]
+        from: Option<String>,
     },
     /// What a prefix key does, for the session this client follows (a browser has no prefix key).
     Command(SessionCommand),
@@ -151,6 +163,40 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// The text as the user's prompt for a session's agent (`pokeshell send`): answered by
+    /// [`Down::Sent`] once pi has it, or an error.
+    Send {
+        /// A name, a number or `number:name`.
+        session: String,
+        text: String,
+        /// While the agent works: steer it in at once rather than after the run's current work.
+        #[serde(default)]
+        steer: bool,
+        /// The session whose agent sends ([`crate::drive::SESSION_ENV`]), if one does.
+        #[serde(default)]
+        from: Option<String>,
+    },
+    /// Tell me when a session is in this state (`pokeshell wait`), for the run the last message
+    /// started: answered by [`Down::Reached`] when it is, or an error.
+    Wait {
+        session: String,
+        until: crate::drive::Until,
+        #[serde(default)]
+        from: Option<String>,
+    },
+    /// A session's transcript (`pokeshell read`): answered by [`Down::Transcript`].
+    Read {
+        session: String,
+        /// The last this many messages; `None`: the last reply.
+        #[serde(default)]
+        last: Option<u32>,
+    },
+    /// Tell me every state change and intervention (`pokeshell events`), of these sessions (all,
+    /// those to come included, when empty), as [`Down::Event`]s until the connection ends.
+    Events {
+        #[serde(default)]
+        sessions: Vec<String>,
+    },
 }
 
 /// A prefix key's action, asked for by name.
@@ -257,6 +303,33 @@ pub enum Down {
         session: String,
         text: String,
     },
+    /// pi has the message of an [`Up::Send`]; `marker` numbers it among the session's messages.
+    Sent {
+        session: String,
+        marker: u64,
+    },
+    /// The end of an [`Up::Wait`].
+    Reached {
+        session: String,
+        outcome: crate::drive::Outcome,
+        /// The attention keyword and `ls`'s words when it ended.
+        attention: String,
+        state: String,
+        /// The program's exit code, when the session ended.
+        #[serde(default)]
+        code: Option<i32>,
+        /// When the session saw the change (Unix ms), for measuring how soon a wait hears it.
+        #[serde(default)]
+        at_ms: u64,
+    },
+    /// The answer to an [`Up::Read`].
+    Transcript {
+        transcript: crate::drive::Transcript,
+    },
+    /// One event for an [`Up::Events`] client.
+    Event {
+        event: crate::drive::Event,
+    },
 }
 
 /// One session in a [`Down::Listing`].
@@ -294,64 +367,6 @@ pub struct Listing {
     /// The share of pi's context window in use, 0–100.
     #[serde(default)]
     pub context_percent: Option<f64>,
-}
-
-/// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames
-/// out of step or the peer untrustworthy: the connection should end.
-#[derive(Debug)]
-pub enum WireError {
-    /// A header announced more than [`MAX_FRAME`] bytes.
-    TooLong { len: usize },
-    /// A header announced 0 bytes: not even a kind byte.
-    Empty,
-    /// The stream ended inside a frame.
-    Truncated,
-    /// No message of this direction has this kind.
-    UnknownKind { kind: u8 },
-    /// The payload does not fit the kind.
-    BadMessage { kind: u8, reason: String },
-    /// Reading failed.
-    Io(io::Error),
-}
-
-impl fmt::Display for WireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WireError::TooLong { len } => write!(f, "frame of {len} bytes exceeds the 1 MiB limit"),
-            WireError::Empty => write!(f, "frame of 0 bytes: every frame has at least its kind byte"),
-            WireError::Truncated => write!(f, "the peer closed the connection in the middle of a frame"),
-            WireError::UnknownKind { kind } => {
-                write!(
-                    f,
-                    "bad message of kind {kind:#04x}: no message of this kind goes this way"
-                )
-            }
-            WireError::BadMessage { kind, reason } => match kind::name(*kind) {
-                Some(name) => write!(f, "bad message of kind {kind:#04x} ({name}): {reason}"),
-                None => write!(f, "bad message of kind {kind:#04x}: {reason}"),
-            },
-            WireError::Io(e) => write!(f, "reading the connection failed: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for WireError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            WireError::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<WireError> for io::Error {
-    fn from(e: WireError) -> io::Error {
-        match e {
-            WireError::Io(e) => e,
-            WireError::Truncated => io::Error::new(io::ErrorKind::UnexpectedEof, e.to_string()),
-            other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
-        }
-    }
 }
 
 /// The whole frame (or frames) of a client message. Input longer than one frame holds is split into

@@ -26,4 +26,6 @@ pub enum WorldEvent {
     Sessions(Vec<pokeshell_core::session::SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
     Request(pokeshell_core::bridge::UserRequest),
+    /// For a script or an agent driving the session (`pokeshell send`, `read`, an agent's kill).
+    Drive(pokeshell_core::drive::ToSession),
 }

@@ -241,6 +241,11 @@ pub struct MessageEnd {
     /// What an assistant reply used (absent for other messages, and from older bridges).
     #[serde(default)]
     pub usage: Option<TokenUsage>,
+    /// The message's text for the transcript (`pokeshell read`): its text blocks joined, cut to
+    /// 32 000 characters (a tool result's to 2000) with the cut marked; absent when it has none.
+    /// (Boxed: every bridge line is as large as its largest kind.)
+    #[serde(default)]
+    pub text: Option<Box<str>>,
 }
 
 /// One reply's tokens and cost, as pi counted and priced them.

@@ -89,6 +89,8 @@ pub enum KeyId {
     Machines,
     MachineTimeoutSeconds,
     WebListen,
+    // Scripts and agents driving sessions (docs/driving.md).
+    MaxAgentSessions,
 }
 
 /// The type and the accepted range of a key.
@@ -210,7 +212,10 @@ impl KeySpec {
     /// a value that runs a command must not come with a repository someone else wrote (nor one that
     /// opens the web view to a network).
     pub fn global_only(&self) -> bool {
-        matches!(self.id, KeyId::NotifyCommand | KeyId::Machines | KeyId::WebListen)
+        matches!(
+            self.id,
+            KeyId::NotifyCommand | KeyId::Machines | KeyId::WebListen | KeyId::MaxAgentSessions
+        )
     }
 }
 
@@ -221,7 +226,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 34] = [
+pub static KEYS: [KeySpec; 35] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -649,6 +654,17 @@ pub static KEYS: [KeySpec; 34] = [
         description: "Where `pokeshell web` listens, as address:port. An address beyond loopback lets \
                       whoever reaches it and logs in drive your agents. Read only from the global \
                       settings; --listen overrides it.",
+    },
+    KeySpec {
+        id: KeyId::MaxAgentSessions,
+        block: Block::Pokeshell,
+        name: "maxAgentSessions",
+        group: Group::Display,
+        kind: ValueKind::Int { min: 0, max: 64 },
+        unit: Unit::None,
+        default: DefaultValue::Int(8),
+        label: "Sessions agents may start",
+        description: "How many sessions started by agents (a `pokeshell new` or `new_session` run from                       inside a session) may run at once; one more is refused. Read only from the                       global settings, so that an agent cannot raise it.",
     },
 ];
 

@@ -5,6 +5,12 @@
 //! ([`super::perform`]).
 
 mod clients;
+mod drive;
+#[cfg(test)]
+mod drive_end_tests;
+mod drive_news;
+#[cfg(test)]
+mod drive_tests;
 mod events;
 mod lifecycle;
 #[cfg(test)]
@@ -107,6 +113,8 @@ pub struct ServerState {
     pub(super) subscribers: BTreeSet<u64>,
     /// The wall clock of the last event, for the lists told to subscribers.
     wall_ms: u64,
+    /// Those who drive sessions: messages on their way, waits, reads, event followers.
+    pub(super) drive: drive::Drive,
 }
 
 impl ServerState {
@@ -223,6 +231,8 @@ impl ServerState {
                 }
             }
             ServerEvent::WebListening => self.web = true,
+            ServerEvent::Drive { number, out } => self.on_session_answer(number, out, &mut fx),
+            ServerEvent::DriveBound(bound) => self.drive.bound = bound,
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
                     let ev = SessionMsg::Signal(Signal::Usr1);
@@ -284,14 +294,15 @@ impl ServerState {
         // A relaunched pi says which file it runs on only once its bridge is up: the file known
         // from before stays until then.
         if report.session_file.is_some() {
-            e.session_file = report.session_file;
+            e.session_file = report.session_file.clone();
         }
         e.mid_run = report.mid_run;
         let brief_changed = report.brief.is_some() && e.brief != report.brief;
         if report.brief.is_some() {
-            e.brief = report.brief;
+            e.brief = report.brief.clone();
         }
         self.save(fx);
+        self.drive_report(number, &report, fx);
         if brief_changed {
             self.share_briefs(fx);
         }

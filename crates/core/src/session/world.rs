@@ -50,6 +50,8 @@ pub enum Input {
     Notice { text: String, tone: Tone },
     /// What a prefix key or a pi command does, asked for by a client without keys (the web view).
     Request(crate::bridge::UserRequest),
+    /// For a script or an agent driving the session: a message for pi, a read, an agent ending it.
+    Drive(crate::drive::ToSession),
     /// The intervention ledger's state changed: why records are not written (or were not), or
     /// `None` when all is well.
     LedgerStatus(Option<String>),
@@ -110,4 +112,7 @@ pub enum Effect {
     /// Something only the server holding every session can do (detach, switch, start another),
     /// asked from this client's keyboard: the server does it for that client.
     Workspace { client: ClientId, req: WorkspaceRequest },
+    /// An answer for the server's core, for those who drive the session (the server's observer
+    /// hands it on).
+    Drive(crate::drive::FromSession),
 }

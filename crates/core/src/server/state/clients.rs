@@ -105,13 +105,9 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
-            Up::Kill { name } => match self.table.find(Some(&name)) {
-                Ok(n) => self.kill(id, n, fx),
-                Err(message) => fx.push(ServerEffect::Tell {
-                    id,
-                    down: Down::Error { message },
-                }),
-            },
+            Up::Kill { .. } | Up::Send { .. } | Up::Wait { .. } | Up::Read { .. } | Up::Events { .. } => {
+                self.on_drive(id, up, fx)
+            }
         }
     }
 
@@ -173,7 +169,7 @@ impl ServerState {
 
     /// `pokeshell kill`: the session leaves the saved list at once, and the answer waits until that
     /// is on disk (a server that dies meanwhile does not bring the session back).
-    fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
+    pub(super) fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
         let label = self.label(n);
         self.table.remove(n);
         let why = format!("session {label} was ended before it came back");
@@ -252,6 +248,8 @@ impl ServerState {
     ) -> Result<u32, String> {
         self.room_for_one_more()?;
         let client = id.and_then(|id| self.clients.get(&id));
+        // Asked from inside a session (by its agent): bounded, and the new one knows its parent.
+        let parent = self.admit_agent_session(client)?;
         let (cols, rows, env, waiting) = client
             .map(|c| {
                 (
@@ -279,15 +277,19 @@ impl ServerState {
                 waiting: id.into_iter().collect(),
             },
         );
+        let spec = SessionSpec {
+            number,
+            name,
+            dir: dir.to_string(),
+            argv,
+            env,
+            resume: false,
+            parent,
+            prompted: false,
+        };
+        let spec = self.drive_created(spec, now, fx);
         fx.push(ServerEffect::Start(SessionStart {
-            spec: SessionSpec {
-                number,
-                name,
-                dir: dir.to_string(),
-                argv,
-                env,
-                resume: false,
-            },
+            spec,
             cols,
             rows,
             caps_now,
@@ -393,6 +395,7 @@ impl ServerState {
     /// The client's connection is gone (or dropped): it follows nothing any more.
     pub(super) fn forget(&mut self, id: u64, fx: &mut Vec<ServerEffect>) {
         self.subscribers.remove(&id);
+        self.drive.forget(id);
         self.leave(id, fx);
         for run in self.runs.values_mut() {
             if let Run::Starting { waiting } = run {

@@ -85,6 +85,14 @@ pub enum ServerEvent {
     Remote(Vec<crate::session::SessionBrief>),
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
+    /// A session answers those who drive it (`pokeshell send`, `read`, `events`).
+    Drive {
+        number: u32,
+        out: crate::drive::FromSession,
+    },
+    /// How many sessions started by agents may run at once (`pokeshell.maxAgentSessions`, from the
+    /// global settings as they are now).
+    DriveBound(usize),
     /// The web view listens: a page may ask for a session at any time, so the server stays.
     WebListening,
     /// A session wants the user (its attached terminals were told by the session itself).
@@ -104,6 +112,10 @@ pub struct Report {
     pub brief: Option<SessionBrief>,
     pub session_file: Option<String>,
     pub mid_run: bool,
+    /// Where its runs stand, for `pokeshell wait`.
+    pub drive: crate::drive::Marks,
+    /// When the session saw what it reports (Unix ms), for measuring how soon a wait hears it.
+    pub at_ms: u64,
 }
 
 /// A session to start: who it is, and the terminal it starts for.

@@ -35,6 +35,7 @@ impl ServerState {
                 self.share_briefs(fx);
             }
             Err(message) => {
+                self.drive_ended(number, None, fx);
                 let label = self.label(number);
                 self.footer_notes.remove(&number);
                 self.table.remove(number);
@@ -68,6 +69,7 @@ impl ServerState {
         fx: &mut Vec<ServerEffect>,
     ) {
         let kill = self.killing.remove(&number);
+        self.drive_ended(number, Some(code), fx);
         // A session can end before the server hears that it started (the two come by different
         // ways): the terminals waiting for it are told as its followers are.
         let waiting = match self.runs.remove(&number) {

@@ -92,6 +92,8 @@ impl ServerState {
                 // forget the run.
                 e.session_file = s.session_file.clone();
                 e.mid_run = resume;
+                // Started by an agent: it still counts against the agents' bound.
+                e.spec.parent = s.spec.parent.clone();
             }
             if let Some(note) = note {
                 self.say(note.clone(), fx);
@@ -106,6 +108,8 @@ impl ServerState {
                     argv,
                     env: self.env.clone(),
                     resume,
+                    parent: s.spec.parent.clone(),
+                    prompted: false,
                 },
                 cols: DETACHED_SIZE.0,
                 rows: DETACHED_SIZE.1,

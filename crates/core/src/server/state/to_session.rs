@@ -23,6 +23,8 @@ pub enum SessionMsg {
     Request(UserRequest),
     /// A client that follows the session answered the probe, typed, resized, came back or left.
     Client(ClientMsg),
+    /// For those who drive the session: a prompt to give pi, a transcript to read, an agent ending it.
+    Drive(crate::drive::ToSession),
 }
 
 /// A following client's doing; its coming is `ServerEffect::Follow`, which the binary performs.
