@@ -9,7 +9,7 @@ use support::matrix::Matrix;
 use support::pi::PiEnv;
 use support::pty::Pty;
 use support::shell::footer;
-use support::{Step, WAIT, model_server};
+use support::{START_WAIT, Step, WAIT, model_server};
 
 /// Types `text` into pi and presses Enter until `done` holds: pi's editor may first take Enter to
 /// accept a completion, and ignores it while still starting.
@@ -81,7 +81,7 @@ fn without_pokeshell_the_commands_say_plainly_that_it_is_not_connected() {
         pokeshell::pi::bridge::asset::install_bridge_in(&dir.path().join("rt")).expect("write the bridge");
     let bridge = bridge.to_string_lossy().into_owned();
     let mut pty = Pty::spawn(env.pty_command(&["-e", &bridge]), 40, 120);
-    pty.wait_for_text("mock-model", WAIT);
+    pty.wait_for_text("mock-model", START_WAIT);
     run(&mut pty, "/poke", "the not-connected notice", |s| {
         s.contents()
             .contains("pokeshell is not connected, so /poke did nothing.")

@@ -11,7 +11,7 @@ use pokeshell::term::screen::{HostCaps, Mirror, ProgramState, ProgramStatus};
 use support::pi::{PiEnv, submit_prompt};
 use support::pty::Pty;
 use support::shell::{quit, submit, wait_ready};
-use support::{Step, WAIT, model_server};
+use support::{START_WAIT, Step, WAIT, model_server};
 
 const REPORT: &[u8] = b"\x1b]7501;state=";
 
@@ -115,7 +115,7 @@ fn pi_sends_no_report_when_nobody_answers_its_query() {
     server.push(Step::slow(3, 200, "w "));
     let env = PiEnv::new(&server.base_url());
     let mut pty = Pty::spawn(env.pty_command(&[]), 30, 100);
-    submit_prompt(&mut pty, &server, "hello", WAIT);
+    submit_prompt(&mut pty, &server, "hello", START_WAIT);
     pty.wait_for_text("w w w", WAIT);
     let raw = pty.raw_output();
     assert!(find(&raw, b"\x1b]7501;?").is_some(), "pi asked");

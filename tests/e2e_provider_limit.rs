@@ -109,7 +109,8 @@ fn limit_w1_prefix_p_resumes_at_once_with_one_message() {
 
 #[test]
 fn limit_r1_the_wait_survives_a_restart_of_pokeshell() {
-    const RESET: u64 = 15;
+    // Long enough that pokeshell and pi are back, on a busy machine, before the wait is over.
+    const RESET: u64 = 25;
     let server = model_server();
     server.push_all((0..2).map(|_| Step::rate_limited(RESET)));
     server.set_default(Step::text("Resumed after the restart."));
@@ -118,7 +119,7 @@ fn limit_r1_the_wait_survives_a_restart_of_pokeshell() {
         .start(server);
     m.submit("tidy the tests");
     m.wait_chats(2);
-    m.wait_footer("⏸ limit 0:1");
+    m.wait_footer("⏸ limit 0:2");
     m.restart(&["--continue"]);
     m.wait_footer("⏸ limit 0:");
     m.wait_record(

@@ -17,7 +17,7 @@ use support::pi::PiEnv;
 use support::procs::{children_of, process_alive};
 use support::pty::Pty;
 use support::shell::{footer, side, wait_ready};
-use support::{WAIT, model_server};
+use support::{START_WAIT, WAIT, model_server};
 
 /// The hook's byte, and the title the blocked loop sets.
 const BLOCK: u8 = 7;
@@ -171,7 +171,7 @@ fn closing_the_terminal_detaches_while_the_loop_is_blocked_and_pi_goes_on() {
     let mut cmd = pi_command(&env);
     home.apply(&mut cmd);
     let mut term = RawPty::spawn(&cmd, 40, 120, true);
-    term.wait_until("pi ready inside pokeshell", WAIT, |s, _| {
+    term.wait_until("pi ready inside pokeshell", START_WAIT, |s, _| {
         s.contents().contains("mock-model")
             && footer(s).contains("📌 p:")
             && side(s).contains("connected")
@@ -277,7 +277,7 @@ fn ctrl_backslash_typed_while_pokeshell_and_pi_start_kills_neither() {
             && !side(s).contains("not connected")
     };
     let mut sent = 0;
-    let deadline = Instant::now() + WAIT;
+    let deadline = Instant::now() + START_WAIT;
     while !pty.with_screen(ready) {
         if let Some(code) = pty.try_exit_code() {
             pty.fail(&format!(

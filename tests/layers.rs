@@ -130,7 +130,7 @@ fn no_top_level_module_imports_one_that_imports_it_back() {
     );
 }
 
-/// Which of a layer's modules (`src/core/session.rs` and `src/core/session/` are `session`) each of
+/// Which of a layer's modules (`session.rs` and `session/` are `session`) each of
 /// them names, as `pokeshell_core::NAME` or, from the module's own file, `super::NAME`.
 fn layer_imports(layer: &str) -> BTreeMap<String, BTreeSet<String>> {
     let (root, prefix) = if layer == "core" {

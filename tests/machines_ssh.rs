@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use sshd::{Silent, Sshd, closed_port};
 use support::pi::{PiEnv, pi_path};
 use support::pty::{Pty, ServerHome};
-use support::{ModelServer, Step, WAIT, model_server};
+use support::{ModelServer, START_WAIT, Step, WAIT, model_server};
 
 const PREFIX: u8 = 0x1d;
 /// Generous: a 2-core machine under load takes seconds for a handful of ssh logins at once.
@@ -330,7 +330,7 @@ fn attach_through_ssh_shows_the_remote_pi_and_types_into_it() {
     );
 
     let mut pty = here.pty(&["attach", "other:far"]);
-    pty.wait_until("the remote pi with pokeshell's side pane", WAIT, |s| {
+    pty.wait_until("the remote pi with pokeshell's side pane", START_WAIT, |s| {
         let t = s.contents();
         t.contains("mock/mock-model") && t.contains("connected")
     });
@@ -442,7 +442,7 @@ fn the_switcher_lists_the_other_machines_sessions_and_choosing_one_goes_there() 
     let pi = pi_path().to_string_lossy().into_owned();
     let local_sessions = here.env.session_dir().to_string_lossy().into_owned();
     let mut pty = here.pty(&["--pi", &pi, "--", "--session-dir", &local_sessions]);
-    pty.wait_until("the other machine's session in the side pane", WAIT, |s| {
+    pty.wait_until("the other machine's session in the side pane", START_WAIT, |s| {
         support::shell::side(s).contains("other:far")
     });
     pty.send([PREFIX, b'w']);

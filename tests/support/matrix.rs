@@ -195,6 +195,7 @@ impl Matrix {
         let code = self.pty.wait_exit(WAIT);
         assert_eq!(code, 0, "pokeshell passes pi's clean exit on");
         self.pty = spawn_pokeshell(&self.env, pi_args);
+        wait_ready(&self.pty);
     }
 
     // ---------------------------------------------------------------- what the model received

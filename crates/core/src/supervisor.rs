@@ -28,6 +28,7 @@ pub mod config;
 mod delivery;
 pub mod event;
 mod flow;
+pub mod guard;
 pub mod ledger;
 pub mod limit;
 pub mod message;

@@ -47,6 +47,22 @@ pub mod rule {
     pub const PROM_POKE: &str = "PROM-P1";
     pub const PROM_LIMIT: &str = "PROM-B1";
     pub const PROM_ASK: &str = "PROM-A1";
+    pub const GUARD_BUDGET: &str = "GUARD-B1";
+    pub const GUARD_DAILY: &str = "GUARD-B2";
+    pub const GUARD_CALLS: &str = "GUARD-C1";
+    pub const GUARD_SAME_CALL: &str = "GUARD-L1";
+    pub const GUARD_ALTERNATING: &str = "GUARD-L2";
+    pub const GUARD_SAME_REPLY: &str = "GUARD-L3";
+    pub const GUARD_IDLE_POKES: &str = "GUARD-L4";
+    pub const GUARD_POLL: &str = "GUARD-P1";
+    pub const GUARD_STEP_MESSAGE: &str = "GUARD-E1";
+    pub const GUARD_STEP_HANDOFF: &str = "GUARD-E2";
+    pub const GUARD_STEP_STOP: &str = "GUARD-E3";
+    pub const GUARD_ALLOW: &str = "GUARD-A1";
+    pub const GUARD_LEAVE: &str = "GUARD-A2";
+    pub const GUARD_BREAKER_HOLD: &str = "GUARD-K1";
+    pub const GUARD_BREAKER_PROBE: &str = "GUARD-K2";
+    pub const GUARD_BREAKER_RESUME: &str = "GUARD-K3";
 }
 
 /// How many records the supervisor keeps for the view.
