@@ -118,6 +118,9 @@ pub enum Mode {
     Read(ReadArgs),
     /// Follow the sessions' state changes and interventions, a line each, until interrupted.
     Events(EventsArgs),
+    /// Serve the Model Context Protocol on standard input and output, for an agent to drive
+    /// sessions (`pi mcp add pokeshell -- pokeshell mcp`).
+    Mcp,
     /// The per-user server itself; started by pokeshell when needed.
     #[command(name = "__server", hide = true)]
     Server,
@@ -244,6 +247,7 @@ impl Mode {
             Mode::Wait(_) => "wait",
             Mode::Read(_) => "read",
             Mode::Events(_) => "events",
+            Mode::Mcp => "mcp",
             Mode::Server => "__server",
         }
     }

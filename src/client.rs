@@ -8,6 +8,7 @@ pub mod connect;
 pub mod deadline;
 pub mod drive;
 pub mod drive_cli;
+pub mod mcp;
 pub mod remote;
 pub mod remove_worktree;
 mod upward;

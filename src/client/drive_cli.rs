@@ -156,6 +156,16 @@ fn message_text(m: &Message) -> String {
     out.join("\n")
 }
 
+/// Messages as `read --last` prints them, oldest first; `truncated` says older ones are gone.
+pub fn messages_text(messages: &[Message], truncated: bool) -> String {
+    let mut text: Vec<String> = Vec::new();
+    if truncated {
+        text.push("(older messages are no longer kept)".into());
+    }
+    text.extend(messages.iter().map(message_text));
+    text.join("\n")
+}
+
 /// Writes `text` and a newline to stdout; a closed pipe ends quietly.
 fn out(text: &str) -> bool {
     let mut stdout = std::io::stdout().lock();
@@ -188,11 +198,7 @@ pub fn read(args: &ReadArgs) -> i32 {
         };
     }
     if args.last.is_some() {
-        let text: Vec<String> = doc.messages.iter().map(message_text).collect();
-        if doc.truncated {
-            eprintln!("pokeshell: older messages are no longer kept");
-        }
-        out(&text.join("\n"));
+        out(&messages_text(&doc.messages, doc.truncated));
         return 0;
     }
     match &doc.reply {

@@ -32,23 +32,33 @@ impl World {
     pub fn new(settings: Value) -> World {
         let home = ServerHome::new();
         let model = model_server();
-        let env = PiEnv::builder(&model.base_url())
+        let env = Self::pi_env(&home, &model, settings);
+        World { home, model, env }
+    }
+
+    /// pi's files for this server and model (another agent dir each time).
+    pub fn pi_env(home: &ServerHome, model: &ModelServer, settings: Value) -> PiEnv {
+        PiEnv::builder(&model.base_url())
             .settings(settings)
             .env("XDG_RUNTIME_DIR", &home.runtime_dir().to_string_lossy())
             .env("XDG_STATE_HOME", &home.state_dir().to_string_lossy())
             // So that a `pokeshell new` run by an agent finds the same pi.
             .env("POKESHELL_PI", &pi_path().to_string_lossy())
-            .build();
-        World { home, model, env }
+            .build()
     }
 
     /// `pokeshell ARGS` in `dir` (the work dir when `None`), with `input` on standard input.
     pub fn run_in(&self, dir: Option<&Path>, args: &[&str], input: Option<&[u8]>) -> Output {
+        self.run_env(&self.env, dir, args, input)
+    }
+
+    /// [`World::run_in`] with the environment of `env`.
+    pub fn run_env(&self, env: &PiEnv, dir: Option<&Path>, args: &[&str], input: Option<&[u8]>) -> Output {
         let mut cmd = Command::new(exe());
         cmd.args(args)
             .env_clear()
-            .envs(self.env.env_vars())
-            .current_dir(dir.unwrap_or(self.env.work_dir()))
+            .envs(env.env_vars())
+            .current_dir(dir.unwrap_or(env.work_dir()))
             .stdin(if input.is_some() {
                 Stdio::piped()
             } else {
@@ -69,8 +79,13 @@ impl World {
 
     /// `pokeshell new -d` of a pi session named `name` in `dir` with pi's `pi_args`.
     pub fn new_session(&self, dir: Option<&Path>, name: &str, pi_args: &[&str]) -> Output {
+        self.new_session_env(&self.env, dir, name, pi_args)
+    }
+
+    /// [`World::new_session`] with the environment (and agent dir) of `env`.
+    pub fn new_session_env(&self, env: &PiEnv, dir: Option<&Path>, name: &str, pi_args: &[&str]) -> Output {
         let pi = pi_path().to_string_lossy().into_owned();
-        let sessions = self.env.session_dir().to_string_lossy().into_owned();
+        let sessions = env.session_dir().to_string_lossy().into_owned();
         let mut args = vec![
             "new",
             "-d",
@@ -83,7 +98,7 @@ impl World {
             &sessions,
         ];
         args.extend(pi_args);
-        self.run_in(dir, &args, None)
+        self.run_env(env, dir, &args, None)
     }
 
     /// `pokeshell ARGS` left running, its lines collected as they come.
