@@ -105,6 +105,10 @@ pub enum Mode {
         /// reaches it and logs in drive your agents.
         #[arg(long, value_name = "ADDR:PORT")]
         listen: Option<String>,
+        /// End every login to the web view instead (every browser's, and the links not used yet):
+        /// every open page is logged out at once.
+        #[arg(long, conflicts_with = "listen")]
+        logout_all: bool,
     },
     /// Give a session's agent a prompt; exits 0 once pi has it. While the agent works, the message
     /// waits as pi's follow-up (or is steered in at once with --steer).

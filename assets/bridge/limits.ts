@@ -14,7 +14,10 @@ export const FORWARDED_STRING_MAX = 200_000;
 export const ERROR_TEXT_MAX = 500;
 /** The end of the final assistant message sent with `agent_settled` (characters): enough to judge its ending. */
 export const FINAL_TEXT_MAX = 2000;
-/** The text `message_end` carries for pokeshell's transcript (`pokeshell read`), in characters: a reply's, and a tool result's. */
+/**
+ * The text `message_end` carries, in characters: a reply's and a tool result's. pokeshell keeps it for
+ * `pokeshell read` and shows it, bounded again, in the web view's conversation.
+ */
 export const MESSAGE_TEXT_MAX = 32_000;
 export const TOOL_RESULT_TEXT_MAX = 2000;
 export const CUSTOM_ENTRIES_MAX = 500;

@@ -111,9 +111,11 @@ export function finalText(branch: any[]): string | null {
 }
 
 /**
- * A message's text for pokeshell's transcript: its text blocks joined by newlines, cut to MESSAGE_TEXT_MAX
- * characters (a tool result's to TOOL_RESULT_TEXT_MAX), the start kept and the cut marked with the full
- * length; null when it holds no text.
+/**
+ * A message's text for pokeshell: its text blocks joined, bounded (TOOL_RESULT_TEXT_MAX for a tool's result,
+ * else MESSAGE_TEXT_MAX) with the start and the end kept (a reply's question is at its end, its subject at
+ * its start); null when it holds no text. pokeshell keeps it for `pokeshell read` and cuts it shorter for
+ * the web view's conversation.
  */
 export function messageText(m: any): string | null {
 	const content = m?.content;
@@ -121,11 +123,16 @@ export function messageText(m: any): string | null {
 	const text = blocks
 		.filter((b: any) => b?.type === "text" && typeof b.text === "string")
 		.map((b: any) => b.text)
-		.join("\n");
-	if (text.trim() === "") return null;
+		.join("\n")
+		.trim();
+	if (text === "") return null;
 	const max = m?.role === "toolResult" ? TOOL_RESULT_TEXT_MAX : MESSAGE_TEXT_MAX;
 	const chars = Array.from(text);
-	return chars.length > max ? `${chars.slice(0, max).join("")}…[${chars.length} chars]` : text;
+	if (chars.length <= max) return text;
+	const head = Math.floor(max / 4);
+	const tail = max - head;
+	const cut = chars.length - head - tail;
+	return `${chars.slice(0, head).join("")}\n…[${cut} characters left out]…\n${chars.slice(-tail).join("")}`;
 }
 
 /**

@@ -4,9 +4,17 @@
 
 (function () {
   const $ = (id) => document.getElementById(id);
-  const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0 };
+  const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0,
+    view: "term", talk: new PS.Talk($("talk")), talkSeen: { epoch: 0, seq: 0 }, digests: {} };
   window.PS.app = app;
   const NEW = "new session";
+  // The login lives in this origin's own storage (docs/web.md): sent by the page on purpose, as a
+  // subprotocol of its socket and as a bearer on its requests, never by the browser on its own.
+  const KEY = "pokeshell.login";
+  PS.login = () => localStorage.getItem(KEY);
+  PS.protocols = () => ["pokeshell", "pokeshell.login." + (PS.login() || "none")];
+  const authHeaders = () => ({ Authorization: "Bearer " + (PS.login() || "none") });
+  const LOGGED_OUT = 4401;
 
   function toast(text, error, bell) {
     const t = PS.el("div", "toast" + (error ? " error" : "") + (bell ? " bell" : ""), text);
@@ -29,12 +37,110 @@
     }
   }
 
+  const num = (name) => String(name || "").split(":")[0];
+
+  // Which tab a session opens on: the conversation on a phone, the terminal on a wider screen,
+  // unless this browser chose (the choice is kept).
+  function defaultView() {
+    const kept = localStorage.getItem("pokeshell.view");
+    if (kept === "talk" || kept === "term") return kept;
+    return window.innerWidth <= 700 ? "talk" : "term";
+  }
+
+  function showView(view, keep) {
+    app.view = view;
+    if (keep) { try { localStorage.setItem("pokeshell.view", view); } catch (e) { /* private mode */ } }
+    $("talk-view").classList.toggle("hidden", view !== "talk");
+    $("term-view").classList.toggle("hidden", view !== "term");
+    $("tab-talk").setAttribute("aria-selected", String(view === "talk"));
+    $("tab-term").setAttribute("aria-selected", String(view === "term"));
+    document.body.classList.toggle("talking", view === "talk");
+    if (view === "term" && app.screen && app.pane) app.screen.fitPane(app.pane.cols, app.pane.rows);
+    if (view === "talk") { scrollTalk(true); markSeen(); }
+  }
+
+  function scrollTalk(force) {
+    const el = document.scrollingElement || document.documentElement;
+    if (force || el.scrollHeight - el.scrollTop - el.clientHeight < 200) {
+      requestAnimationFrame(() => { el.scrollTop = el.scrollHeight; });
+    }
+  }
+
+  // What this browser has read of the session's conversation: all of it, once shown.
+  function markSeen() {
+    if (!app.current || app.view !== "talk" || document.visibilityState !== "visible") return;
+    if (app.talk.epoch && app.talk.last) PS.seen.set(app.current, app.talk.epoch, app.talk.last);
+  }
+
+  // The conversation of the session shown, from the start the server keeps, and what happened
+  // since this browser last read it.
+  function askTalk() {
+    if (!app.current || app.current === NEW) return;
+    app.talkSeen = PS.seen.get(app.current);
+    app.talk.reset(0);
+    $("meanwhile").classList.add("hidden");
+    send({ type: "talk", session: num(app.current), epoch: app.talkSeen.epoch, since: 0 });
+    send({ type: "away", seen: [{ session: num(app.current), epoch: app.talkSeen.epoch, seq: app.talkSeen.seq }] });
+  }
+
+  function onSaid(msg) {
+    if (!app.current || num(msg.session) !== num(app.current)) return;
+    let seenSeq;
+    if (msg.fresh) {
+      app.talk.reset(msg.epoch);
+      const s = app.talkSeen;
+      if (s.seq > 0 && s.epoch === msg.epoch) seenSeq = s.seq;
+    } else if (msg.epoch !== app.talk.epoch) {
+      // A log that began after the page asked (the session's first words), or another one.
+      if (app.talk.epoch === 0 && app.talk.last === 0) app.talk.epoch = msg.epoch;
+      else { askTalk(); return; }
+    }
+    app.talk.add(msg.entries, seenSeq);
+    $("talk-empty").classList.toggle("hidden", app.talk.last > 0);
+    if (app.view === "talk") { scrollTalk(msg.fresh); markSeen(); }
+  }
+
+  // Each digest: on the list, a line under its session; on a session, the banner above it.
+  function onMeanwhile(digests) {
+    for (const d of digests) app.digests[num(d.session)] = d;
+    if (app.current) {
+      const d = app.digests[num(app.current)];
+      const text = d && app.talkSeen.seq > 0 ? PS.meanwhileText(d) : "";
+      const s = app.sessions.find((x) => num(x.name) === num(app.current));
+      $("meanwhile").textContent = "While you were away: " + text + (s ? "; now " + s.state : "") + ".";
+      $("meanwhile").classList.toggle("hidden", !text);
+    } else {
+      showDigests();
+    }
+  }
+
+  function showDigests() {
+    for (const li of document.querySelectorAll("#sessions li.session")) {
+      const d = app.digests[num(li.dataset.name)];
+      const line = li.querySelector(".meanwhile");
+      if (!d || !line) continue;
+      const text = PS.meanwhileText(d);
+      const seen = PS.seen.get(li.dataset.name);
+      line.textContent = text ? (seen.seq > 0 ? "since you last read it: " : "so far: ") + text : "";
+      line.classList.toggle("hidden", !text);
+    }
+  }
+
+  // The list asks what happened in each session since this browser last read it.
+  function askDigests() {
+    if (app.current || !app.sessions.length) return;
+    const seen = app.sessions.map((s) => Object.assign({ session: num(s.name) }, PS.seen.get(s.name)));
+    send({ type: "away", seen });
+  }
+
   function showList() {
     app.current = null;
+    document.body.classList.remove("talking");
     $("list-view").classList.remove("hidden");
     $("session-view").classList.add("hidden");
     $("back").classList.add("hidden");
     $("title").textContent = "pokeshell";
+    askDigests();
   }
 
   function showSession(name) {
@@ -51,21 +157,29 @@
       });
     }
     app.screen.reset();
+    app.talk.reset(0);
+    $("meanwhile").classList.add("hidden");
+    $("talk-empty").classList.add("hidden");
+    showView(app.view === "talk" || app.view === "term" ? app.view : defaultView());
     updateActions();
   }
 
   function open(name, watch) {
+    const again = app.current === name;
     app.watch = watch;
+    if (!again) app.view = defaultView();
     showSession(name);
     app.current = name;
     const size = app.screen.ownSize();
-    send({ type: "open", session: name.split(":")[0], cols: size.cols, rows: size.rows, watch });
+    send({ type: "open", session: num(name), cols: size.cols, rows: size.rows, watch });
     $("fit").textContent = watch ? "Fit to screen" : "Only watch";
+    askTalk();
   }
 
   function updateActions() {
     const s = app.sessions.find((x) => x.name === app.current);
     $("resume").classList.toggle("hidden", !(s && s.attention === "limit"));
+    $("talk-resume").classList.toggle("hidden", !(s && s.attention === "limit"));
   }
 
   function onText(msg) {
@@ -75,13 +189,18 @@
         app.listedAt = Date.now();
         app.lists += 1;
         PS.renderList(msg.sessions, (n) => open(n, true), confirmKill);
+        showDigests();
         updateActions();
+        askDigests();
         break;
-      case "attached":
-        if (app.current === NEW) { $("new-name").value = ""; $("new-worktree").value = ""; }
+      case "attached": {
+        const wasNew = app.current === NEW;
+        if (wasNew) { $("new-name").value = ""; $("new-worktree").value = ""; }
         app.current = msg.name;
         $("title").textContent = msg.name;
+        if (wasNew) askTalk();
         break;
+      }
       case "size":
         app.pane = { cols: msg.cols, rows: msg.rows };
         if (app.screen) app.screen.fitPane(msg.cols, msg.rows);
@@ -104,16 +223,42 @@
       case "note":
         note(msg.session, msg.text);
         break;
+      case "said":
+        onSaid(msg);
+        break;
+      case "meanwhile":
+        onMeanwhile(msg.digests);
+        break;
     }
   }
 
+  // No login, or it ended: nothing shows but how to log in.
+  function loggedOut(status, text) {
+    localStorage.removeItem(KEY);
+    const ws = app.ws;
+    app.ws = null;
+    if (ws) { ws.onclose = null; ws.close(); }
+    app.current = null;
+    $("conn").textContent = status;
+    for (const id of ["list-view", "session-view", "back", "logout", "logout-all", "notify"]) $(id).classList.add("hidden");
+    $("logged-out-text").textContent = text;
+    $("logged-out").classList.remove("hidden");
+  }
+  const LOG_IN_AGAIN = "Logged out. To log in again, run `pokeshell web` in a terminal and open the link it prints.";
+
   function connect() {
-    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+    if (!PS.login()) {
+      loggedOut("log in first", "pokeshell: log in first: run `pokeshell web` in a terminal and open the link it prints.");
+      return;
+    }
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws", PS.protocols());
     ws.binaryType = "arraybuffer";
     app.ws = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       $("conn").textContent = "live";
-      if (app.current) open(app.current, app.watch);
+      if (app.current && app.current !== NEW) open(app.current, app.watch);
     };
     ws.onmessage = (ev) => {
       if (typeof ev.data === "string") {
@@ -123,10 +268,29 @@
       }
     };
     ws.onclose = (ev) => {
+      if (app.ws !== ws) return;
+      if (ev.code === LOGGED_OUT) { loggedOut("logged out", LOG_IN_AGAIN); return; }
       $("conn").textContent = "disconnected" + (ev.reason ? ": " + ev.reason : "") + "; retrying…";
-      setTimeout(connect, 2000);
+      const again = () => setTimeout(connect, 2000);
+      // A socket refused before it opened may have been refused for its login: ask.
+      if (opened) { again(); return; }
+      fetch("/auth", { headers: authHeaders(), cache: "no-store" })
+        .then((res) => { if (res.status === 401) loggedOut("logged out", LOG_IN_AGAIN); else again(); })
+        .catch(again);
     };
   }
+
+  $("logout").addEventListener("click", () => {
+    fetch("/logout", { method: "POST", headers: authHeaders() })
+      .catch(() => {})
+      .finally(() => loggedOut("logged out", LOG_IN_AGAIN));
+  });
+  $("logout-all").addEventListener("click", () => {
+    fetch("/logout-all", { method: "POST", headers: authHeaders() })
+      .then((res) => res.json())
+      .then((body) => loggedOut("logged out", "Every login ended (" + body.ended + "). " + LOG_IN_AGAIN.slice("Logged out. ".length)))
+      .catch(() => loggedOut("logged out", LOG_IN_AGAIN));
+  });
 
   let killing = null;
   function confirmKill(name) {
@@ -141,6 +305,27 @@
 
   $("back").addEventListener("click", () => { send({ type: "close" }); showList(); });
   $("poke").addEventListener("click", () => send({ type: "poke" }));
+  $("talk-poke").addEventListener("click", () => send({ type: "poke" }));
+  $("talk-resume").addEventListener("click", () => send({ type: "poke" }));
+  $("talk-esc").addEventListener("click", () => send({ type: "input", data: PS.KEYS.esc }));
+  $("tab-talk").addEventListener("click", () => showView("talk", true));
+  $("tab-term").addEventListener("click", () => showView("term", true));
+  // An answer goes to pi's editor as one paste (lines stay lines), then Enter submits it.
+  function answer() {
+    const text = $("answer").value;
+    if (!text.trim()) return;
+    send({ type: "input", data: "\x1b[200~" + text + "\x1b[201~" });
+    setTimeout(() => send({ type: "input", data: "\r" }), 30);
+    $("answer").value = "";
+  }
+  $("answer-form").addEventListener("submit", (ev) => { ev.preventDefault(); answer(); });
+  $("answer").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); answer(); }
+  });
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState !== "visible") return;
+    if (app.current) markSeen(); else askDigests();
+  });
   $("resume").addEventListener("click", () => send({ type: "poke" }));
   $("sup-on").addEventListener("click", () => send({ type: "supervision", on: true }));
   $("sup-off").addEventListener("click", () => send({ type: "supervision", on: false }));

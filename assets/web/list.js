@@ -58,7 +58,9 @@ PS.renderList = function (sessions, onOpen, onKill) {
     const kill = PS.el("button", "danger kill", "Kill…");
     kill.addEventListener("click", () => onKill(s.name));
     row.append(open, kill);
-    li.append(top, facts, row);
+    // What happened since this browser last read the session (filled in by the page's digests).
+    const meanwhile = PS.el("div", "meanwhile hidden");
+    li.append(top, facts, meanwhile, row);
     ul.append(li);
   }
   document.getElementById("empty").classList.toggle("hidden", sessions.length > 0);

@@ -329,6 +329,8 @@ fn on_frames(
             | Down::Notice { .. }
             | Down::Size { .. }
             | Down::Note { .. }
+            | Down::Said { .. }
+            | Down::Meanwhile { .. }
             | Down::WebLogin { .. }
             | Down::Sent { .. }
             | Down::Reached { .. }

@@ -1,8 +1,10 @@
 //! The server's eye on one session's loop: a [`Layer`] that tells the server's state what changed
 //! as it changes (the brief `pokeshell ls` and the other sessions' side panes show, pi's session
 //! file, whether a run is under way) and every notification, with the notification command the
-//! session's settings name at that moment. Nothing is polled: the loop hands the layer each input
-//! and effect, and the layer looks again only after an input that can change what it reports.
+//! session's settings name at that moment, and what it hears of the conversation (`talk`: prompts,
+//! replies, tool calls, interventions, runs' ends) for the web view's conversation view. Nothing is
+//! polled: the loop hands the layer each input and effect, and the layer looks again only after an
+//! input that can change what it reports.
 
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -13,6 +15,7 @@ use pokeshell_core::server::state::Report;
 use pokeshell_core::session::{Effect, Input, Session};
 use pokeshell_core::supervisor::LedgerKind;
 use pokeshell_core::supervisor::Now;
+use pokeshell_core::talk::Heard;
 
 /// Screen output alone rarely changes a report: after it, the layer looks at most this often.
 const OUTPUT_EVERY_MS: u64 = 250;
@@ -30,6 +33,8 @@ pub struct Observer {
     looked_at: Option<u64>,
     /// The session's branch and changes, looked up off the loop.
     tree: crate::git::worktree::watch::TreeWatch,
+    /// The conversation as heard so far (a run's cost, who wrote the next prompt).
+    heard: Heard,
 }
 
 impl Observer {
@@ -45,6 +50,17 @@ impl Observer {
             output: false,
             looked_at: None,
             tree: Default::default(),
+            heard: Heard::default(),
+        }
+    }
+
+    fn tell_said(&self, said: Option<pokeshell_core::talk::Said>) {
+        if let Some(said) = said {
+            let ev = ServerEvent::Talk {
+                number: self.number,
+                said: vec![said],
+            };
+            let _ = self.server.send(ev.into());
         }
     }
 }
@@ -56,11 +72,20 @@ impl Layer for Observer {
             // inputs of their own).
             Input::Stdin { .. } | Input::InputIdle { .. } => {}
             Input::ChildOutput { .. } => self.output = true,
+            Input::Bridge(pokeshell_core::bridge::BridgeEvent::Event { event, .. }) => {
+                self.dirty = true;
+                let said = self.heard.event(event);
+                self.tell_said(said);
+            }
             _ => self.dirty = true,
         }
     }
 
     fn observe_effect(&mut self, effect: &Effect) {
+        if let Effect::Ledger(record) = effect {
+            let said = self.heard.record(record);
+            self.tell_said(said);
+        }
         let event = match effect {
             Effect::Notify { text, bell, desktop } => ServerEvent::Notify {
                 number: self.number,

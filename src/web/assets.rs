@@ -12,6 +12,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 
 pub const INDEX: &str = include_str!("../../assets/web/index.html");
+pub const LOGIN: &str = include_str!("../../assets/web/login.html");
 
 /// The file at `/assets/<name>`, if there is one.
 pub fn get(name: &str) -> Option<Asset> {
@@ -19,6 +20,8 @@ pub fn get(name: &str) -> Option<Asset> {
         "app.js" => (include_bytes!("../../assets/web/app.js"), JS),
         "term.js" => (include_bytes!("../../assets/web/term.js"), JS),
         "list.js" => (include_bytes!("../../assets/web/list.js"), JS),
+        "login.js" => (include_bytes!("../../assets/web/login.js"), JS),
+        "talk.js" => (include_bytes!("../../assets/web/talk.js"), JS),
         "app.css" => (include_bytes!("../../assets/web/app.css"), CSS),
         "xterm.js" => (include_bytes!("../../assets/web/xterm/xterm.js"), JS),
         "xterm.css" => (include_bytes!("../../assets/web/xterm/xterm.css"), CSS),

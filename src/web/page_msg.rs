@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::new_session::{self, Form, Plan};
-use pokeshell_core::wire::{Down, Listing, SessionCommand, Target, Up};
+use pokeshell_core::talk::Entry;
+use pokeshell_core::wire::{AwayDigest, Down, Listing, Seen, SessionCommand, Target, Up};
 
 /// The largest message the page may send. Typing and pasting fit; anything bigger is refused.
 pub const MAX_PAGE_MESSAGE: usize = 64 << 10;
@@ -54,6 +55,19 @@ pub enum FromPage {
     },
     /// Stop showing the session.
     Close,
+    /// Tell the page the conversation of `session` after item `since` of log `epoch`, then each new
+    /// item (the conversation view).
+    Talk {
+        session: String,
+        #[serde(default)]
+        epoch: u64,
+        #[serde(default)]
+        since: u64,
+    },
+    /// What happened in each of these sessions after the item the page saw last.
+    Away {
+        seen: Vec<Seen>,
+    },
 }
 
 /// A message to the page (besides the pane's bytes).
@@ -86,6 +100,17 @@ pub enum ToPage {
     Note {
         session: String,
         text: String,
+    },
+    /// Items of a session's conversation: `fresh`, the page starts over from them.
+    Said {
+        session: String,
+        epoch: u64,
+        fresh: bool,
+        entries: Vec<Entry>,
+    },
+    /// What happened in each session since the page saw it last.
+    Meanwhile {
+        digests: Vec<AwayDigest>,
     },
 }
 
@@ -145,6 +170,16 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             from: None,
         },
         FromPage::Close => Up::Detach,
+        FromPage::Talk {
+            session,
+            epoch,
+            since,
+        } => Up::Talk {
+            session,
+            epoch,
+            since,
+        },
+        FromPage::Away { seen } => Up::Away { seen },
     }))
 }
 
@@ -178,6 +213,18 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         Down::Done { message } | Down::Notice { message } => ToPage::Done { message },
         Down::Error { message } => ToPage::Error { message },
         Down::Note { session, text } => ToPage::Note { session, text },
+        Down::Said {
+            session,
+            epoch,
+            fresh,
+            entries,
+        } => ToPage::Said {
+            session,
+            epoch,
+            fresh,
+            entries,
+        },
+        Down::Meanwhile { digests } => ToPage::Meanwhile { digests },
         // The server already let go of this client: the page cannot follow it over SSH.
         Down::Hop { dest, name } => ToPage::Detached {
             reason: format!("session {name} runs on {dest}; the web view shows this machine's sessions"),

@@ -109,26 +109,6 @@ test("the final text is the last assistant message's text, its end only", () => 
 	assert.equal(finalText([{ type: "message", message: { role: "user", content: "hi" } }]), null);
 });
 
-test("a message's text for the transcript: its text blocks, its start kept, a tool result's shorter", () => {
-	const reply = {
-		role: "assistant",
-		content: [
-			{ type: "thinking", thinking: "secret plan" },
-			{ type: "text", text: "Done." },
-			{ type: "toolCall", id: "c", name: "bash", arguments: {} },
-			{ type: "text", text: "Both pass." },
-		],
-	};
-	assert.equal(messageText(reply), "Done.\nBoth pass.");
-	assert.equal(messageText({ role: "user", content: "do it" }), "do it");
-	assert.equal(messageText({ role: "assistant", content: [{ type: "text", text: "  " }] }), null);
-	const long = messageText({ role: "assistant", content: "START" + "x".repeat(40_000) });
-	assert.ok(long?.startsWith("START") && long.endsWith("…[40005 chars]"));
-	assert.equal(Array.from(long ?? "").length, 32_000 + "…[40005 chars]".length);
-	const tool = messageText({ role: "toolResult", content: [{ type: "text", text: "y".repeat(3000) }] });
-	assert.ok(tool?.startsWith("y".repeat(2000) + "…"));
-});
-
 test("an assistant reply's usage is counted, with pi's price when it has one", () => {
 	const usage = {
 		input: 1200,
@@ -148,4 +128,29 @@ test("an assistant reply's usage is counted, with pi's price when it has one", (
 	assert.equal(tokenUsage({ role: "assistant", usage: { ...usage, cost: undefined } })?.costUsd, null);
 	assert.equal(tokenUsage({ role: "user", usage }), null, "only replies cost");
 	assert.equal(tokenUsage({ role: "assistant" }), null);
+});
+
+test("a message's text: text blocks joined, bounded at both ends, a tool result's shorter", () => {
+	assert.equal(messageText({ role: "assistant", content: [{ type: "thinking", thinking: "x" }] }), null);
+	assert.equal(messageText({ role: "assistant", content: [{ type: "text", text: "  " }] }), null);
+	assert.equal(messageText({ role: "user", content: "  hello \n" }), "hello");
+	assert.equal(
+		messageText({
+			role: "assistant",
+			content: [
+				{ type: "thinking", thinking: "secret plan" },
+				{ type: "text", text: "Done." },
+				{ type: "toolCall", id: "c", name: "bash", arguments: {} },
+				{ type: "text", text: "Shall I go on?" },
+			],
+		}),
+		"Done.\nShall I go on?",
+	);
+	const long = "A" + "b".repeat(40_000) + "Z?";
+	const cut = messageText({ role: "assistant", content: long }) as string;
+	assert.ok(cut.startsWith("Ab") && cut.endsWith("bZ?"), "the start and the end stay");
+	assert.match(cut, /…\[8003 characters left out\]…/);
+	assert.ok(Array.from(cut).length < 32_100);
+	const result = messageText({ role: "toolResult", content: [{ type: "text", text: "y".repeat(3000) }] }) as string;
+	assert.ok(Array.from(result).length < 2100, "a tool's result is shorter");
 });

@@ -18,6 +18,8 @@ pub mod frame;
 #[cfg(test)]
 mod kind_tests;
 #[cfg(test)]
+mod talk_strategies;
+#[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};
@@ -53,6 +55,9 @@ pub mod kind {
         (0x0a, "command"),
         (0x0b, "web"),
         (0x0c, "subscribe"),
+        (0x10, "talk"),
+        (0x11, "away"),
+        (0x12, "web_logout_all"),
         (0x16, "send"),
         (0x17, "wait"),
         (0x18, "read"),
@@ -76,6 +81,8 @@ pub mod kind {
         (0x8d, "notice"),
         (0x8e, "note"),
         (0x8f, "terminal"),
+        (0x94, "said"),
+        (0x95, "meanwhile"),
         (0x9a, "sent"),
         (0x9b, "reached"),
         (0x9c, "transcript"),
@@ -163,6 +170,23 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// End every login to the web view (every browser's, and the login links not used yet); every
+    /// open page's socket closes. Answered with [`Down::Done`] (how many ended) or an error.
+    WebLogoutAll,
+    /// Tell this client the conversation of `session` (a name or number): the items after `since`
+    /// of the log named `epoch` (everything kept when the log is another), then each new item as it
+    /// comes ([`Down::Said`]), until another `talk` or the end of the connection.
+    Talk {
+        session: String,
+        #[serde(default)]
+        epoch: u64,
+        #[serde(default)]
+        since: u64,
+    },
+    /// What happened in each session after the item this client saw last ([`Down::Meanwhile`]).
+    Away {
+        seen: Vec<Seen>,
+    },
     /// The text as the user's prompt for a session's agent (`pokeshell send`): answered by
     /// [`Down::Sent`] once pi has it, or an error.
     Send {
@@ -197,6 +221,26 @@ pub enum Up {
         #[serde(default)]
         sessions: Vec<String>,
     },
+}
+
+/// The item of a session's conversation a client saw last ([`Up::Away`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Seen {
+    /// "3:api", a name or a number.
+    pub session: String,
+    #[serde(default)]
+    pub epoch: u64,
+    #[serde(default)]
+    pub seq: u64,
+}
+
+/// What happened in one session after what a client saw ([`Down::Meanwhile`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AwayDigest {
+    /// "3:api", as the user sees a session named.
+    pub session: String,
+    #[serde(flatten)]
+    pub digest: crate::talk::Digest,
 }
 
 /// A prefix key's action, asked for by name.
@@ -302,6 +346,18 @@ pub enum Down {
         /// "3:api", as the user sees a session named.
         session: String,
         text: String,
+    },
+    /// Items of a session's conversation ([`Up::Talk`]): `fresh`, the first part of the answer to
+    /// the ask (the client starts over from it); else what was said since.
+    Said {
+        session: String,
+        epoch: u64,
+        fresh: bool,
+        entries: Vec<crate::talk::Entry>,
+    },
+    /// The answer to [`Up::Away`]: one digest for each session asked about that exists.
+    Meanwhile {
+        digests: Vec<AwayDigest>,
     },
     /// pi has the message of an [`Up::Send`]; `marker` numbers it among the session's messages.
     Sent {

@@ -159,7 +159,10 @@ async fn forward(conn: u64, lines: Vec<Line>, hub: &mpsc::Sender<HubMsg>) -> boo
             },
             Line::Complete(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
             Line::Complete(line) => match parse_from_bridge(&line) {
-                Ok(msg) => HubMsg::Line { conn, msg },
+                Ok(msg) => HubMsg::Line {
+                    conn,
+                    msg: Box::new(msg),
+                },
                 Err(e) => HubMsg::Warning {
                     conn,
                     reason: format!("skipped a malformed line ({e}): {}", preview(&line)),

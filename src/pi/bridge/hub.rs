@@ -27,7 +27,8 @@ pub enum HubMsg {
     },
     Line {
         conn: u64,
-        msg: FromBridge,
+        /// Boxed: an event (a message's text) is far bigger than the hub's other messages.
+        msg: Box<FromBridge>,
     },
     Warning {
         conn: u64,
@@ -140,7 +141,7 @@ impl Hub {
                 if let Some(seq) = line_seq(&msg) {
                     live.gaps.note(seq);
                 }
-                match msg {
+                match *msg {
                     FromBridge::Event { seq, at, event } => {
                         self.emit(BridgeEvent::Event { conn, seq, at, event }).await;
                     }

@@ -125,3 +125,40 @@ fn a_notification_goes_to_the_server_with_the_command_of_the_moment() {
         other => panic!("no notification: {other:?}"),
     }
 }
+
+#[test]
+fn what_the_bridge_says_of_the_conversation_goes_to_the_server_as_it_comes() {
+    let opts = SessionOptions {
+        label: "pi".into(),
+        bridge: Some(Ok(())),
+        ..SessionOptions::default()
+    };
+    let mut s = Session::new(opts, settings(), 120, 40, Now::new(0, 1_700_000_000_000));
+    let (tx, mut rx) = unbounded_channel();
+    let mut o = Observer::new(4, tx, String::new());
+    let reply = json!({"type": "event", "seq": 1, "at": 1_700_000_000_030u64, "event": {
+        "type": "message_end", "text": "Shall I migrate the old rows?",
+        "message": {"id": null, "role": "assistant", "stopReason": "stop", "errorMessage": null,
+            "content": [{"type": "text", "nonBlank": true},
+                        {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls -l"}}],
+            "toolCallId": null, "toolName": null, "isError": null, "customType": null},
+        "usage": null}});
+    feed(&mut o, &mut s, bridge(reply), 30);
+    let mut heard = Vec::new();
+    while let Ok(msg) = rx.try_recv() {
+        if let ServerMsg::Event(ServerEvent::Talk { number: 4, said }) = msg {
+            heard.extend(said);
+        }
+    }
+    assert_eq!(
+        heard,
+        vec![pokeshell_core::talk::Said::Reply {
+            text: "Shall I migrate the old rows?".into(),
+            tools: vec![pokeshell_core::talk::ToolUse {
+                id: "c1".into(),
+                name: "bash".into(),
+                call: "ls -l".into()
+            }]
+        }]
+    );
+}

@@ -241,9 +241,10 @@ pub struct MessageEnd {
     /// What an assistant reply used (absent for other messages, and from older bridges).
     #[serde(default)]
     pub usage: Option<TokenUsage>,
-    /// The message's text for the transcript (`pokeshell read`): its text blocks joined, cut to
-    /// 32 000 characters (a tool result's to 2000) with the cut marked; absent when it has none.
-    /// (Boxed: every bridge line is as large as its largest kind.)
+    /// The message's text: its text blocks joined, bounded by the bridge (32 000 characters, a tool
+    /// result's 2000) with the start and the end kept; absent when it has none. Kept for the
+    /// transcript (`pokeshell read`) and, bounded again, for the conversation a person reads (the
+    /// web view). (Boxed: every bridge line is as large as its largest kind.)
     #[serde(default)]
     pub text: Option<Box<str>>,
 }

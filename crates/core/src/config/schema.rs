@@ -89,6 +89,10 @@ pub enum KeyId {
     Machines,
     MachineTimeoutSeconds,
     WebListen,
+    WebPublicUrl,
+    WebHosts,
+    WebTlsCert,
+    WebTlsKey,
     // Scripts and agents driving sessions (docs/driving.md).
     MaxAgentSessions,
 }
@@ -214,7 +218,14 @@ impl KeySpec {
     pub fn global_only(&self) -> bool {
         matches!(
             self.id,
-            KeyId::NotifyCommand | KeyId::Machines | KeyId::WebListen | KeyId::MaxAgentSessions
+            KeyId::NotifyCommand
+                | KeyId::Machines
+                | KeyId::WebListen
+                | KeyId::WebPublicUrl
+                | KeyId::WebHosts
+                | KeyId::WebTlsCert
+                | KeyId::WebTlsKey
+                | KeyId::MaxAgentSessions
         )
     }
 }
@@ -226,7 +237,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 35] = [
+pub static KEYS: [KeySpec; 39] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -655,6 +666,59 @@ pub static KEYS: [KeySpec; 35] = [
                       whoever reaches it and logs in drive your agents. Read only from the global \
                       settings; --listen overrides it.",
     },
+    // The web view reached from a phone (docs/web.md): the address links carry, the names it
+    // answers to, and its own TLS. Read when the web view starts.
+    KeySpec {
+        id: KeyId::WebPublicUrl,
+        block: Block::Pokeshell,
+        name: "webPublicUrl",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 200 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view public address",
+        description: "The address a phone reaches the web view at, such as \
+                      https://box.tailnet.ts.net/ (a reverse proxy's or tailscale serve's): every \
+                      link pokeshell sends out or prints starts with it, and its host name is \
+                      allowed. Empty: the address it listens on. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::WebHosts,
+        block: Block::Pokeshell,
+        name: "webHosts",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 1000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view host names",
+        description: "Host names the web view answers to besides addresses and localhost, separated \
+                      by commas or spaces (a Tailscale MagicDNS name, a reverse proxy's name); any \
+                      other name is refused. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::WebTlsCert,
+        block: Block::Pokeshell,
+        name: "webTlsCert",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 1000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view TLS certificate",
+        description: "A PEM certificate file (its chain after it); with webTlsKey the web view \
+                      serves HTTPS itself. ~ is your home. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::WebTlsKey,
+        block: Block::Pokeshell,
+        name: "webTlsKey",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 1000 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Web view TLS key",
+        description: "The PEM private key file of webTlsCert, readable by you alone. Read only from \
+                      the global settings.",
+    },
     KeySpec {
         id: KeyId::MaxAgentSessions,
         block: Block::Pokeshell,
@@ -664,7 +728,9 @@ pub static KEYS: [KeySpec; 35] = [
         unit: Unit::None,
         default: DefaultValue::Int(8),
         label: "Sessions agents may start",
-        description: "How many sessions started by agents (a `pokeshell new` or `new_session` run from                       inside a session) may run at once; one more is refused. Read only from the                       global settings, so that an agent cannot raise it.",
+        description: "How many sessions started by agents (a `pokeshell new` or `new_session` run from \
+                      inside a session) may run at once; one more is refused. Read only from the \
+                      global settings, so that an agent cannot raise it.",
     },
 ];
 

@@ -19,6 +19,9 @@ mod restore_queue;
 #[cfg(test)]
 mod restore_tests;
 mod saved;
+mod talk;
+#[cfg(test)]
+mod talk_tests;
 #[cfg(test)]
 mod tests;
 mod to_session;
@@ -113,6 +116,10 @@ pub struct ServerState {
     pub(super) subscribers: BTreeSet<u64>,
     /// The wall clock of the last event, for the lists told to subscribers.
     wall_ms: u64,
+    /// Each session's conversation, as its loop heard it (`talk`).
+    pub(super) talks: BTreeMap<u32, crate::talk::Talk>,
+    /// Clients told each new item of a session's conversation ([`crate::wire::Up::Talk`]).
+    pub(super) talkers: BTreeMap<u64, u32>,
     /// Those who drive sessions: messages on their way, waits, reads, event followers.
     pub(super) drive: drive::Drive,
 }
@@ -231,6 +238,7 @@ impl ServerState {
                 }
             }
             ServerEvent::WebListening => self.web = true,
+            ServerEvent::Talk { number, said } => self.on_talk(number, said, &mut fx),
             ServerEvent::Drive { number, out } => self.on_session_answer(number, out, &mut fx),
             ServerEvent::DriveBound(bound) => self.drive.bound = bound,
             ServerEvent::DropBridges => {

@@ -275,7 +275,8 @@ impl Session {
                 }
                 return;
             }
-            PiEvent::BeforeAgentStart(_) | PiEvent::Snapshot(_) | PiEvent::Unknown => return,
+            PiEvent::Snapshot(s) => sup::Event::Snapshot { idle: s.idle },
+            PiEvent::BeforeAgentStart(_) | PiEvent::Unknown => return,
         };
         self.supervise(ev, now, fx);
     }

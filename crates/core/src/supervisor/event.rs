@@ -58,6 +58,11 @@ pub enum Event {
     BridgeDisconnected {
         reason: String,
     },
+    /// The bridge's `snapshot` after a welcome (after the lines it kept meanwhile): whether pi is
+    /// idle now.
+    Snapshot {
+        idle: Option<bool>,
+    },
     /// `session_start`. `entries` are the branch's custom entries, oldest first.
     SessionStart {
         session_id: String,

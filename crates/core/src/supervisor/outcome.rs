@@ -102,6 +102,19 @@ impl Outcomes {
         self.awaiting.take().map(|outcome| outcome.rule)
     }
 
+    /// The resumed run stalled and is given up on: it will never settle.
+    pub(crate) fn stalled(&mut self, seconds: u64) -> Option<Verdict> {
+        let outcome = self.awaiting.take()?;
+        let reason = if outcome.tool_started {
+            format!(
+                "progress: the agent resumed and made a tool call, then its stream stalled for {seconds}s"
+            )
+        } else {
+            format!("no progress: the resumed run stalled for {seconds}s and was given up on")
+        };
+        Some((outcome.rule, reason))
+    }
+
     /// No turn started in time.
     pub(crate) fn expire(&mut self, now_mono: u64) -> Option<Verdict> {
         let expired = self.deadline().is_some_and(|at| now_mono >= at);

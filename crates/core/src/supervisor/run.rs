@@ -158,6 +158,16 @@ impl RunState {
         self.known = false;
     }
 
+    /// The bridge's snapshot after a (re)connection, sent after the lines it kept meanwhile: pi
+    /// still busy in the run the events showed makes that run known again, so the stall watch goes
+    /// on watching it (a stream that stalled across a reconnect was otherwise never aborted:
+    /// simulation seed 1026). Anything else stays unknown until pi's next event.
+    pub(crate) fn snapshot(&mut self, idle: Option<bool>) {
+        if idle == Some(false) && self.phase != RunPhase::Idle {
+            self.known = true;
+        }
+    }
+
     /// A message that starts a turn went out.
     pub(crate) fn message_sent(&mut self) {
         if self.idle() {

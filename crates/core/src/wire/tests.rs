@@ -63,6 +63,9 @@ fn up() -> impl Strategy<Value = Up> {
         any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
         opt_string().prop_map(|listen| Up::Web { listen }),
         Just(Up::Subscribe),
+        Just(Up::WebLogoutAll),
+        super::talk_strategies::talk_up(),
+        super::talk_strategies::away_up(),
     ]
 }
 
@@ -126,6 +129,8 @@ fn down() -> impl Strategy<Value = Down> {
         any::<String>().prop_map(|message| Down::Notice { message }),
         (any::<String>(), any::<String>()).prop_map(|(session, text)| Down::Note { session, text }),
         any::<bool>().prop_map(|taken| Down::Terminal { taken }),
+        super::talk_strategies::said_down(),
+        super::talk_strategies::meanwhile_down(),
     ]
 }
 

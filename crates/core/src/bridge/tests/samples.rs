@@ -127,7 +127,7 @@ pub(super) fn every_event() -> Vec<PiEvent> {
                 cache_write: 10,
                 cost_usd: Some(0.0123),
             }),
-            text: Some("The parser is in.\nNow I'll run the tests:".into()),
+            text: Some("Done. Shall I go on?".into()),
         }),
         PiEvent::Progress(Progress {
             kind: ProgressKind::Thinking,

@@ -105,6 +105,13 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
+            Up::WebLogoutAll => fx.push(ServerEffect::WebLogoutAll { id }),
+            Up::Talk {
+                session,
+                epoch,
+                since,
+            } => self.ask_talk(id, &session, epoch, since, fx),
+            Up::Away { seen } => self.ask_away(id, &seen, fx),
             Up::Kill { .. } | Up::Send { .. } | Up::Wait { .. } | Up::Read { .. } | Up::Events { .. } => {
                 self.on_drive(id, up, fx)
             }

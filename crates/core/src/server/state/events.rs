@@ -95,6 +95,11 @@ pub enum ServerEvent {
     DriveBound(usize),
     /// The web view listens: a page may ask for a session at any time, so the server stays.
     WebListening,
+    /// What session `number`'s loop heard of its conversation (`crate::talk`).
+    Talk {
+        number: u32,
+        said: Vec<crate::talk::Said>,
+    },
     /// A session wants the user (its attached terminals were told by the session itself).
     Notify {
         number: u32,
@@ -162,6 +167,8 @@ pub enum ServerEffect {
     /// it already listens; client `id` hears the login or the error, and the state hears
     /// [`ServerEvent::WebListening`].
     StartWeb { id: u64, listen: Option<String> },
+    /// End every login to the web view and tell client `id` how many ended.
+    WebLogoutAll { id: u64 },
     /// Something for the server's log.
     Log(String),
     /// This many saved sessions are still being brought back (a client's welcome says so).

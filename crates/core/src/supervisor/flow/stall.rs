@@ -68,6 +68,11 @@ impl Supervisor {
                 "{what} was silent for {seconds}s, but pokeshell already resumed {max} stall(s) in this episode"
             );
             self.give_up(out, now, rule, reason, texts::notify_stall_give_up(max));
+            // The run the last resume started is left stalled: it will never settle, so its
+            // outcome is judged now (simulation seed 1112: it was never recorded).
+            if let Some((rule, reason)) = self.outcomes.stalled(seconds) {
+                self.record(out, now, rule, LedgerKind::Outcome, reason, None);
+            }
             return;
         }
         self.stall.aborting(kind, seconds, now.mono_ms);
