@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::cli::config_args::ConfigArgs;
-use crate::cli::drive_args::{EventsArgs, ReadArgs, SendArgs, WaitArgs};
+use crate::cli::drive_args::{EventsArgs, ReadArgs, SendArgs, SkillArgs, WaitArgs};
 use pokeshell_core::input::prefix::PrefixKey;
 
 #[derive(Debug, Parser)]
@@ -123,8 +123,11 @@ pub enum Mode {
     /// Follow the sessions' state changes and interventions, a line each, until interrupted.
     Events(EventsArgs),
     /// Serve the Model Context Protocol on standard input and output, for an agent to drive
-    /// sessions (`pi mcp add pokeshell -- pokeshell mcp`).
+    /// sessions (`pi mcp add pokeshell --exposure direct -- pokeshell mcp`).
     Mcp,
+    /// Print the pi skill that teaches an agent to delegate work to other sessions; `skill
+    /// install` puts it where pi loads skills.
+    Skill(SkillArgs),
     /// The per-user server itself; started by pokeshell when needed.
     #[command(name = "__server", hide = true)]
     Server,
@@ -252,6 +255,7 @@ impl Mode {
             Mode::Read(_) => "read",
             Mode::Events(_) => "events",
             Mode::Mcp => "mcp",
+            Mode::Skill(_) => "skill",
             Mode::Server => "__server",
         }
     }

@@ -11,6 +11,7 @@ pub mod drive_cli;
 pub mod mcp;
 pub mod remote;
 pub mod remove_worktree;
+pub mod skill;
 mod upward;
 pub mod web;
 

@@ -195,6 +195,7 @@ fn main() -> ExitCode {
         Some(Mode::Read(args)) => return code(client::drive_cli::read(args)),
         Some(Mode::Events(args)) => return code(client::drive_cli::events(args)),
         Some(Mode::Mcp) => return code(client::mcp::run()),
+        Some(Mode::Skill(args)) => return code(client::skill::run(args)),
         Some(Mode::Attach { name: Some(target) })
             if pokeshell::machines::ssh::split_target(target).is_some() =>
         {

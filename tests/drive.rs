@@ -7,6 +7,8 @@
 mod support;
 #[path = "drive/world.rs"]
 mod world;
+#[path = "drive/lead.rs"]
+mod lead;
 
 use std::time::{Duration, Instant};
 
@@ -48,16 +50,42 @@ fn a_script_sends_waits_and_reads_and_bad_input_sends_nothing() {
     // A reply that takes 1.5 s: a wait right after the send waits for it, not for the idle state
     // the session was in a moment before.
     let sent = Instant::now();
+    let sent_ms = world::unix_ms();
     ok(
         &w.run(&["send", "w1", "slowly", "[[delay:1500]][[text:the slow answer]]"]),
         "send",
     );
     ok(&w.run(&["wait", "1:w1"]), "wait after send");
+    let returned_ms = world::unix_ms();
     assert!(
         sent.elapsed() >= Duration::from_millis(1500),
         "the wait returned before the reply"
     );
     assert_eq!(stdout(&w.run(&["read", "1"])), "the slow answer\n");
+    // Speed: the wait returned soon after the session saw it go idle (the `state` event's time is
+    // the session's report's), and a send to an idle session is over once pi has the message.
+    let idle_at = events.wait_line("the idle state after the slow answer", SLOW, |l| {
+        serde_json::from_str::<Value>(l).is_ok_and(|e| {
+            e["kind"] == "state" && e["attention"] == "idle" && e["at_ms"].as_u64() > Some(sent_ms + 1500)
+        })
+    });
+    let idle_at: Value = serde_json::from_str(&idle_at).unwrap();
+    let wait_ms = returned_ms.saturating_sub(idle_at["at_ms"].as_u64().unwrap_or(u64::MAX));
+    let mut sends: Vec<u128> = (0..3)
+        .map(|i| {
+            let started = Instant::now();
+            ok(&w.run(&["send", "w1", &format!("[[text:quick {i}]]")]), "send");
+            let took = started.elapsed().as_millis();
+            ok(&w.run(&["wait", "w1"]), "wait");
+            took
+        })
+        .collect();
+    sends.sort_unstable();
+    eprintln!(
+        "speed: wait returned {wait_ms} ms after the session went idle; send (the whole command) took {sends:?} ms"
+    );
+    assert!(wait_ms < 1000, "the wait returned {wait_ms} ms after the change");
+    assert!(sends[1] < 1000, "send took {sends:?} ms");
 
     // Standard input, and a text that is not a directive's: the transcript keeps both sides.
     let piped = b"from a pipe\nsecond line [[text:piped reply]]";
@@ -137,7 +165,7 @@ fn a_script_sends_waits_and_reads_and_bad_input_sends_nothing() {
         })
         .collect();
     let messages = kinds.iter().filter(|(k, _)| k == "message").count();
-    assert_eq!(messages, 4, "{kinds:?} from {:#?}", events.lines());
+    assert_eq!(messages, 7, "{kinds:?} from {:#?}", events.lines());
     assert!(kinds.contains(&("state".into(), "working".into())), "{kinds:?}");
     assert!(kinds.contains(&("state".into(), "idle".into())), "{kinds:?}");
 
@@ -203,6 +231,33 @@ fn agents_may_start_eight_sessions_and_the_ninth_is_refused() {
         assert!(Instant::now() < deadline, "no room after a kill: {}", said(&out));
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Speed: `events` following twenty idle sessions costs (next to) nothing: it is told changes,
+    // it does not poll, and an idle session has none to tell.
+    for i in 0..10 {
+        let name = format!("idle{i}");
+        ok(
+            &w.run(&["new", "-d", "--name", &name, "--command", "sleep 600"]),
+            "new",
+        );
+    }
+    let events = w.spawn(&["events", "--json"]);
+    ok(
+        &w.run(&["new", "-d", "--name", "idle10", "--command", "sleep 600"]),
+        "new",
+    );
+    events.wait_line("the twentieth session", SLOW, |l| l.contains("idle10"));
+    let listed: Value = serde_json::from_str(&stdout(&w.run(&["ls", "--json"]))).unwrap();
+    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(20), "{listed}");
+    let window = Duration::from_secs(5);
+    let before = world::cpu_time(events.child.id());
+    // A measurement over a window of time, not a wait for something.
+    std::thread::sleep(window);
+    let used = world::cpu_time(events.child.id()) - before;
+    let share = used.as_secs_f64() / window.as_secs_f64() * 100.0;
+    eprintln!("speed: events following 20 idle sessions used {used:?} of CPU in {window:?} ({share:.2} % of a core)");
+    assert!(share < 1.0, "events used {share:.2} % of a core");
+    drop(events);
+
     // No send into itself.
     let out = agent(&["send", "lead", "hi"]);
     assert_eq!(out.status.code(), Some(1));

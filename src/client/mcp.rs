@@ -1,5 +1,5 @@
 //! `pokeshell mcp`: a Model Context Protocol server on standard input and output, so that an agent
-//! (pi, with `pi mcp add pokeshell -- pokeshell mcp`) drives sessions through tools instead of shell
+//! (pi, with `pi mcp add pokeshell --exposure direct -- pokeshell mcp`) drives sessions through tools instead of shell
 //! commands. Each tool does what its command does, with the same checks: sending, waiting, reading
 //! and ending go through [`super::drive`] as the commands do, a new session is `pokeshell new -d`
 //! itself, and a session on another machine is the command run there through ssh. Built on `rmcp`,

@@ -233,3 +233,20 @@ pub fn repo() -> (tempfile::TempDir, PathBuf) {
     git(&["commit", "-q", "-m", "first"]);
     (tmp, repo)
 }
+
+/// The wall clock in Unix ms (the clock `events` stamps its lines with).
+pub fn unix_ms() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    now.map(|d| d.as_millis() as u64).unwrap_or_default()
+}
+
+/// The CPU time process `pid` has used so far (user and system), from /proc.
+pub fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the process's stat");
+    // The fields after the command's name (which may hold spaces) in its parentheses.
+    let rest = &stat[stat.rfind(')').expect("the command's name") + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    // Linux reports them in USER_HZ, 100 a second on every architecture it runs on.
+    Duration::from_millis(ticks * 10)
+}

@@ -194,7 +194,8 @@ pub struct Message {
     /// `user`, `assistant`, `tool_result`, `custom` (pokeshell's own messages and other
     /// extensions'), or `other`.
     pub role: String,
-    /// Its text blocks joined by newlines; a long one is cut and ends with `…[N chars]`.
+    /// Its text blocks joined by newlines; a long one (over 32 000 characters, a tool result's over
+    /// 2000) keeps its start and its end around `…[N characters left out]…`.
     #[serde(default)]
     pub text: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

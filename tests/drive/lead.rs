@@ -2,17 +2,14 @@
 //! agent (its model scripted to do so) starts two workers in worktrees of their own, gives them
 //! work, waits for them and reads both answers, first with the commands through its bash tool, then
 //! through `pokeshell mcp` (added with `pi mcp add`). What it started and sent is in the ledger,
-//! naming it. docs/driving.md.
-
-mod support;
-#[path = "drive/world.rs"]
-mod world;
+//! naming it. docs/driving.md. (A module of `tests/drive.rs`: one test binary for both.)
 
 use std::process::Command;
 
 use serde_json::{Value, json};
-use support::{Step, ToolCall};
-use world::{SLOW, World, said, stdout};
+
+use crate::support::{self, Step, ToolCall};
+use crate::world::{self, SLOW, World, said, stdout};
 
 #[track_caller]
 fn ok(out: &std::process::Output, what: &str) {
