@@ -4,11 +4,11 @@
 //! out and one for the session's end; bad input refused with the reason and nothing sent; the bound
 //! on sessions agents start. docs/driving.md.
 
+#[path = "drive/lead.rs"]
+mod lead;
 mod support;
 #[path = "drive/world.rs"]
 mod world;
-#[path = "drive/lead.rs"]
-mod lead;
 
 use std::time::{Duration, Instant};
 
@@ -254,7 +254,9 @@ fn agents_may_start_eight_sessions_and_the_ninth_is_refused() {
     std::thread::sleep(window);
     let used = world::cpu_time(events.child.id()) - before;
     let share = used.as_secs_f64() / window.as_secs_f64() * 100.0;
-    eprintln!("speed: events following 20 idle sessions used {used:?} of CPU in {window:?} ({share:.2} % of a core)");
+    eprintln!(
+        "speed: events following 20 idle sessions used {used:?} of CPU in {window:?} ({share:.2} % of a core)"
+    );
     assert!(share < 1.0, "events used {share:.2} % of a core");
     drop(events);
 

@@ -67,8 +67,17 @@ mod tests {
         let (front, body) = front.expect("the skill starts with its frontmatter");
         assert!(front.lines().any(|l| l == format!("name: {NAME}")), "{front}");
         let description = front.lines().find_map(|l| l.strip_prefix("description: "));
-        assert!(description.is_some_and(|d| d.len() > 50 && d.len() <= 1024), "{front}");
-        for command in ["pokeshell new -d --worktree", "pokeshell send", "pokeshell wait", "pokeshell read", "pokeshell kill"] {
+        assert!(
+            description.is_some_and(|d| d.len() > 50 && d.len() <= 1024),
+            "{front}"
+        );
+        for command in [
+            "pokeshell new -d --worktree",
+            "pokeshell send",
+            "pokeshell wait",
+            "pokeshell read",
+            "pokeshell kill",
+        ] {
             assert!(body.contains(command), "the skill shows {command}");
         }
     }

@@ -176,6 +176,7 @@ impl World {
             ),
             SessionMsg::Sessions(briefs) => self.session_hears(number, Input::Sessions(briefs)),
             SessionMsg::Request(request) => self.session_hears(number, Input::Request(request)),
+            SessionMsg::Drive(msg) => self.session_hears(number, Input::Drive(msg)),
             SessionMsg::Client(ClientMsg::Input { id, bytes }) => {
                 self.session_hears(number, Input::Stdin { client: id, bytes });
                 self.session_hears(number, Input::InputIdle { client: id });

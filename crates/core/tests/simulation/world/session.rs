@@ -125,13 +125,17 @@ impl World {
     fn observe(&mut self, number: u32) {
         let now = at(self.now);
         let Some(sim) = self.sim(number) else { return };
-        let report = Report {
+        let mut report = Report {
             brief: Some(sim.session.brief(now)),
             session_file: sim.session.pi_session_file().map(str::to_string),
             mid_run: sim.session.mid_run(),
+            drive: sim.session.drive_marks(),
+            at_ms: 0,
         };
+        // Compared without its time, as the binary's observer does.
         if sim.report.as_ref() != Some(&report) {
             sim.report = Some(report.clone());
+            report.at_ms = now.wall_ms;
             self.count("reports");
             self.server_hears(ServerEvent::Report { number, report });
         }
@@ -182,6 +186,7 @@ impl World {
                 command: String::new(),
             }),
             Effect::Workspace { client, req } => self.server_hears(ServerEvent::Request { id: client, req }),
+            Effect::Drive(out) => self.server_hears(ServerEvent::Drive { number, out }),
             // Read off the loop's thread in the binary: the answer comes after this input's effects.
             Effect::LoadSettings(_) => {
                 let era = self.era;
