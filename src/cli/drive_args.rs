@@ -84,7 +84,7 @@ pub struct SkillArgs {
 #[derive(Debug, Clone, Subcommand)]
 pub enum SkillAction {
     /// Write the skill where pi loads skills: the user's (`~/.pi/agent/skills/`, or under
-    /// $PI_CODING_AGENT_DIR), or with --project this project's `.pi/skills/`.
+    /// $PI_CODING_AGENT_DIR), this project's `.pi/skills/`, or another directory.
     Install {
         /// Into the current project's `.pi/skills/` instead.
         #[arg(long)]
