@@ -285,6 +285,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Bridge(ev) => self.input(Input::Bridge(ev))?,
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
             WorldEvent::Drive(msg) => self.input(Input::Drive(msg))?,
+            WorldEvent::Away(answer) => self.input(Input::Away(answer))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
                 tone: pokeshell_core::ui::theme::Tone::Warn,

@@ -135,6 +135,9 @@ impl Layer for Observer {
             mid_run: session.mid_run(),
             drive: session.drive_marks(),
             at_ms: 0,
+            need: session.need(now),
+            finished: session.finished().clone(),
+            push: session.push_policy(),
         };
         if self.last.as_ref() != Some(&report) {
             self.last = Some(report.clone());

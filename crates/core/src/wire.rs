@@ -101,6 +101,18 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// This client (a page) is visible to its person, or no longer: a visible page showing a
+    /// session keeps pushes about it away (docs/away.md).
+    Visible {
+        visible: bool,
+    },
+    /// A capability link was used: answer `event` of session `session` with `act` (the web view
+    /// checked the link; the server checks that the event is still the session's open one).
+    Act {
+        session: u32,
+        event: u64,
+        act: crate::away::Act,
+    },
     /// End every login to the web view (every browser's, and the login links not used yet); every
     /// open page's socket closes. Answered with [`Down::Done`] (how many ended) or an error.
     WebLogoutAll,
@@ -271,6 +283,10 @@ pub enum Down {
     /// them as before.
     Terminal {
         taken: bool,
+    },
+    /// An [`Up::Act`] was carried out: what was sent, in words.
+    Acted {
+        message: String,
     },
     /// A session wants the user (the events that ring a terminal's bell), for a subscribed client.
     Note {

@@ -28,4 +28,6 @@ pub enum WorldEvent {
     Request(pokeshell_core::bridge::UserRequest),
     /// For a script or an agent driving the session (`pokeshell send`, `read`, an agent's kill).
     Drive(pokeshell_core::drive::ToSession),
+    /// The person answered one of the session's events with a link from a push (or was refused).
+    Away(pokeshell_core::server::state::AwayAnswer),
 }

@@ -52,6 +52,9 @@ pub enum Input {
     Request(crate::bridge::UserRequest),
     /// For a script or an agent driving the session: a message for pi, a read, an agent ending it.
     Drive(crate::drive::ToSession),
+    /// The person answered one of the session's events from afar (a link from a push), or the
+    /// link was refused.
+    Away(crate::away::AwayAnswer),
     /// The intervention ledger's state changed: why records are not written (or were not), or
     /// `None` when all is well.
     LedgerStatus(Option<String>),

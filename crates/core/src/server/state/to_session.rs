@@ -1,5 +1,6 @@
 //! What the server's state sends a session's loop (the binary turns each into the loop's own event).
 
+pub use crate::away::AwayAnswer;
 use crate::bridge::UserRequest;
 use crate::session::SessionBrief;
 
@@ -25,6 +26,8 @@ pub enum SessionMsg {
     Client(ClientMsg),
     /// For those who drive the session: a prompt to give pi, a transcript to read, an agent ending it.
     Drive(crate::drive::ToSession),
+    /// The person answered one of its events from afar, with a capability link (or was refused).
+    Away(AwayAnswer),
 }
 
 /// A following client's doing; its coming is `ServerEffect::Follow`, which the binary performs.

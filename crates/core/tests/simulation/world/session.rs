@@ -131,6 +131,9 @@ impl World {
             mid_run: sim.session.mid_run(),
             drive: sim.session.drive_marks(),
             at_ms: 0,
+            need: sim.session.need(now),
+            finished: sim.session.finished().clone(),
+            push: sim.session.push_policy(),
         };
         // Compared without its time, as the binary's observer does.
         if sim.report.as_ref() != Some(&report) {
