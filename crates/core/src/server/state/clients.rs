@@ -176,8 +176,7 @@ impl ServerState {
         fx.push(ServerEffect::ToSession { number, ev });
     }
 
-    /// `pokeshell kill`: the session leaves the saved list at once, and the answer waits until that
-    /// is on disk (a server that dies meanwhile does not bring the session back).
+    /// `pokeshell kill`: out of the saved list at once, answered once that is on disk (a server that dies meanwhile does not bring it back).
     pub(super) fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
         let label = self.label(n);
         self.table.remove(n);
@@ -257,7 +256,6 @@ impl ServerState {
     ) -> Result<u32, String> {
         self.room_for_one_more()?;
         let client = id.and_then(|id| self.clients.get(&id));
-        // Asked from inside a session (by its agent): bounded, and the new one knows its parent.
         let parent = self.admit_agent_session(client)?;
         let (cols, rows, env, waiting) = client
             .map(|c| {
