@@ -2,6 +2,7 @@
 
 pub mod about;
 pub mod config_args;
+pub mod drive_args;
 pub mod launch;
 
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::cli::config_args::ConfigArgs;
+use crate::cli::drive_args::{EventsArgs, ReadArgs, SendArgs, SkillArgs, WaitArgs};
 use pokeshell_core::input::prefix::PrefixKey;
 
 #[derive(Debug, Parser)]
@@ -111,6 +113,24 @@ pub enum Mode {
         #[arg(long, conflicts_with = "listen")]
         logout_all: bool,
     },
+    /// Give a session's agent a prompt; exits 0 once pi has it. While the agent works, the message
+    /// waits as pi's follow-up (or is steered in at once with --steer).
+    Send(SendArgs),
+    /// Wait until a session is idle (right after a `send`: the run it started is over), needs you,
+    /// or has exited. Exit status: 0 reached, 124 timeout, 3 the session ended first, 4 (idle) the
+    /// run stopped on a question or a rule that gave up.
+    Wait(WaitArgs),
+    /// Print a session's last reply, or its last N messages; --json adds tool calls, tokens, cost
+    /// and state.
+    Read(ReadArgs),
+    /// Follow the sessions' state changes and interventions, a line each, until interrupted.
+    Events(EventsArgs),
+    /// Serve the Model Context Protocol on standard input and output, for an agent to drive
+    /// sessions (`pi mcp add pokeshell --exposure direct -- pokeshell mcp`).
+    Mcp,
+    /// Print the pi skill that teaches an agent to delegate work to other sessions; `skill
+    /// install` puts it where pi loads skills.
+    Skill(SkillArgs),
     /// The per-user server itself; started by pokeshell when needed.
     #[command(name = "__server", hide = true)]
     Server,
@@ -261,6 +281,12 @@ impl Mode {
             Mode::Man => "man",
             Mode::Diff(_) => "diff",
             Mode::Web { .. } => "web",
+            Mode::Send(_) => "send",
+            Mode::Wait(_) => "wait",
+            Mode::Read(_) => "read",
+            Mode::Events(_) => "events",
+            Mode::Mcp => "mcp",
+            Mode::Skill(_) => "skill",
             Mode::Server => "__server",
         }
     }

@@ -8,8 +8,12 @@ pub mod connect;
 pub mod deadline;
 pub mod diff;
 mod pager;
+pub mod drive;
+pub mod drive_cli;
+pub mod mcp;
 pub mod remote;
 pub mod remove_worktree;
+pub mod skill;
 mod upward;
 pub mod web;
 
@@ -248,6 +252,7 @@ pub fn kill(name: &str) -> i32 {
     match ask(
         &Up::Kill {
             name: name.to_string(),
+            from: drive::origin(),
         },
         false,
         "`kill`",

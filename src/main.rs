@@ -197,6 +197,12 @@ fn main() -> ExitCode {
         Some(Mode::Kill { name, .. }) => return code(client::kill(name)),
         Some(Mode::New(args)) => return new_session(&cli, args),
         Some(Mode::Diff(args)) => return code(pokeshell::client::diff::run(args)),
+        Some(Mode::Send(args)) => return code(client::drive_cli::send(args)),
+        Some(Mode::Wait(args)) => return code(client::drive_cli::wait(args)),
+        Some(Mode::Read(args)) => return code(client::drive_cli::read(args)),
+        Some(Mode::Events(args)) => return code(client::drive_cli::events(args)),
+        Some(Mode::Mcp) => return code(client::mcp::run()),
+        Some(Mode::Skill(args)) => return code(client::skill::run(args)),
         Some(Mode::Attach { name: Some(target) })
             if pokeshell::machines::ssh::split_target(target).is_some() =>
         {

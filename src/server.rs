@@ -4,6 +4,7 @@
 mod away_note;
 mod backend;
 mod conn;
+mod drive_bound;
 pub mod event_loop;
 pub mod file_limit;
 pub mod kind;

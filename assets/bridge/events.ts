@@ -5,7 +5,7 @@ import { writeHandoff } from "./handoff.ts";
 import { ERROR_TEXT_MAX, PREVIEW_STRING_MAX } from "./limits.ts";
 import { progressKindOf } from "./progress.ts";
 import type { Bridge } from "./state.ts";
-import { branchTail, finalText, ownEntries, resultDigest, summarizeMessage, talkText, tokenUsage } from "./summaries.ts";
+import { branchTail, finalText, messageText, ownEntries, resultDigest, summarizeMessage, tokenUsage } from "./summaries.ts";
 import { bound, boundText, modelName, numberOrNull } from "./util.ts";
 
 /** Wraps a pi event handler: remembers the context, reports instead of throwing. */
@@ -129,7 +129,7 @@ export function forwardEvents(b: Bridge) {
 			emit("message_end", {
 				message: summarizeMessage(event.message, null),
 				usage: tokenUsage(event.message),
-				text: talkText(event.message),
+				text: messageText(event.message),
 			});
 		}
 		return undefined;

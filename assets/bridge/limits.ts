@@ -14,10 +14,12 @@ export const FORWARDED_STRING_MAX = 200_000;
 export const ERROR_TEXT_MAX = 500;
 /** The end of the final assistant message sent with `agent_settled` (characters): enough to judge its ending. */
 export const FINAL_TEXT_MAX = 2000;
-/** The text of a message sent with `message_end` for the conversation the web view shows (characters). */
-export const TALK_TEXT_MAX = 4000;
-/** The same for a tool's result: a glimpse is enough on a phone. */
-export const TALK_RESULT_MAX = 600;
+/**
+ * The text `message_end` carries, in characters: a reply's and a tool result's. pokeshell keeps it for
+ * `pokeshell read` and shows it, bounded again, in the web view's conversation.
+ */
+export const MESSAGE_TEXT_MAX = 32_000;
+export const TOOL_RESULT_TEXT_MAX = 2000;
 export const CUSTOM_ENTRIES_MAX = 500;
 export const CUSTOM_ENTRY_DATA_MAX_BYTES = 64 * 1024;
 export const GET_ENTRIES_DEFAULT = 500;

@@ -13,11 +13,11 @@ import {
 	GET_ENTRIES_DEFAULT,
 	GET_ENTRIES_MAX,
 	GET_ENTRIES_MAX_BYTES,
+	MESSAGE_TEXT_MAX,
 	OWN_ENTRY_PREFIX,
 	TAIL_MAX_ENTRIES,
 	TAIL_STRING_MAX,
-	TALK_RESULT_MAX,
-	TALK_TEXT_MAX,
+	TOOL_RESULT_TEXT_MAX,
 } from "./limits.ts";
 import { createHash } from "node:crypto";
 
@@ -113,11 +113,13 @@ export function finalText(branch: any[]): string | null {
 }
 
 /**
- * A message's words for the conversation pokeshell shows a person (the web view's conversation): its text
- * blocks joined, bounded (TALK_RESULT_MAX for a tool's result, else TALK_TEXT_MAX) with the start and the
- * end kept (a reply's question is at its end, its subject at its start); null when it holds no text.
+/**
+ * A message's text for pokeshell: its text blocks joined, bounded (TOOL_RESULT_TEXT_MAX for a tool's result,
+ * else MESSAGE_TEXT_MAX) with the start and the end kept (a reply's question is at its end, its subject at
+ * its start); null when it holds no text. pokeshell keeps it for `pokeshell read` and cuts it shorter for
+ * the web view's conversation.
  */
-export function talkText(m: any): string | null {
+export function messageText(m: any): string | null {
 	const content = m?.content;
 	const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
 	const text = blocks
@@ -126,7 +128,7 @@ export function talkText(m: any): string | null {
 		.join("\n")
 		.trim();
 	if (text === "") return null;
-	const max = m?.role === "toolResult" ? TALK_RESULT_MAX : TALK_TEXT_MAX;
+	const max = m?.role === "toolResult" ? TOOL_RESULT_TEXT_MAX : MESSAGE_TEXT_MAX;
 	const chars = Array.from(text);
 	if (chars.length <= max) return text;
 	const head = Math.floor(max / 4);

@@ -332,7 +332,11 @@ fn on_frames(
             | Down::Acted { .. }
             | Down::Said { .. }
             | Down::Meanwhile { .. }
-            | Down::WebLogin { .. } => {}
+            | Down::WebLogin { .. }
+            | Down::Sent { .. }
+            | Down::Reached { .. }
+            | Down::Transcript { .. }
+            | Down::Event { .. } => {}
         }
     }
     out.flush()

@@ -10,7 +10,7 @@ pub mod build;
 mod changes;
 mod child_io;
 pub mod clients;
-mod clock;
+pub mod clock;
 pub mod input_meter;
 mod layer;
 mod restart;
@@ -285,6 +285,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Pty(PtyEvent::Exited(_)) => {}
             WorldEvent::Bridge(ev) => self.input(Input::Bridge(ev))?,
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
+            WorldEvent::Drive(msg) => self.input(Input::Drive(msg))?,
             WorldEvent::Away(answer) => self.input(Input::Away(answer))?,
             WorldEvent::Guard(order) => self.input(Input::Guard(order))?,
             WorldEvent::Review(text) => self.input(Input::Review { text })?,
@@ -405,6 +406,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 Effect::Workspace { client, req } => self.screen.request(client, req),
                 // The server's observer (a layer) hands it to the server's core.
                 Effect::Guard(_) => {}
+                // For the server's core: the observer (a layer) hands it on.
+                Effect::Drive(_) => {}
             }
         }
         Ok(())

@@ -10,8 +10,10 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::serve::{ServerEvent, ServerMsg};
 use crate::server::event_loop::Layer;
+use pokeshell_core::drive::FromSession;
 use pokeshell_core::server::state::Report;
 use pokeshell_core::session::{Effect, Input, Session};
+use pokeshell_core::supervisor::LedgerKind;
 use pokeshell_core::supervisor::Now;
 use pokeshell_core::talk::Heard;
 
@@ -94,18 +96,32 @@ impl Layer for Observer {
             let said = self.heard.record(record);
             self.tell_said(said);
         }
-        if let Effect::Notify { text, bell, desktop } = effect {
-            let _ = self.server.send(
-                ServerEvent::Notify {
+        let event = match effect {
+            Effect::Notify { text, bell, desktop } => ServerEvent::Notify {
+                number: self.number,
+                text: text.clone(),
+                bell: *bell,
+                desktop: *desktop,
+                command: self.command.clone(),
+            },
+            Effect::Drive(out) => ServerEvent::Drive {
+                number: self.number,
+                out: out.clone(),
+            },
+            // pokeshell's own interventions, for `pokeshell events` (what agents did to the
+            // session is said by the server itself).
+            Effect::Ledger(r) if r.kind == LedgerKind::Action && !r.rule.starts_with("DRIVE-") => {
+                ServerEvent::Drive {
                     number: self.number,
-                    text: text.clone(),
-                    bell: *bell,
-                    desktop: *desktop,
-                    command: self.command.clone(),
+                    out: FromSession::Intervention {
+                        rule: r.rule.to_string(),
+                        text: r.reason.clone(),
+                    },
                 }
-                .into(),
-            );
-        }
+            }
+            _ => return,
+        };
+        let _ = self.server.send(event.into());
     }
 
     fn act(&mut self, now: Now, session: &Session) -> Vec<Input> {
@@ -124,17 +140,20 @@ impl Layer for Observer {
             (brief.branch, brief.dirty) = (look.state.branch, Some(look.state.dirty));
             brief.changes = Some(look.mark);
         }
-        let report = Report {
+        let mut report = Report {
             brief: Some(brief),
             base: session.base().map(str::to_string),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
+            drive: session.drive_marks(),
+            at_ms: 0,
             need: session.need(now),
             finished: session.finished().clone(),
             push: session.push_policy(),
         };
         if self.last.as_ref() != Some(&report) {
             self.last = Some(report.clone());
+            report.at_ms = now.wall_ms;
             let _ = self.server.send(
                 ServerEvent::Report {
                     number: self.number,

@@ -260,6 +260,7 @@ fn world(msg: SessionMsg) -> WorldEvent {
         SessionMsg::Notice(text) => WorldEvent::Notice(text),
         SessionMsg::Sessions(briefs) => WorldEvent::Sessions(briefs),
         SessionMsg::Request(req) => WorldEvent::Request(req),
+        SessionMsg::Drive(msg) => WorldEvent::Drive(msg),
         SessionMsg::Away(answer) => WorldEvent::Away(answer),
         SessionMsg::Guard(order) => WorldEvent::Guard(order),
         SessionMsg::Review(text) => WorldEvent::Review(text),

@@ -143,6 +143,7 @@ async fn serve(kinds: Kinds) -> Result<()> {
     };
     let saver = Saver::spawn(store, tx.clone()).context("cannot start the saving thread")?;
     super::remote_list::spawn_refresher(tx.clone());
+    super::drive_bound::spawn_reader(tx.clone());
     let mut server = Performer::new(tx, handle_tx, saver, kinds);
     let env = std::env::vars().collect();
     // What is left of each saved session on disk, looked at here: the core does no I/O.

@@ -31,6 +31,15 @@ fn env_get<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
     env.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
+/// pi's environment: the client's, with the session's own name in `$POKESHELL_SESSION` (a
+/// `pokeshell` its agent runs says who asks by it; one inherited from a parent session is replaced).
+fn session_env(start: &SessionSpec) -> Vec<(String, String)> {
+    let var = pokeshell_core::drive::SESSION_ENV;
+    let mut env: Vec<(String, String)> = start.env.iter().filter(|(k, _)| k != var).cloned().collect();
+    env.push((var.to_string(), start.name.clone()));
+    env
+}
+
 /// What a session's command line asks for.
 enum Plan {
     Session(Box<SessionConfig>),
@@ -51,7 +60,7 @@ fn config(start: &SessionSpec, kinds: &Kinds) -> Result<Plan, String> {
     let settings = crate::cli::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
     let mut spec = crate::cli::launch::child_spec(&cli)?;
     spec.cwd = Some(dir);
-    spec.base_env = Some(start.env.clone());
+    spec.base_env = Some(session_env(start));
     let ledger_dir = env_get(&start.env, "XDG_STATE_HOME")
         .filter(|v| v.starts_with('/'))
         .map(PathBuf::from)

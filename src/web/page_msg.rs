@@ -216,7 +216,10 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             let plan = new_session::plan(&Form { dir, name, worktree }, home)?;
             return Ok(Ask::New { plan, cols, rows });
         }
-        FromPage::Kill { session } => Up::Kill { name: session },
+        FromPage::Kill { session } => Up::Kill {
+            name: session,
+            from: None,
+        },
         FromPage::Allow { session, usd } => Up::Guard {
             session,
             answer: GuardAnswer::Allow { usd },
@@ -294,7 +297,11 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         | Down::Welcome { .. }
         | Down::Suspend
         | Down::WebLogin { .. }
-        | Down::Terminal { .. } => return None,
+        | Down::Terminal { .. }
+        | Down::Sent { .. }
+        | Down::Reached { .. }
+        | Down::Transcript { .. }
+        | Down::Event { .. } => return None,
     })
 }
 

@@ -9,7 +9,7 @@ import {
 	pickEntries,
 	resultDigest,
 	summarizeMessage,
-	talkText,
+	messageText,
 	tokenUsage,
 } from "../summaries.ts";
 
@@ -150,13 +150,15 @@ test("an assistant reply's usage is counted, with pi's price when it has one", (
 	assert.equal(tokenUsage({ role: "assistant" }), null);
 });
 
-test("a message's words for the conversation: text blocks joined, bounded at both ends", () => {
-	assert.equal(talkText({ role: "assistant", content: [{ type: "thinking", thinking: "x" }] }), null);
-	assert.equal(talkText({ role: "user", content: "  hello \n" }), "hello");
+test("a message's text: text blocks joined, bounded at both ends, a tool result's shorter", () => {
+	assert.equal(messageText({ role: "assistant", content: [{ type: "thinking", thinking: "x" }] }), null);
+	assert.equal(messageText({ role: "assistant", content: [{ type: "text", text: "  " }] }), null);
+	assert.equal(messageText({ role: "user", content: "  hello \n" }), "hello");
 	assert.equal(
-		talkText({
+		messageText({
 			role: "assistant",
 			content: [
+				{ type: "thinking", thinking: "secret plan" },
 				{ type: "text", text: "Done." },
 				{ type: "toolCall", id: "c", name: "bash", arguments: {} },
 				{ type: "text", text: "Shall I go on?" },
@@ -164,11 +166,11 @@ test("a message's words for the conversation: text blocks joined, bounded at bot
 		}),
 		"Done.\nShall I go on?",
 	);
-	const long = "A" + "b".repeat(9000) + "Z?";
-	const cut = talkText({ role: "assistant", content: long }) as string;
+	const long = "A" + "b".repeat(40_000) + "Z?";
+	const cut = messageText({ role: "assistant", content: long }) as string;
 	assert.ok(cut.startsWith("Ab") && cut.endsWith("bZ?"), "the start and the end stay");
-	assert.match(cut, /…\[5003 characters left out\]…/);
-	assert.ok(Array.from(cut).length < 4100);
-	const result = talkText({ role: "toolResult", content: [{ type: "text", text: "y".repeat(2000) }] }) as string;
-	assert.ok(Array.from(result).length < 700, "a tool's result gets a glimpse");
+	assert.match(cut, /…\[8003 characters left out\]…/);
+	assert.ok(Array.from(cut).length < 32_100);
+	const result = messageText({ role: "toolResult", content: [{ type: "text", text: "y".repeat(3000) }] }) as string;
+	assert.ok(Array.from(result).length < 2100, "a tool's result is shorter");
 });

@@ -77,6 +77,16 @@ pub enum Attention {
 }
 
 impl Attention {
+    /// The session needs the person: a question waiting, a rule that gave up, a provider limit
+    /// waited out, a stalled run (the ones every list shows first). The one definition: `pokeshell
+    /// wait --until needs-you` and whatever tells the person use it.
+    pub fn needs_you(self) -> bool {
+        matches!(
+            self,
+            Attention::Question | Attention::GaveUp | Attention::Limit | Attention::Stalled
+        )
+    }
+
     /// Its keyword in `ls --json` and the lists (docs/machines.md).
     pub fn keyword(self) -> &'static str {
         match self {

@@ -11,6 +11,7 @@ pub mod bridge;
 pub mod brief;
 pub mod config;
 pub mod diff;
+pub mod drive;
 pub mod format;
 pub mod input;
 pub mod notify;

@@ -103,6 +103,9 @@ struct Seen {
     export: bool,
     list_models: bool,
     error: bool,
+    /// A message for pi to send at once (an argument that is neither an option, its value nor an
+    /// `@file`).
+    messages: bool,
 }
 
 /// What pi will do with `args` when stdin and stdout are terminals: `None` when it opens its
@@ -128,6 +131,12 @@ pub fn plain_run(args: &[String]) -> Option<PlainRun> {
     .find_map(|(hit, why)| hit.then_some(why))
 }
 
+/// pi was given a first prompt on its command line (`pi "fix the test"`): its conversation starts
+/// with a run.
+pub fn has_messages(args: &[String]) -> bool {
+    scan(args).messages
+}
+
 fn scan(args: &[String]) -> Seen {
     let mut seen = Seen::default();
     let mut i = 0;
@@ -145,7 +154,10 @@ fn step(args: &[String], i: usize, seen: &mut Seen) -> usize {
     let plain = |v: &str| !v.starts_with('-') && !v.starts_with('@');
     match arg {
         // Everything after it is a message or a file.
-        "--" => return args.len() - i,
+        "--" => {
+            seen.messages |= args[i + 1..].iter().any(|a| !a.starts_with('@'));
+            return args.len() - i;
+        }
         "--help" | "-h" => seen.help = true,
         "--version" | "-v" => seen.version = true,
         "--mode" => match next {
@@ -197,7 +209,7 @@ fn step(args: &[String], i: usize, seen: &mut Seen) -> usize {
         _ if arg.starts_with("--") && !arg.contains('=') && next.is_some_and(plain) => return 2,
         _ if arg.starts_with("--") => {}
         _ if arg.starts_with('-') => seen.error = true,
-        _ => {}
+        _ => seen.messages = true,
     }
     1
 }

@@ -8,6 +8,7 @@ mod away;
 mod brief;
 mod child;
 mod draw;
+mod drive;
 mod flash;
 mod guard_view;
 mod input;
@@ -99,6 +100,8 @@ pub struct Session {
     usage: usage::Tally,
     /// What the terminal around pokeshell was last told (OSC 7501, the title).
     upward: upward::Upward,
+    /// What scripts and agents driving the session need: its messages, runs and transcript.
+    driven: drive::Driven,
     /// pi's screen as last drawn (drawing takes `&self`; the cache is a copy of what is shown).
     pane_cache: std::cell::RefCell<crate::ui::pane::PaneCache>,
 }
@@ -126,6 +129,7 @@ impl Session {
             usage: usage::Tally::default(),
             upward: upward::Upward::default(),
             pane_cache: Default::default(),
+            driven: drive::Driven::new(opts.spec.prompted),
             opts,
         };
         let warnings = session.settings.get().warnings().len();
@@ -177,6 +181,7 @@ impl Session {
                 self.child.exit = None;
                 self.watch.child_started(now);
                 self.resume_after_server_restart(now, &mut fx);
+                self.drive_started(now, &mut fx);
                 fx.push(Effect::Redraw);
             }
             Input::ChildStopped => fx.push(Effect::Suspend),
@@ -206,6 +211,7 @@ impl Session {
                 fx.push(Effect::Redraw);
             }
             Input::Request(request) => self.on_client_request(request, now, &mut fx),
+            Input::Drive(msg) => self.on_drive(msg, now, &mut fx),
             Input::Away(answer) => self.on_away(answer, now, &mut fx),
             Input::Tick => self.on_tick(now, &mut fx),
             Input::Redraw => fx.push(Effect::Redraw),
@@ -281,6 +287,7 @@ impl Session {
             fx.push(Effect::Redraw);
         }
         self.watch_tick(now, fx);
+        self.drive_tick(now, fx);
     }
 
     /// When the session next needs an [`Input::Tick`] (monotonic ms), if ever.
@@ -301,6 +308,7 @@ impl Session {
             bridge,
             self.supervisor.next_deadline(),
             self.watch_deadline(),
+            self.drive_deadline(),
         ]
         .into_iter()
         .flatten()
@@ -388,3 +396,6 @@ mod changes_tests;
 
 #[cfg(test)]
 mod upward_tests;
+
+#[cfg(test)]
+mod drive_tests;

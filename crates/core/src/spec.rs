@@ -32,4 +32,29 @@ pub struct SessionSpec {
     /// pi was mid-run when a previous server ended: the first pi is asked to carry on (RST-S1).
     #[serde(skip)]
     pub resume: bool,
+    /// The session whose agent started this one (`pokeshell new` run from inside it), by name:
+    /// such sessions are bounded (`pokeshell.maxAgentSessions`), and the ledger names the parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// pi was given a first prompt on its command line: its first run counts as the session's
+    /// first message, which `pokeshell wait` waits for. Only for a new session's first start.
+    #[serde(skip)]
+    pub prompted: bool,
+}
+
+impl SessionSpec {
+    /// pi's own arguments on the command line: the words after `--`.
+    pub fn pi_args(&self) -> &[String] {
+        let at = self.argv.iter().position(|a| a == "--");
+        at.map_or(&[], |i| &self.argv[i + 1..])
+    }
+
+    /// The session runs pi (not `--command`'s program) and was given a first prompt.
+    pub fn first_prompt(&self) -> bool {
+        let options = &self.argv[..self.argv.len() - self.pi_args().len()];
+        !options
+            .iter()
+            .any(|a| a == "--command" || a.starts_with("--command="))
+            && crate::pi_args::has_messages(self.pi_args())
+    }
 }

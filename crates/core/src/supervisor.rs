@@ -379,6 +379,12 @@ impl Supervisor {
         self.build_view(now)
     }
 
+    /// pokeshell will carry the run on by itself: a message went to the model since the last settle,
+    /// or a resume waits for its moment (`pokeshell wait` does not take such a pause for the end).
+    pub fn going_on(&self) -> bool {
+        self.arbiter.injected_since_settle() || self.arbiter.parked().is_some()
+    }
+
     /// Whether the view shows something that changes every second (a tool's timer, a wakeup's or a
     /// provider limit's countdown); cheaper than building the view.
     pub fn has_live_timers(&self) -> bool {

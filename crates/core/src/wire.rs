@@ -11,6 +11,8 @@
 //! unknown kind instead of as some other message.
 
 mod body;
+#[cfg(test)]
+mod drive_tests;
 mod error;
 pub mod frame;
 #[cfg(test)]
@@ -33,74 +35,8 @@ pub const MAX_FRAME: usize = 1 << 20;
 /// The protocol version a client announces in its hello; the server accepts only its own.
 pub const PROTOCOL: u32 = 2;
 
-/// Every message's kind byte and its name, the one place either is given. A message's fields are
-/// declared once, in its variant of [`Up`] or [`Down`]; its JSON body is that variant serialized, its
-/// name the variant's (snake_case). The raw messages, the hot path, have constants of their own.
-pub mod kind {
-    pub const INPUT: u8 = 0x03;
-    pub const CAPS: u8 = 0x09;
-    pub const OUTPUT: u8 = 0x82;
-
-    /// Client to server: below 0x80.
-    pub(super) const UP: &[(u8, &str)] = &[
-        (0x01, "hello"),
-        (0x02, "open"),
-        (INPUT, "input"),
-        (0x04, "resize"),
-        (0x05, "detach"),
-        (0x06, "resumed"),
-        (0x07, "list"),
-        (0x08, "kill"),
-        (CAPS, "caps"),
-        (0x0a, "command"),
-        (0x0b, "web"),
-        (0x0c, "subscribe"),
-        (0x0d, "visible"),
-        (0x0e, "act"),
-        (0x10, "talk"),
-        (0x11, "away"),
-        (0x12, "web_logout_all"),
-        (0x14, "guard"),
-        (0x1e, "review"),
-    ];
-
-    /// Server to client: 0x80 and above.
-    pub(super) const DOWN: &[(u8, &str)] = &[
-        (0x81, "welcome"),
-        (OUTPUT, "output"),
-        (0x83, "attached"),
-        (0x84, "detached"),
-        (0x85, "exited"),
-        (0x86, "suspend"),
-        (0x87, "listing"),
-        (0x88, "done"),
-        (0x89, "error"),
-        (0x8a, "hop"),
-        (0x8b, "size"),
-        (0x8c, "web_login"),
-        (0x8d, "notice"),
-        (0x8e, "note"),
-        (0x8f, "terminal"),
-        (0x90, "acted"),
-        (0x94, "said"),
-        (0x95, "meanwhile"),
-    ];
-
-    /// The message's name, for error texts and logs.
-    pub fn name(kind: u8) -> Option<&'static str> {
-        name_in(UP, kind).or_else(|| name_in(DOWN, kind))
-    }
-
-    /// The name of the message of kind `kind` in `table`.
-    pub(super) fn name_in(table: &[(u8, &'static str)], kind: u8) -> Option<&'static str> {
-        table.iter().find(|(k, _)| *k == kind).map(|(_, n)| *n)
-    }
-
-    /// The kind byte of the message named `name` in `table`.
-    pub(super) fn byte(table: &[(u8, &str)], name: &str) -> Option<u8> {
-        table.iter().find(|(_, n)| *n == name).map(|(k, _)| *k)
-    }
-}
+/// Every message's kind byte and its name, the one place either is given.
+pub mod kind;
 
 /// Client to server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,6 +88,9 @@ pub enum Up {
     List,
     Kill {
         name: String,
+        /// The session whose agent asks ([`crate::drive::SESSION_ENV`]): the ledger names it.
+        #[serde(default)]
+        from: Option<String>,
     },
     /// What a prefix key does, for the session this client follows (a browser has no prefix key).
     Command(SessionCommand),
@@ -192,6 +131,40 @@ pub enum Up {
     /// What happened in each session after the item this client saw last ([`Down::Meanwhile`]).
     Away {
         seen: Vec<Seen>,
+    },
+    /// The text as the user's prompt for a session's agent (`pokeshell send`): answered by
+    /// [`Down::Sent`] once pi has it, or an error.
+    Send {
+        /// A name, a number or `number:name`.
+        session: String,
+        text: String,
+        /// While the agent works: steer it in at once rather than after the run's current work.
+        #[serde(default)]
+        steer: bool,
+        /// The session whose agent sends ([`crate::drive::SESSION_ENV`]), if one does.
+        #[serde(default)]
+        from: Option<String>,
+    },
+    /// Tell me when a session is in this state (`pokeshell wait`), for the run the last message
+    /// started: answered by [`Down::Reached`] when it is, or an error.
+    Wait {
+        session: String,
+        until: crate::drive::Until,
+        #[serde(default)]
+        from: Option<String>,
+    },
+    /// A session's transcript (`pokeshell read`): answered by [`Down::Transcript`].
+    Read {
+        session: String,
+        /// The last this many messages; `None`: the last reply.
+        #[serde(default)]
+        last: Option<u32>,
+    },
+    /// Tell me every state change and intervention (`pokeshell events`), of these sessions (all,
+    /// those to come included, when empty), as [`Down::Event`]s until the connection ends.
+    Events {
+        #[serde(default)]
+        sessions: Vec<String>,
     },
     /// A review of session `session`'s changes (a name or a number): its comments go to the agent
     /// as one message, through the supervisor (a follow-up while the agent works). Answered with
@@ -365,6 +338,33 @@ pub enum Down {
     /// The answer to [`Up::Away`]: one digest for each session asked about that exists.
     Meanwhile {
         digests: Vec<AwayDigest>,
+    },
+    /// pi has the message of an [`Up::Send`]; `marker` numbers it among the session's messages.
+    Sent {
+        session: String,
+        marker: u64,
+    },
+    /// The end of an [`Up::Wait`].
+    Reached {
+        session: String,
+        outcome: crate::drive::Outcome,
+        /// The attention keyword and `ls`'s words when it ended.
+        attention: String,
+        state: String,
+        /// The program's exit code, when the session ended.
+        #[serde(default)]
+        code: Option<i32>,
+        /// When the session saw the change (Unix ms), for measuring how soon a wait hears it.
+        #[serde(default)]
+        at_ms: u64,
+    },
+    /// The answer to an [`Up::Read`].
+    Transcript {
+        transcript: crate::drive::Transcript,
+    },
+    /// One event for an [`Up::Events`] client.
+    Event {
+        event: crate::drive::Event,
     },
 }
 

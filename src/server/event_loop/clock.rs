@@ -92,7 +92,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
 
 /// The process's local offset from UTC (seconds east) at `wall_ms`; 0 when the C library cannot
 /// tell.
-fn system_offset_secs(wall_ms: u64) -> i32 {
+pub fn system_offset_secs(wall_ms: u64) -> i32 {
     let secs = (wall_ms / 1000) as libc::time_t;
     // SAFETY: localtime_r writes only into the zeroed local struct it is given.
     unsafe {

@@ -241,10 +241,12 @@ pub struct MessageEnd {
     /// What an assistant reply used (absent for other messages, and from older bridges).
     #[serde(default)]
     pub usage: Option<TokenUsage>,
-    /// The message's words for the conversation a person reads (the web view): its text blocks,
-    /// bounded by the bridge with the start and the end kept; absent when it has none.
+    /// The message's text: its text blocks joined, bounded by the bridge (32 000 characters, a tool
+    /// result's 2000) with the start and the end kept; absent when it has none. Kept for the
+    /// transcript (`pokeshell read`) and, bounded again, for the conversation a person reads (the
+    /// web view). (Boxed: every bridge line is as large as its largest kind.)
     #[serde(default)]
-    pub text: Option<String>,
+    pub text: Option<Box<str>>,
 }
 
 /// One reply's tokens and cost, as pi counted and priced them.

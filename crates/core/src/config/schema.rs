@@ -108,6 +108,8 @@ pub enum KeyId {
     WebHosts,
     WebTlsCert,
     WebTlsKey,
+    // Scripts and agents driving sessions (docs/driving.md).
+    MaxAgentSessions,
 }
 
 /// The type and the accepted range of a key.
@@ -246,6 +248,7 @@ impl KeySpec {
                 | KeyId::WebHosts
                 | KeyId::WebTlsCert
                 | KeyId::WebTlsKey
+                | KeyId::MaxAgentSessions
                 | KeyId::NtfyUrl
                 | KeyId::DailyBudgetUsd
         )
@@ -260,7 +263,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 51] = [
+pub static KEYS: [KeySpec; 52] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -905,6 +908,19 @@ pub static KEYS: [KeySpec; 51] = [
         label: "Web view TLS key",
         description: "The PEM private key file of webTlsCert, readable by you alone. Read only from \
                       the global settings.",
+    },
+    KeySpec {
+        id: KeyId::MaxAgentSessions,
+        block: Block::Pokeshell,
+        name: "maxAgentSessions",
+        group: Group::Display,
+        kind: ValueKind::Int { min: 0, max: 64 },
+        unit: Unit::None,
+        default: DefaultValue::Int(8),
+        label: "Sessions agents may start",
+        description: "How many sessions started by agents (a `pokeshell new` or `new_session` run from \
+                      inside a session) may run at once; one more is refused. Read only from the \
+                      global settings, so that an agent cannot raise it.",
     },
 ];
 

@@ -1,6 +1,6 @@
 use proptest::prelude::*;
 
-use super::{PlainRun, TAKES_NEXT, plain_run};
+use super::{PlainRun, TAKES_NEXT, has_messages, plain_run};
 
 fn verdict(args: &[&str]) -> Option<PlainRun> {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
@@ -160,4 +160,18 @@ proptest! {
         without.extend(rest);
         prop_assert_eq!(plain_run(&with), plain_run(&without));
     }
+}
+
+#[test]
+fn a_first_prompt_is_a_message_argument_not_an_option_its_value_or_a_file() {
+    let has = |a: &[&str]| has_messages(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert!(has(&["fix the test"]));
+    assert!(has(&["--model", "mock/mock-model", "fix it"]));
+    assert!(has(&["--", "-starts with a dash"]));
+    assert!(has(&["@notes.md", "read these"]));
+    assert!(!has(&[]));
+    assert!(!has(&["--model", "mock/mock-model", "--continue"]));
+    assert!(!has(&["@notes.md"]));
+    assert!(!has(&["--", "@notes.md"]));
+    assert!(!has(&["--session", "/s/file.jsonl", "--name", "x"]));
 }

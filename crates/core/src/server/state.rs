@@ -8,6 +8,12 @@ mod away;
 #[cfg(test)]
 mod away_tests;
 mod clients;
+mod drive;
+#[cfg(test)]
+mod drive_end_tests;
+mod drive_news;
+#[cfg(test)]
+mod drive_tests;
 mod events;
 mod guards;
 #[cfg(test)]
@@ -129,6 +135,8 @@ pub struct ServerState {
     pub(super) talks: BTreeMap<u32, crate::talk::Talk>,
     /// Clients told each new item of a session's conversation ([`crate::wire::Up::Talk`]).
     pub(super) talkers: BTreeMap<u64, u32>,
+    /// Those who drive sessions: messages on their way, waits, reads, event followers.
+    pub(super) drive: drive::Drive,
 }
 
 impl ServerState {
@@ -260,6 +268,8 @@ impl ServerState {
             }
             ServerEvent::WebListening => self.web = true,
             ServerEvent::Talk { number, said } => self.on_talk(number, said, &mut fx),
+            ServerEvent::Drive { number, out } => self.on_session_answer(number, out, &mut fx),
+            ServerEvent::DriveBound(bound) => self.drive.bound = bound,
             ServerEvent::DropBridges => {
                 for &number in self.runs.keys() {
                     let ev = SessionMsg::Signal(Signal::Usr1);
@@ -325,7 +335,7 @@ impl ServerState {
         // A relaunched pi says which file it runs on only once its bridge is up: the file known
         // from before stays until then.
         if report.session_file.is_some() {
-            e.session_file = report.session_file;
+            e.session_file = report.session_file.clone();
         }
         e.mid_run = report.mid_run;
         if report.base.as_deref().is_some_and(crate::diff::is_commit_id) {
@@ -333,9 +343,10 @@ impl ServerState {
         }
         let brief_changed = report.brief.is_some() && e.brief != report.brief;
         if report.brief.is_some() {
-            e.brief = report.brief;
+            e.brief = report.brief.clone();
         }
         self.save(fx);
+        self.drive_report(number, &report, fx);
         if brief_changed {
             self.share_briefs(fx);
         }

@@ -19,6 +19,8 @@ pub enum Purpose {
     Compact,
     /// A supervisor `AskModel` with this ask id.
     Ask(u64),
+    /// A driver's message (`pokeshell send`) with this marker.
+    Drive(u64),
     /// Anything whose failure only needs to be shown.
     Other(&'static str),
     /// Nothing to do either way (releasing a held turn that pi may already have let go).

@@ -105,6 +105,7 @@ impl Session {
                 let result = link::model_answer(result);
                 self.supervise(sup::Event::ModelAnswer { ask_id, result }, now, fx);
             }
+            Purpose::Drive(marker) => self.drive_delivered(marker, result.map(|_| ()), fx),
             Purpose::Quiet => {}
             Purpose::Other(what) => {
                 if let Err(e) = result {
@@ -126,6 +127,7 @@ impl Session {
                 self.pi.connected(&hello);
                 self.watch.connected(&hello, now);
                 self.supervise(sup::Event::BridgeConnected, now, fx);
+                self.drive_connected(now, fx);
             }
             BridgeEvent::Disconnected { reason, .. } => {
                 self.pi.status = BridgeStatus::Disconnected(reason.clone());
@@ -202,6 +204,7 @@ impl Session {
                 source: link::input_source(i.source),
             },
             PiEvent::AgentStart => {
+                self.drive_run_started();
                 self.usage.run_started();
                 self.watch.mid_run = true;
                 self.trouble.clear_gave_up();
@@ -212,6 +215,7 @@ impl Session {
                 error_message: e.error_message,
             },
             PiEvent::AgentSettled(s) => {
+                self.drive_settled(&s);
                 self.watch.settled();
                 self.pi.frozen = false;
                 self.pi.note_context(s.context_usage.as_ref().map(link::usage));
@@ -306,6 +310,7 @@ impl Session {
                 return;
             }
             PiEvent::MessageEnd(m) => {
+                self.drive_message(&m, now);
                 if let Some(u) = &m.usage {
                     self.on_usage(u, now, fx);
                 }

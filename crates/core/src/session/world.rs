@@ -50,6 +50,8 @@ pub enum Input {
     Notice { text: String, tone: Tone },
     /// What a prefix key or a pi command does, asked for by a client without keys (the web view).
     Request(crate::bridge::UserRequest),
+    /// For a script or an agent driving the session: a message for pi, a read, an agent ending it.
+    Drive(crate::drive::ToSession),
     /// The person answered one of the session's events from afar (a link from a push), or the
     /// link was refused.
     Away(crate::away::AwayAnswer),
@@ -135,4 +137,7 @@ pub enum Effect {
     /// For the server's core: what spans sessions (a priced reply, a provider failure, an answer to
     /// the day's pause).
     Guard(crate::supervisor::guard::circuit::GuardNote),
+    /// An answer for the server's core, for those who drive the session (the server's observer
+    /// hands it on).
+    Drive(crate::drive::FromSession),
 }

@@ -29,7 +29,7 @@ fn end(message: MessageSummary, text: Option<&str>, cost: Option<f64>) -> PiEven
             cost_usd: Some(c),
             ..TokenUsage::default()
         }),
-        text: text.map(str::to_string),
+        text: text.map(Box::from),
     })
 }
 

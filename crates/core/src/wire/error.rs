@@ -9,7 +9,7 @@ use super::kind;
 /// out of step or the peer untrustworthy: the connection should end.
 #[derive(Debug)]
 pub enum WireError {
-    /// A header announced more than [`MAX_FRAME`](super::MAX_FRAME) bytes.
+    /// A header announced more than [`MAX_FRAME`] bytes.
     TooLong { len: usize },
     /// A header announced 0 bytes: not even a kind byte.
     Empty,

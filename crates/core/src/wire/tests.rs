@@ -63,7 +63,7 @@ fn up() -> impl Strategy<Value = Up> {
         Just(Up::Detach),
         (any::<u16>(), any::<u16>()).prop_map(|(cols, rows)| Up::Resumed { cols, rows }),
         Just(Up::List),
-        any::<String>().prop_map(|name| Up::Kill { name }),
+        any::<String>().prop_map(|name| Up::Kill { name, from: None }),
         Just(Up::Command(SessionCommand::Poke)),
         opt_string().prop_map(|focus| Up::Command(SessionCommand::Handoff { focus })),
         any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
@@ -382,7 +382,10 @@ fn a_zero_length_is_refused() {
 
 #[test]
 fn a_stream_ending_inside_a_frame_is_an_error_and_between_frames_is_not() {
-    let frame = encode_up(&Up::Kill { name: "x".into() });
+    let frame = encode_up(&Up::Kill {
+        name: "x".into(),
+        from: None,
+    });
     assert!(read_frame(&mut &[][..]).unwrap().is_none());
     for cut in 1..frame.len() {
         let err = read_frame(&mut &frame[..cut]).unwrap_err();

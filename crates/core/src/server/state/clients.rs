@@ -125,13 +125,9 @@ impl ServerState {
             } => self.ask_talk(id, &session, epoch, since, fx),
             Up::Away { seen } => self.ask_away(id, &seen, fx),
             Up::Review { session, comments } => self.review(id, &session, &comments, fx),
-            Up::Kill { name } => match self.table.find(Some(&name)) {
-                Ok(n) => self.kill(id, n, fx),
-                Err(message) => fx.push(ServerEffect::Tell {
-                    id,
-                    down: Down::Error { message },
-                }),
-            },
+            Up::Kill { .. } | Up::Send { .. } | Up::Wait { .. } | Up::Read { .. } | Up::Events { .. } => {
+                self.on_drive(id, up, fx)
+            }
         }
     }
 
@@ -191,9 +187,8 @@ impl ServerState {
         fx.push(ServerEffect::ToSession { number, ev });
     }
 
-    /// `pokeshell kill`: the session leaves the saved list at once, and the answer waits until that
-    /// is on disk (a server that dies meanwhile does not bring the session back).
-    fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
+    /// `pokeshell kill`: out of the saved list at once, answered once that is on disk (a server that dies meanwhile does not bring it back).
+    pub(super) fn kill(&mut self, id: u64, n: u32, fx: &mut Vec<ServerEffect>) {
         let label = self.label(n);
         self.table.remove(n);
         let why = format!("session {label} was ended before it came back");
@@ -364,6 +359,7 @@ impl ServerState {
     /// The client's connection is gone (or dropped): it follows nothing any more.
     pub(super) fn forget(&mut self, id: u64, fx: &mut Vec<ServerEffect>) {
         self.subscribers.remove(&id);
+        self.drive.forget(id);
         self.away.forget(id);
         self.leave(id, fx);
         for run in self.runs.values_mut() {

@@ -89,6 +89,14 @@ pub enum ServerEvent {
     Remote(Vec<crate::session::SessionBrief>),
     /// SIGUSR1: drop every session's bridge connection.
     DropBridges,
+    /// A session answers those who drive it (`pokeshell send`, `read`, `events`).
+    Drive {
+        number: u32,
+        out: crate::drive::FromSession,
+    },
+    /// How many sessions started by agents may run at once (`pokeshell.maxAgentSessions`, from the
+    /// global settings as they are now).
+    DriveBound(usize),
     /// The web view listens: a page may ask for a session at any time, so the server stays.
     WebListening,
     /// The time the list of events that need the person asked to be looked at again has come
@@ -124,6 +132,10 @@ pub struct Report {
     pub base: Option<String>,
     pub session_file: Option<String>,
     pub mid_run: bool,
+    /// Where its runs stand, for `pokeshell wait`.
+    pub drive: crate::drive::Marks,
+    /// When the session saw what it reports (Unix ms), for measuring how soon a wait hears it.
+    pub at_ms: u64,
     /// What it waits for its person about now (`Session::need`).
     pub need: Option<Need>,
     /// Its runs that finished without asking anything.

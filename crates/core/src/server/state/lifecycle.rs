@@ -28,6 +28,7 @@ impl ServerState {
     ) -> Result<u32, String> {
         self.room_for_one_more()?;
         let client = id.and_then(|id| self.clients.get(&id));
+        let parent = self.admit_agent_session(client)?;
         let (cols, rows, env, waiting) = client
             .map(|c| {
                 (
@@ -65,16 +66,20 @@ impl ServerState {
                 waiting: id.into_iter().collect(),
             },
         );
+        let spec = SessionSpec {
+            number,
+            name,
+            dir: dir.to_string(),
+            argv,
+            base,
+            env,
+            resume: false,
+            parent,
+            prompted: false,
+        };
+        let spec = self.drive_created(spec, now, fx);
         fx.push(ServerEffect::Start(SessionStart {
-            spec: SessionSpec {
-                number,
-                name,
-                dir: dir.to_string(),
-                argv,
-                base,
-                env,
-                resume: false,
-            },
+            spec,
             cols,
             rows,
             caps_now,
@@ -112,6 +117,7 @@ impl ServerState {
                 self.share_briefs(fx);
             }
             Err(message) => {
+                self.drive_ended(number, None, fx);
                 let label = self.label(number);
                 self.footer_notes.remove(&number);
                 self.table.remove(number);
@@ -146,6 +152,7 @@ impl ServerState {
     ) {
         let kill = self.killing.remove(&number);
         self.guard_session_ended(number, fx);
+        self.drive_ended(number, Some(code), fx);
         // A session can end before the server hears that it started (the two come by different
         // ways): the terminals waiting for it are told as its followers are.
         let waiting = match self.runs.remove(&number) {

@@ -11,7 +11,14 @@ fn kill_answers_once_the_list_without_the_session_is_on_disk() {
     let mut s = server();
     let n = client_with_session(&mut s, 1, "api");
     s.handle(ServerEvent::Connected { id: 2 }, now());
-    let fx = up(&mut s, 2, Up::Kill { name: "api".into() });
+    let fx = up(
+        &mut s,
+        2,
+        Up::Kill {
+            name: "api".into(),
+            from: None,
+        },
+    );
     assert!(
         fx.iter()
             .any(|e| matches!(e, ServerEffect::ToSession { ev: SessionMsg::Signal(Signal::Term), number } if *number == n))
@@ -42,7 +49,14 @@ fn a_session_killed_while_it_starts_is_ended_once_it_runs() {
     s.handle(ServerEvent::Connected { id: 1 }, now());
     up(&mut s, 1, new_session("api"));
     s.handle(ServerEvent::Connected { id: 2 }, now());
-    let fx = up(&mut s, 2, Up::Kill { name: "api".into() });
+    let fx = up(
+        &mut s,
+        2,
+        Up::Kill {
+            name: "api".into(),
+            from: None,
+        },
+    );
     ack_saves(&mut s, &fx);
     let fx = s.handle(
         ServerEvent::Started {

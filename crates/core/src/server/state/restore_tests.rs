@@ -188,7 +188,14 @@ fn a_queued_session_that_is_killed_never_starts() {
     });
     up(&mut s, 1, attach);
     s.handle(ServerEvent::Connected { id: 2 }, now());
-    let fx = up(&mut s, 2, Up::Kill { name: "s6".into() });
+    let fx = up(
+        &mut s,
+        2,
+        Up::Kill {
+            name: "s6".into(),
+            from: None,
+        },
+    );
     assert!(
         told(&fx, 1)
             .iter()

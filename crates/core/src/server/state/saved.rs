@@ -93,6 +93,8 @@ impl ServerState {
                 e.session_file = s.session_file.clone();
                 e.mid_run = resume;
                 e.spec.base = s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b));
+                // Started by an agent: it still counts against the agents' bound.
+                e.spec.parent = s.spec.parent.clone();
             }
             if let Some(note) = note {
                 self.say(note.clone(), fx);
@@ -108,6 +110,8 @@ impl ServerState {
                     base: s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b)),
                     env: self.env.clone(),
                     resume,
+                    parent: s.spec.parent.clone(),
+                    prompted: false,
                 },
                 cols: DETACHED_SIZE.0,
                 rows: DETACHED_SIZE.1,

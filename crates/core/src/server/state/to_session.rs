@@ -26,6 +26,8 @@ pub enum SessionMsg {
     Review(String),
     /// A client that follows the session answered the probe, typed, resized, came back or left.
     Client(ClientMsg),
+    /// For those who drive the session: a prompt to give pi, a transcript to read, an agent ending it.
+    Drive(crate::drive::ToSession),
     /// The person answered one of its events from afar, with a capability link (or was refused).
     Away(AwayAnswer),
     /// The rails that span sessions: the day's budget, the circuit breaker.

@@ -116,7 +116,10 @@ impl World {
                     let id = self.connect_client();
                     self.server_hears(ServerEvent::Up {
                         id,
-                        up: Up::Kill { name: n.to_string() },
+                        up: Up::Kill {
+                            name: n.to_string(),
+                            from: None,
+                        },
                     });
                 }
             }

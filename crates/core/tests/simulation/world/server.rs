@@ -176,6 +176,7 @@ impl World {
             ),
             SessionMsg::Sessions(briefs) => self.session_hears(number, Input::Sessions(briefs)),
             SessionMsg::Request(request) => self.session_hears(number, Input::Request(request)),
+            SessionMsg::Drive(msg) => self.session_hears(number, Input::Drive(msg)),
             SessionMsg::Away(answer) => self.session_hears(number, Input::Away(answer)),
             SessionMsg::Review(text) => self.session_hears(number, Input::Review { text }),
             SessionMsg::Client(ClientMsg::Input { id, bytes }) => {

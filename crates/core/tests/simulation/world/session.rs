@@ -125,17 +125,21 @@ impl World {
     fn observe(&mut self, number: u32) {
         let now = at(self.now);
         let Some(sim) = self.sim(number) else { return };
-        let report = Report {
+        let mut report = Report {
             brief: Some(sim.session.brief(now)),
             base: sim.session.base().map(str::to_string),
             session_file: sim.session.pi_session_file().map(str::to_string),
             mid_run: sim.session.mid_run(),
+            drive: sim.session.drive_marks(),
+            at_ms: 0,
             need: sim.session.need(now),
             finished: sim.session.finished().clone(),
             push: sim.session.push_policy(),
         };
+        // Compared without its time, as the binary's observer does.
         if sim.report.as_ref() != Some(&report) {
             sim.report = Some(report.clone());
+            report.at_ms = now.wall_ms;
             self.count("reports");
             self.server_hears(ServerEvent::Report { number, report });
         }
@@ -188,6 +192,7 @@ impl World {
             Effect::Workspace { client, req } => self.server_hears(ServerEvent::Request { id: client, req }),
             // The guard rails that span sessions (GUARD-B2, GUARD-K1..K3): the server's core decides.
             Effect::Guard(note) => self.server_hears(ServerEvent::Guard { number, note }),
+            Effect::Drive(out) => self.server_hears(ServerEvent::Drive { number, out }),
             // Read off the loop's thread in the binary: the answer comes after this input's effects.
             Effect::LoadSettings(_) => {
                 let era = self.era;
