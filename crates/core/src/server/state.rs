@@ -339,7 +339,7 @@ impl ServerState {
         }
         e.mid_run = report.mid_run;
         if report.base.as_deref().is_some_and(crate::diff::is_commit_id) {
-            e.spec.base = report.base;
+            e.spec.base = report.base.clone();
         }
         let brief_changed = report.brief.is_some() && e.brief != report.brief;
         if report.brief.is_some() {

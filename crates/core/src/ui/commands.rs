@@ -106,7 +106,7 @@ impl Command {
 }
 
 /// Every command, in the order the help and the footer list them.
-pub const COMMANDS: [Command; 14] = [
+pub const COMMANDS: [Command; 15] = [
     command(CommandId::ToggleSide),
     command(CommandId::Poke),
     command(CommandId::Handoff),

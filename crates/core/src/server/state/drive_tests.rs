@@ -180,6 +180,7 @@ fn a_first_prompt_on_pis_command_line_is_the_first_message() {
             name: Some("w".into()),
             dir: "/w".into(),
             args: v(&["--", "--model", "m", "fix the test"]),
+            base: None,
         }),
     );
     let start = super::tests::starts_asked(&fx)[0].clone();
@@ -271,6 +272,7 @@ fn agent_new(s: &mut ServerState, id: u64, parent: &str, name: &str) -> Vec<Serv
             name: Some(name.into()),
             dir: "/w".into(),
             args: v(&["--", "--model", "m"]),
+            base: None,
         },
         cols: 80,
         rows: 24,
