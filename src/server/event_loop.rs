@@ -99,6 +99,11 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     respawn: Option<Vec<String>>,
     /// The child is running (it has not been reported exited).
     child_alive: bool,
+    /// How the last child exited.
+    last_exit: ChildExit,
+    /// A relaunch did not start (its directory cannot be used): no child runs, the session waits
+    /// for the user's poke; the last child's exit is the session's if it ends meanwhile.
+    not_started: Option<ChildExit>,
     /// The server ended the session (SIGTERM: a kill, or the server shutting down): no relaunch.
     shutting_down: bool,
     /// The last program-status report the session heard of.
@@ -154,6 +159,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             output_closed: false,
             respawn: None,
             child_alive: true,
+            last_exit: ChildExit {
+                code: 0,
+                signal: None,
+            },
+            not_started: None,
             shutting_down: false,
             program_status_seq: 0,
             typing: typing::Typing::open(),
@@ -224,7 +234,13 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                         return Ok(exit);
                     }
                 }
-                Some(Some(ev)) => self.on_world(ev)?,
+                Some(Some(ev)) => {
+                    self.on_world(ev)?;
+                    // Ended while no child runs (a relaunch that could not start): nothing to wait for.
+                    if let (true, Some(exit)) = (self.shutting_down, self.not_started) {
+                        return Ok(exit);
+                    }
+                }
                 Some(None) => {
                     return Ok(ChildExit {
                         code: 1,
@@ -272,7 +288,9 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Sessions(briefs) => self.input(Input::Sessions(briefs))?,
             WorldEvent::Signal(Signal::Term) => {
                 self.shutting_down = true;
-                self.child.signal(libc::SIGTERM);
+                if self.child_alive {
+                    self.child.signal(libc::SIGTERM);
+                }
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
             WorldEvent::Signal(Signal::Usr1) => self.bridge.disconnect("dropped on request (SIGUSR1)"),

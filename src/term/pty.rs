@@ -133,6 +133,32 @@ pub struct ChildExit {
     pub signal: Option<i32>,
 }
 
+/// A child not started because its working directory cannot be used (gone, not a directory, or,
+/// for pi, not the one its conversation ran in). portable-pty would quietly start it in `$HOME`
+/// instead: a program never runs anywhere but where it was asked to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirUnusable(pub String);
+
+impl std::fmt::Display for DirUnusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DirUnusable {}
+
+/// Whether `dir` can be a child's working directory now; why not, in words.
+pub fn dir_usable(dir: &std::path::Path) -> Result<(), DirUnusable> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(DirUnusable(format!("{} is not a directory", dir.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(DirUnusable(format!("{} is gone", dir.display())))
+        }
+        Err(e) => Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
+    }
+}
+
 /// Where the PTY threads report, shared by every child spawned in the same pane.
 type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;
 
@@ -179,6 +205,9 @@ impl ChildPty {
         queued: Arc<AtomicUsize>,
         quiet: bool,
     ) -> Result<Self> {
+        if let Some(dir) = &spec.cwd {
+            dir_usable(dir)?;
+        }
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: rows.max(1),
@@ -288,6 +317,11 @@ impl ChildPty {
 
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// The directory the child is started in (`None`: pokeshell's own).
+    pub fn cwd(&self) -> Option<&std::path::Path> {
+        self.spec.cwd.as_deref()
     }
 
     /// The loop asks for quiet spells (it runs, on a runtime), or for no more: then the reading

@@ -43,7 +43,7 @@ use self::view::PiInfo;
 pub use self::workspace::WorkspaceRequest;
 pub use self::world::{Effect, Input};
 pub use crate::brief::{Attention, SessionBrief, order_briefs};
-use crate::config::Settings;
+use crate::config::{KeyId, Settings};
 use crate::screen::ChildModes;
 use crate::spec::SessionSpec;
 use crate::supervisor::{Now, Supervisor, View};
@@ -179,6 +179,7 @@ impl Session {
             }
             Input::ChildStopped => fx.push(Effect::Suspend),
             Input::ChildExited { code, signal } => self.on_child_exited(code, signal, now, &mut fx),
+            Input::ChildNotStarted { why } => self.on_child_not_started(why, now, &mut fx),
             Input::LoopAway { ms } => {
                 self.watch.away(ms, now);
                 self.supervise(crate::supervisor::Event::TimeAway { ms }, now, &mut fx);
@@ -241,6 +242,10 @@ impl Session {
             self.keys.set_release_events(m.reports_releases());
             fx.push(Effect::HostModes(m));
         }
+        let host_bytes = match self.settings.get().get(KeyId::Clipboard).as_bool() {
+            Some(true) => host_bytes,
+            _ => upward::without_clipboard_writes(&host_bytes).unwrap_or(host_bytes),
+        };
         if !host_bytes.is_empty() {
             let titled = self.upward.note_host_bytes(&host_bytes);
             fx.push(Effect::ToHost(host_bytes));

@@ -10,7 +10,7 @@ use anyhow::Result;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::term::pty::ChildExit;
+use crate::term::pty::{ChildExit, DirUnusable};
 use pokeshell_core::session::Input;
 use pokeshell_core::supervisor::ledger::rule;
 use pokeshell_core::supervisor::{LedgerKind, LedgerRecord};
@@ -46,6 +46,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// The child exited. Returns the exit when the loop ends with it; `None` when a new child runs.
     pub(super) fn child_exited(&mut self, exit: ChildExit) -> Result<Option<ChildExit>> {
         self.child_alive = false;
+        self.last_exit = exit;
         if self.shutting_down {
             return Ok(Some(exit));
         }
@@ -58,7 +59,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             code: exit.code,
             signal: exit.signal,
         })?;
-        Ok((!self.child_alive).then_some(exit))
+        // A relaunch that could not start (its directory is gone) waits for the user's poke.
+        Ok((!self.child_alive && self.not_started.is_none()).then_some(exit))
     }
 
     /// The kill after the grace; a relaunch waits for the killed child only so long.
@@ -115,7 +117,21 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         lock(&self.mirror).reset();
         self.output_pending.store(false, Ordering::Release);
         self.output_closed = false;
-        let pid = self.child.respawn(args)?;
+        let pid = match self.child.respawn(args) {
+            Ok(pid) => pid,
+            // Never anywhere else: the session says why and waits for a poke to try again.
+            Err(e) => match e.downcast_ref::<DirUnusable>() {
+                Some(why) => {
+                    // What the killed pi left running is ended all the same.
+                    tokio::task::spawn_blocking(|| crate::term::reaper::end_orphans(ORPHAN_GRACE));
+                    self.not_started = Some(self.last_exit);
+                    self.dirty = true;
+                    return self.input(Input::ChildNotStarted { why: why.to_string() });
+                }
+                None => return Err(e),
+            },
+        };
+        self.not_started = None;
         self.child_alive = true;
         if self.gate_each_start {
             self.typing.hold_until_ready(std::time::Instant::now());

@@ -84,6 +84,8 @@ pub struct Watch {
     pub restarting: Option<RestartCause>,
     /// The last restart (or refusal) in words, for the side pane.
     pub last: Option<(String, Tone)>,
+    /// A relaunch that could not start, and why: pi's directory cannot be used. A poke tries again.
+    pub not_started: Option<(RestartCause, String)>,
 }
 
 impl Watch {
@@ -93,6 +95,7 @@ impl Watch {
         self.exited = false;
         self.abort_at = None;
         self.restarting = None;
+        self.not_started = None;
     }
 
     pub fn alive(&mut self, now: Now) {
@@ -281,6 +284,46 @@ impl Session {
         if failed && self.watch.mid_run && self.opts.bridge.as_ref().is_some_and(Result::is_ok) {
             self.restart(RestartCause::Died { code, signal }, now, fx);
         }
+    }
+
+    /// RST-D2: the relaunch did not start, as pi's directory cannot be used; pi is started nowhere
+    /// else. The session says why and how to go on; the run stays to be resumed once pi starts.
+    pub(super) fn on_child_not_started(&mut self, why: String, now: Now, fx: &mut Vec<Effect>) {
+        let Some(cause) = self.watch.restarting.take() else {
+            return;
+        };
+        self.watch.not_started = Some((cause, why.clone()));
+        self.watch.last = Some((format!("pi not started again: {why}"), Tone::Error));
+        let reason = format!(
+            "{}; pi was not started again because {why}, and pokeshell starts it nowhere else: \
+             once the directory is back, poke the session (the prefix key, then p) to start pi there",
+            cause.describe()
+        );
+        let event = sup::Event::RestartRefused {
+            rule: rule::RESTART_NO_DIR,
+            reason,
+        };
+        self.supervise(event, now, fx);
+        fx.push(Effect::Redraw);
+    }
+
+    /// The user's poke after [`Self::on_child_not_started`]: the relaunch is tried again (its
+    /// directory is checked again). `false`: no relaunch was waiting.
+    pub(super) fn start_again_after_refusal(&mut self, fx: &mut Vec<Effect>) -> bool {
+        let (Some((cause, _)), None, Some(file)) = (
+            &self.watch.not_started,
+            self.watch.restarting,
+            self.watch.session_file.as_deref(),
+        ) else {
+            return false;
+        };
+        let cause = *cause;
+        let args = relaunch_args(&self.opts.child_args, file);
+        self.watch.restarting = Some(cause);
+        self.watch.last = Some(("starting pi again, as asked".to_string(), Tone::Warn));
+        fx.push(Effect::Respawn { args });
+        fx.push(Effect::Redraw);
+        true
     }
 
     /// RST-S1: the first child of a session that a restarted server relaunched mid-run. The supervisor
