@@ -84,6 +84,11 @@ pub fn prepare(plan: Plan) -> Result<Target, String> {
         Err(e) => return Err(format!("cannot use the directory {}: {e}", dir.display())),
     }
     if let Some(branch) = &worktree {
+        // The name is checked before git makes anything: a refused one leaves nothing behind.
+        let would = name
+            .clone()
+            .unwrap_or_else(|| crate::git::worktree::session_name(branch));
+        pokeshell_core::safe_text::check_name(&would)?;
         let ensured = crate::git::worktree::ensure(&dir, branch)?;
         dir = ensured.path;
         name = name.or_else(|| Some(crate::git::worktree::session_name(branch)));
