@@ -14,7 +14,6 @@ pub mod remote_list;
 mod remote_screen;
 mod restore_look;
 pub mod restoring;
-mod route;
 mod saver;
 pub mod serve;
 mod session_thread;

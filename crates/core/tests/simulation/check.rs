@@ -201,6 +201,11 @@ impl World {
                 .fail(format!("prompts {missing:?} never reached the model"));
         }
         let Some(server) = &self.server else { return };
+        if server.sims.is_empty() && self.clients.is_empty() {
+            return self
+                .check
+                .fail("the server has no session and no client left, yet it does not end".into());
+        }
         let mut why = None;
         for (n, sim) in &server.sims {
             if !sim.pi.alive || sim.pi.frozen {
@@ -212,9 +217,12 @@ impl World {
                 ));
                 break;
             }
-            let deadline = sim.session.supervisor().next_deadline();
-            if sim.pi.editable() && deadline.is_some() {
-                let view = sim.session.supervisor().state_size();
+            let supervisor = sim.session.supervisor();
+            let deadline = supervisor.next_deadline();
+            // A wakeup the agent asked for, or a planned resume, is a timer that is owed.
+            let owed = supervisor.state_size().wakeups > 0 || supervisor.limit_wait_pending();
+            if sim.pi.editable() && deadline.is_some() && !owed {
+                let view = supervisor.state_size();
                 why = Some(format!(
                     "session {n}: a timer left behind ({} ms from now) on an idle pi: {view:?}",
                     deadline.unwrap_or(0) as i64 - self.now as i64

@@ -199,3 +199,40 @@ fn seed_1348_a_wakeup_due_at_a_relaunch_fires_once_after_the_restart_resume() {
         trace.join("\n")
     );
 }
+
+/// A session is opened with its first prompt on the command line; its pi reads it, and the server is
+/// killed before the list naming pi's conversation is on disk. The restored session's pi was started
+/// with that command line again, so the prompt reached the model a second time, in a new
+/// conversation. A session brought back without a known conversation now starts without its first
+/// prompt, and says so.
+#[test]
+fn seed_4232_a_prompt_on_the_command_line_is_not_sent_again_after_a_server_crash() {
+    use crate::history::Ending;
+    let task = |turns| Task {
+        turns,
+        ending: Ending::Done,
+    };
+    let steps = vec![
+        at(
+            0.0,
+            Act::OpenNew {
+                dir: 0,
+                prompt: Some(task(1)),
+            },
+        ),
+        at(
+            2.4,
+            Act::OpenNew {
+                dir: 1,
+                prompt: Some(task(2)),
+            },
+        ),
+        at(4.9, Act::CrashServer { back_s: 58 }),
+    ];
+    let trace = replay(4232, steps);
+    assert!(
+        told(&trace, "without the prompt it was first given"),
+        "the restored session says its prompt is not sent again:\n{}",
+        trace.join("\n")
+    );
+}
