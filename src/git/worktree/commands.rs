@@ -96,11 +96,19 @@ pub fn remove(main: &Path, path: &Path) -> Result<(), String> {
 pub fn ignored(dir: &Path) -> Result<Vec<String>, String> {
     let ran = git(
         dir,
-        &["status", "--porcelain", "--ignored=matching", "--untracked-files=normal"],
+        &[
+            "status",
+            "--porcelain",
+            "--ignored=matching",
+            "--untracked-files=normal",
+        ],
         READ_DEADLINE,
     )?;
     if !ran.success() {
-        return Err(failed(&format!("cannot read the state of {}", dir.display()), &ran));
+        return Err(failed(
+            &format!("cannot read the state of {}", dir.display()),
+            &ran,
+        ));
     }
     Ok(String::from_utf8_lossy(&ran.stdout)
         .lines()
