@@ -101,8 +101,7 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     child_alive: bool,
     /// How the last child exited.
     last_exit: ChildExit,
-    /// A relaunch did not start (its directory cannot be used): no child runs, the session waits
-    /// for the user's poke; the last child's exit is the session's if it ends meanwhile.
+    /// A relaunch did not start (no directory): no child runs until a poke; the exit to end with.
     not_started: Option<ChildExit>,
     /// The server ended the session (SIGTERM: a kill, or the server shutting down): no relaunch.
     shutting_down: bool,
@@ -159,10 +158,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             output_closed: false,
             respawn: None,
             child_alive: true,
-            last_exit: ChildExit {
-                code: 0,
-                signal: None,
-            },
+            last_exit: ChildExit::default(),
             not_started: None,
             shutting_down: false,
             program_status_seq: 0,
@@ -177,18 +173,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// The server ended the session (a kill, a shutdown): the child's exit ends the loop.
     pub fn shutting_down(&self) -> bool {
         self.shutting_down
-    }
-
-    /// After the child's exit: its last output may still be on the way (the exit can overtake it);
-    /// waits for the reader to finish, briefly, so the final screen is whole.
-    pub async fn drain_output(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) {
-        let until = Instant::now() + Duration::from_millis(300);
-        while !self.output_closed {
-            match tokio::time::timeout_at(until, rx.recv()).await {
-                Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => self.output_closed = true,
-                Ok(Some(_)) => {}
-            }
-        }
     }
 
     /// Runs until the child exits (or the event source ends); returns how it exited. While it
@@ -235,9 +219,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                     }
                 }
                 Some(Some(ev)) => {
-                    self.on_world(ev)?;
-                    // Ended while no child runs (a relaunch that could not start): nothing to wait for.
-                    if let (true, Some(exit)) = (self.shutting_down, self.not_started) {
+                    if let Some(exit) = self.on_world_then_end(ev)? {
                         return Ok(exit);
                     }
                 }

@@ -364,6 +364,9 @@ mod tests;
 mod restart_tests;
 
 #[cfg(test)]
+mod restart_dir_tests;
+
+#[cfg(test)]
 mod server_restart_tests;
 
 #[cfg(test)]

@@ -7,10 +7,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::Result;
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
-use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::term::pty::{ChildExit, DirUnusable};
+use super::{Bridge, Child, Layer, Loop, Screen, WorldEvent, lock};
+use crate::term::pty::{ChildExit, DirUnusable, PtyEvent};
 use pokeshell_core::session::Input;
 use pokeshell_core::supervisor::ledger::rule;
 use pokeshell_core::supervisor::{LedgerKind, LedgerRecord};
@@ -140,6 +141,25 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         tokio::task::spawn_blocking(|| crate::term::reaper::end_orphans(ORPHAN_GRACE));
         self.dirty = true;
         self.input(Input::ChildStarted { pid })
+    }
+
+    /// After the child's exit: its last output may still be on the way (the exit can overtake it);
+    /// waits for the reader to finish, briefly, so the final screen is whole.
+    pub async fn drain_output(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) {
+        let until = Instant::now() + Duration::from_millis(300);
+        while !self.output_closed {
+            match tokio::time::timeout_at(until, rx.recv()).await {
+                Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => self.output_closed = true,
+                Ok(Some(_)) => {}
+            }
+        }
+    }
+
+    /// One event from the world; the exit to end with when the session was ended while no child
+    /// runs (a relaunch that could not start): there is nothing to wait for.
+    pub(super) fn on_world_then_end(&mut self, ev: WorldEvent) -> Result<Option<ChildExit>> {
+        self.on_world(ev)?;
+        Ok(self.not_started.filter(|_| self.shutting_down))
     }
 
     /// Tells the session how long the loop did not run, when it woke far later than `planned`.
