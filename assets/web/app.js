@@ -7,6 +7,7 @@
   const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0,
     view: "term", talk: new PS.Talk($("talk")), talkSeen: { epoch: 0, seq: 0 }, digests: {} };
   window.PS.app = app;
+  PS.send = (msg) => send(msg);
   const NEW = "new session";
   // The login lives in this origin's own storage (docs/web.md): sent by the page on purpose, as a
   // subprotocol of its socket and as a bearer on its requests, never by the browser on its own.
@@ -176,9 +177,20 @@
     askTalk();
   }
 
+  // A push's Open link names its session (/?session=N): opened once the list names it.
+  let asked = new URLSearchParams(location.search).get("session");
+  function openAsked() {
+    if (!asked) return;
+    const s = app.sessions.find((x) => num(x.name) === asked);
+    asked = null;
+    history.replaceState(null, "", location.pathname);
+    if (s && app.current !== s.name) open(s.name, true);
+  }
+
   function updateActions() {
     const s = app.sessions.find((x) => x.name === app.current);
     $("resume").classList.toggle("hidden", !(s && s.attention === "limit"));
+    if (PS.guardActions) PS.guardActions(s, $("guard-actions"));
     $("talk-resume").classList.toggle("hidden", !(s && s.attention === "limit"));
   }
 
@@ -192,6 +204,7 @@
         showDigests();
         updateActions();
         askDigests();
+        openAsked();
         break;
       case "attached": {
         const wasNew = app.current === NEW;
@@ -258,6 +271,7 @@
     ws.onopen = () => {
       opened = true;
       $("conn").textContent = "live";
+      if (PS.tellVisible) PS.tellVisible();
       if (app.current && app.current !== NEW) open(app.current, app.watch);
     };
     ws.onmessage = (ev) => {

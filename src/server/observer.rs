@@ -80,6 +80,13 @@ impl Layer for Observer {
     }
 
     fn observe_effect(&mut self, effect: &Effect) {
+        if let Effect::Guard(note) = effect {
+            let ev = ServerEvent::Guard {
+                number: self.number,
+                note: note.clone(),
+            };
+            let _ = self.server.send(ev.into());
+        }
         if let Effect::Ledger(record) = effect {
             let said = self.heard.record(record);
             self.tell_said(said);
@@ -117,6 +124,9 @@ impl Layer for Observer {
             brief: Some(brief),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
+            need: session.need(now),
+            finished: session.finished().clone(),
+            push: session.push_policy(),
         };
         if self.last.as_ref() != Some(&report) {
             self.last = Some(report.clone());

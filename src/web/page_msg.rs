@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::new_session::{self, Form, Plan};
 use pokeshell_core::talk::Entry;
-use pokeshell_core::wire::{AwayDigest, Down, Listing, Seen, SessionCommand, Target, Up};
+use pokeshell_core::wire::{AwayDigest, Down, GuardAnswer, Listing, Seen, SessionCommand, Target, Up};
 
 /// The largest message the page may send. Typing and pasting fit; anything bigger is refused.
 pub const MAX_PAGE_MESSAGE: usize = 64 << 10;
@@ -53,8 +53,23 @@ pub enum FromPage {
     Kill {
         session: String,
     },
+    /// A guard rail's pause in `session` answered: allow more (`usd`, else what it offered) and go on.
+    Allow {
+        session: String,
+        #[serde(default)]
+        usd: Option<f64>,
+    },
+    /// ... or leave it stopped.
+    Leave {
+        session: String,
+    },
     /// Stop showing the session.
     Close,
+    /// The page is visible to its person, or no longer (`document.visibilityState`): a visible page
+    /// showing a session keeps pushes about it away.
+    Visible {
+        visible: bool,
+    },
     /// Tell the page the conversation of `session` after item `since` of log `epoch`, then each new
     /// item (the conversation view).
     Talk {
@@ -166,7 +181,16 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             return Ok(Ask::New { plan, cols, rows });
         }
         FromPage::Kill { session } => Up::Kill { name: session },
+        FromPage::Allow { session, usd } => Up::Guard {
+            session,
+            answer: GuardAnswer::Allow { usd },
+        },
+        FromPage::Leave { session } => Up::Guard {
+            session,
+            answer: GuardAnswer::Leave,
+        },
         FromPage::Close => Up::Detach,
+        FromPage::Visible { visible } => Up::Visible { visible },
         FromPage::Talk {
             session,
             epoch,
@@ -207,7 +231,9 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         Down::Exited { code, .. } => ToPage::Exited { code },
         Down::Detached { reason } => ToPage::Detached { reason },
         // Said once to the next client: a page shows it as it shows an answer.
-        Down::Done { message } | Down::Notice { message } => ToPage::Done { message },
+        Down::Done { message } | Down::Notice { message } | Down::Acted { message } => {
+            ToPage::Done { message }
+        }
         Down::Error { message } => ToPage::Error { message },
         Down::Note { session, text } => ToPage::Note { session, text },
         Down::Said {
@@ -263,6 +289,20 @@ mod tests {
         assert_eq!(
             to_wire(parse(r#"{"type":"input","data":"hi\r"}"#).unwrap(), "/h"),
             Ok(Ask::Wire(Up::Input(b"hi\r".to_vec())))
+        );
+        assert_eq!(
+            to_wire(parse(r#"{"type":"allow","session":"2"}"#).unwrap(), "/h"),
+            Ok(Ask::Wire(Up::Guard {
+                session: "2".into(),
+                answer: GuardAnswer::Allow { usd: None }
+            }))
+        );
+        assert_eq!(
+            to_wire(parse(r#"{"type":"leave","session":"2"}"#).unwrap(), "/h"),
+            Ok(Ask::Wire(Up::Guard {
+                session: "2".into(),
+                answer: GuardAnswer::Leave
+            }))
         );
         assert_eq!(
             to_wire(parse(r#"{"type":"handoff","focus":"tests"}"#).unwrap(), "/h"),

@@ -4,10 +4,12 @@
 //! or the environment, and nothing writes anywhere: the event loop (`event_loop`) does that and
 //! brings the results back as inputs, so the same logic runs in tests without a terminal.
 
+mod away;
 mod brief;
 mod child;
 mod draw;
 mod flash;
+mod guard_view;
 mod input;
 mod keyboards;
 mod layout;
@@ -205,6 +207,7 @@ impl Session {
                 fx.push(Effect::Redraw);
             }
             Input::Request(request) => self.on_client_request(request, now, &mut fx),
+            Input::Away(answer) => self.on_away(answer, now, &mut fx),
             Input::Tick => self.on_tick(now, &mut fx),
             Input::Redraw => fx.push(Effect::Redraw),
             Input::Resize { cols, rows } => {
@@ -227,6 +230,14 @@ impl Session {
                 self.utc_offset_secs = utc_offset_secs;
                 self.supervisor.set_utc_offset(utc_offset_secs);
                 fx.push(Effect::Redraw);
+            }
+            Input::Guard(order) => {
+                use crate::supervisor::guard::circuit::GuardOrder;
+                let event = match order {
+                    GuardOrder::Daily(news) => crate::supervisor::Event::Daily(news),
+                    GuardOrder::Breaker(order) => crate::supervisor::Event::Breaker(order),
+                };
+                self.supervise(event, now, &mut fx);
             }
         }
         if upward {

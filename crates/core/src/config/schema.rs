@@ -37,6 +37,7 @@ pub enum Group {
     Recovery,
     Wakeups,
     Handoff,
+    Guards,
     Display,
 }
 
@@ -47,6 +48,7 @@ impl Group {
             Group::Recovery => "Recovery",
             Group::Wakeups => "Wakeups",
             Group::Handoff => "Handoff",
+            Group::Guards => "Guard rails",
             Group::Display => "Display",
         }
     }
@@ -78,6 +80,14 @@ pub enum KeyId {
     HandoffPercent,
     HandoffEnabled,
     HandoffSave,
+    BudgetUsd,
+    DailyBudgetUsd,
+    MaxCallsPerRun,
+    SameCallRepeats,
+    AlternatingRepeats,
+    SameReplyRepeats,
+    IdlePokes,
+    PollWaitSeconds,
     PrefixKey,
     SidePaneWidth,
     SidePaneVisibility,
@@ -90,6 +100,11 @@ pub enum KeyId {
     Machines,
     MachineTimeoutSeconds,
     WebListen,
+    PushWhen,
+    AwayMinutes,
+    QuietHours,
+    PushFinished,
+    NtfyUrl,
     WebPublicUrl,
     WebHosts,
     WebTlsCert,
@@ -103,6 +118,9 @@ pub enum ValueKind {
     Bool,
     /// A whole JSON number from `min` to `max`, both included.
     Int { min: i64, max: i64 },
+    /// 0 (off), or a whole JSON number from `min` to `max`: a threshold where 1 would mean "every
+    /// time" (the guard rails' repeats).
+    IntOrOff { min: i64, max: i64 },
     /// A finite JSON number above `above` (excluded) and at most `max`.
     Number { above: f64, max: f64 },
     /// A finite JSON number from `min` to `max`, both included.
@@ -113,6 +131,8 @@ pub enum ValueKind {
     KeyChord,
     /// One line of text, at most `max_chars` characters; empty is allowed (and means "none").
     Text { max_chars: usize },
+    /// A span of the day in local time, `HH:MM-HH:MM`; empty is allowed (none). See `config::hours`.
+    Hours,
 }
 
 impl ValueKind {
@@ -189,6 +209,7 @@ impl KeySpec {
         match self.kind {
             ValueKind::Bool => "true or false".to_string(),
             ValueKind::Int { min, max } => format!("a whole number from {min} to {max}"),
+            ValueKind::IntOrOff { min, max } => format!("0 (off) or a whole number from {min} to {max}"),
             ValueKind::Number { above, max } => format!("a number above {above} and at most {max}"),
             ValueKind::NumberFrom { min, max } => format!("a number from {min} to {max}"),
             ValueKind::Choice(choices) => format!("one of {}", choices.join(", ")),
@@ -196,6 +217,7 @@ impl KeySpec {
             ValueKind::Text { max_chars } => {
                 format!("one line of at most {max_chars} characters; empty for none")
             }
+            ValueKind::Hours => "a span of the day such as 22:00-07:00; empty for none".to_string(),
         }
     }
 
@@ -203,11 +225,12 @@ impl KeySpec {
     pub fn type_name(&self) -> &'static str {
         match self.kind {
             ValueKind::Bool => "boolean",
-            ValueKind::Int { .. } => "integer",
+            ValueKind::Int { .. } | ValueKind::IntOrOff { .. } => "integer",
             ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => "number",
             ValueKind::Choice(_) => "string (choice)",
             ValueKind::KeyChord => "string (key)",
             ValueKind::Text { .. } => "string",
+            ValueKind::Hours => "string (HH:MM-HH:MM)",
         }
     }
 
@@ -225,18 +248,21 @@ impl KeySpec {
                 | KeyId::WebHosts
                 | KeyId::WebTlsCert
                 | KeyId::WebTlsKey
+                | KeyId::NtfyUrl
+                | KeyId::DailyBudgetUsd
         )
     }
 }
 
 const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const WINDOW_TITLE_CHOICES: &[&str] = &["auto", "on", "off"];
+const PUSH_WHEN_CHOICES: &[&str] = &["away", "always", "never"];
 /// Where `pokeshell web` listens unless told otherwise: loopback only (docs/web.md).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 39] = [
+pub static KEYS: [KeySpec; 52] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -530,6 +556,109 @@ pub static KEYS: [KeySpec; 39] = [
         label: "Keep handoff documents",
         description: "Write each handoff document as a file next to the session file.",
     },
+    // The guard rails for unattended runs (docs/supervision.md, "Guard rails").
+    KeySpec {
+        id: KeyId::BudgetUsd,
+        block: Block::Pokeshell,
+        name: "budgetUsd",
+        group: Group::Guards,
+        kind: ValueKind::NumberFrom {
+            min: 0.0,
+            max: 10_000.0,
+        },
+        unit: Unit::None,
+        default: DefaultValue::Number(25.0),
+        label: "Session budget (USD)",
+        description: "What one session may cost, as pi prices its model's tokens, before pokeshell stops \
+                      its run and asks you to allow more; 0 sets no budget.",
+    },
+    KeySpec {
+        id: KeyId::DailyBudgetUsd,
+        block: Block::Pokeshell,
+        name: "dailyBudgetUsd",
+        group: Group::Guards,
+        kind: ValueKind::NumberFrom {
+            min: 0.0,
+            max: 100_000.0,
+        },
+        unit: Unit::None,
+        default: DefaultValue::Number(100.0),
+        label: "Daily budget (USD)",
+        description: "What all your sessions together may cost in a day (your local day) before every \
+                      one is stopped and you are asked; 0 sets none. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::MaxCallsPerRun,
+        block: Block::Pokeshell,
+        name: "maxCallsPerRun",
+        group: Group::Guards,
+        kind: ValueKind::Int { min: 0, max: 100_000 },
+        unit: Unit::None,
+        default: DefaultValue::Int(400),
+        label: "Model calls without you",
+        description: "Model calls the agent may make since you last typed before pokeshell stops it and \
+                      asks you; it guards models pi has no prices for too. 0 sets no cap.",
+    },
+    KeySpec {
+        id: KeyId::SameCallRepeats,
+        block: Block::Pokeshell,
+        name: "sameCallRepeats",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(5),
+        label: "Same call, same result",
+        description: "Times in a row the same tool call may bring the same result before the \
+                      escalation ladder takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::AlternatingRepeats,
+        block: Block::Pokeshell,
+        name: "alternatingRepeats",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(4),
+        label: "Two calls taking turns",
+        description: "Rounds of two tool calls taking turns (A, B, A, B) with unchanged results before \
+                      the ladder takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::SameReplyRepeats,
+        block: Block::Pokeshell,
+        name: "sameReplyRepeats",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(4),
+        label: "Same reply again",
+        description: "Runs in a row, since you last typed, that may end on the very same reply before \
+                      the ladder takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::IdlePokes,
+        block: Block::Pokeshell,
+        name: "idlePokes",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(3),
+        label: "Pokes that bring nothing",
+        description: "pokeshell's own pokes in a row that may bring no new tool call before the ladder \
+                      takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::PollWaitSeconds,
+        block: Block::Pokeshell,
+        name: "pollWaitSeconds",
+        group: Group::Guards,
+        kind: ValueKind::Int { min: 0, max: 3600 },
+        unit: Unit::Seconds,
+        default: DefaultValue::Int(5),
+        label: "A wait that makes a poll",
+        description: "A tool call that runs this long (a sleep, a watch) is a wait: repeats with such a \
+                      wait between them are a poll, not a loop. 0: only wakeups count as waits.",
+    },
     KeySpec {
         id: KeyId::PrefixKey,
         block: Block::Pokeshell,
@@ -678,6 +807,67 @@ pub static KEYS: [KeySpec; 39] = [
                       whoever reaches it and logs in drive your agents. Read only from the global \
                       settings; --listen overrides it.",
     },
+    KeySpec {
+        id: KeyId::PushWhen,
+        block: Block::Pokeshell,
+        name: "pushWhen",
+        group: Group::Display,
+        kind: ValueKind::Choice(PUSH_WHEN_CHOICES),
+        unit: Unit::None,
+        default: DefaultValue::Choice("away"),
+        label: "Push to the phone",
+        description: "When an agent needs you (a question, a give-up, a provider limit, …) pokeshell \
+                      pushes it to pokeshell.ntfyUrl: away (only while nobody typed into the session \
+                      for awayMinutes and no page shows it), always, or never (docs/away.md).",
+    },
+    KeySpec {
+        id: KeyId::AwayMinutes,
+        block: Block::Pokeshell,
+        name: "awayMinutes",
+        group: Group::Display,
+        kind: ValueKind::Int { min: 1, max: 1440 },
+        unit: Unit::None,
+        default: DefaultValue::Int(3),
+        label: "Away after (minutes)",
+        description: "You count as away from a session when no terminal on it typed for this many \
+                      minutes and no page showing it is visible.",
+    },
+    KeySpec {
+        id: KeyId::QuietHours,
+        block: Block::Pokeshell,
+        name: "quietHours",
+        group: Group::Display,
+        kind: ValueKind::Hours,
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Quiet hours",
+        description: "A span of the day in local time, e.g. 22:00-07:00, when nothing is pushed; what \
+                      still waits for you at its end is pushed then. Empty: none.",
+    },
+    KeySpec {
+        id: KeyId::PushFinished,
+        block: Block::Pokeshell,
+        name: "pushFinished",
+        group: Group::Display,
+        kind: ValueKind::Bool,
+        unit: Unit::None,
+        default: DefaultValue::Bool(false),
+        label: "Push finished runs",
+        description: "Also push when a run simply finished (no question) while you were away.",
+    },
+    KeySpec {
+        id: KeyId::NtfyUrl,
+        block: Block::Pokeshell,
+        name: "ntfyUrl",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 500 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "ntfy topic URL",
+        description: "The ntfy topic pushes go to, e.g. https://ntfy.sh/some-long-secret-name (a \
+                      self-hosted server works too); its access token is kept apart (docs/away.md). \
+                      Read only from the global settings; empty pushes nothing.",
+    },
     // The web view reached from a phone (docs/web.md): the address links carry, the names it
     // answers to, and its own TLS. Read when the web view starts.
     KeySpec {
@@ -795,6 +985,7 @@ mod tests {
                 Group::Recovery,
                 Group::Wakeups,
                 Group::Handoff,
+                Group::Guards,
                 Group::Display
             ]
         );

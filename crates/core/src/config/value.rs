@@ -95,6 +95,14 @@ impl KeySpec {
                     Err(expected())
                 }
             }
+            ValueKind::IntOrOff { min, max } => {
+                let n = json_integer(value).ok_or_else(expected)?;
+                if n == 0 || (min..=max).contains(&n) {
+                    Ok(SettingValue::Int(n))
+                } else {
+                    Err(expected())
+                }
+            }
             ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => {
                 let n = value.as_f64().filter(|n| n.is_finite()).ok_or_else(expected)?;
                 if self.kind.number_in_range(n) {
@@ -133,6 +141,10 @@ impl KeySpec {
                 let s = joined.as_deref().or(value.as_str()).ok_or_else(expected)?;
                 one_line(s, max_chars).ok_or_else(expected)
             }
+            ValueKind::Hours => {
+                let s = value.as_str().ok_or_else(expected)?;
+                hours(s).map_err(|e| format!("{}: {e}", expected()))
+            }
         }
     }
 
@@ -150,6 +162,10 @@ impl KeySpec {
                 Ok(n) if (min..=max).contains(&n) => Ok(SettingValue::Int(n)),
                 _ => Err(expected()),
             },
+            ValueKind::IntOrOff { min, max } => match text.parse::<i64>() {
+                Ok(n) if n == 0 || (min..=max).contains(&n) => Ok(SettingValue::Int(n)),
+                _ => Err(expected()),
+            },
             ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => {
                 match text.trim_end_matches(['%', '$']).trim().parse::<f64>() {
                     Ok(n) if n.is_finite() && self.kind.number_in_range(n) => Ok(SettingValue::Number(n)),
@@ -162,6 +178,7 @@ impl KeySpec {
                 .map(|k| SettingValue::Text(k.canonical()))
                 .map_err(|e| format!("{}: {e}", expected())),
             ValueKind::Text { max_chars } => one_line(text, max_chars).ok_or_else(expected),
+            ValueKind::Hours => hours(text).map_err(|e| format!("{}: {e}", expected())),
         }
     }
 
@@ -169,6 +186,11 @@ impl KeySpec {
     pub fn accepts(&self, value: &SettingValue) -> bool {
         self.parse_json(&value.to_json()).as_ref() == Ok(value)
     }
+}
+
+/// A span of the day, kept as written once it parses (trimmed; empty is none).
+fn hours(text: &str) -> Result<SettingValue, String> {
+    super::hours::QuietHours::parse(text).map(|_| SettingValue::Text(text.trim().to_string()))
 }
 
 /// `text` trimmed, if it is one line (no control characters) of at most `max_chars` characters.

@@ -129,6 +129,9 @@ impl World {
             brief: Some(sim.session.brief(now)),
             session_file: sim.session.pi_session_file().map(str::to_string),
             mid_run: sim.session.mid_run(),
+            need: sim.session.need(now),
+            finished: sim.session.finished().clone(),
+            push: sim.session.push_policy(),
         };
         if sim.report.as_ref() != Some(&report) {
             sim.report = Some(report.clone());
@@ -182,6 +185,8 @@ impl World {
                 command: String::new(),
             }),
             Effect::Workspace { client, req } => self.server_hears(ServerEvent::Request { id: client, req }),
+            // The guard rails that span sessions (GUARD-B2, GUARD-K1..K3): the server's core decides.
+            Effect::Guard(note) => self.server_hears(ServerEvent::Guard { number, note }),
             // Read off the loop's thread in the binary: the answer comes after this input's effects.
             Effect::LoadSettings(_) => {
                 let era = self.era;
