@@ -101,10 +101,19 @@ fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
     let mut name = args.name.clone();
     let mut base = None;
     if let Some(branch) = &args.worktree {
+        // The session's name is checked before git makes anything: a refused one leaves nothing.
+        let would = name
+            .clone()
+            .unwrap_or_else(|| pokeshell::git::worktree::session_name(branch));
+        if let Err(e) = pokeshell_core::safe_text::check_name(&would) {
+            eprintln!("pokeshell: {e}; nothing was created");
+            return ExitCode::from(2);
+        }
         match pokeshell::git::worktree::ensure(&dir, branch) {
             Ok(w) => {
                 let how = if w.created { "created" } else { "reusing" };
-                eprintln!("pokeshell: {how} the worktree {}", w.path.display());
+                let shown = pokeshell_core::safe_text::escape(&w.path.to_string_lossy());
+                eprintln!("pokeshell: {how} the worktree {shown}");
                 // Without it, the session records the commit checked out as it starts.
                 base = pokeshell::git::changes::base::of_worktree(&w.path, w.created)
                     .ok()
@@ -113,7 +122,7 @@ fn new_session(globals: &Cli, args: &NewArgs) -> ExitCode {
                 name = name.or_else(|| Some(pokeshell::git::worktree::session_name(branch)));
             }
             Err(e) => {
-                eprintln!("pokeshell: {e}");
+                eprintln!("pokeshell: {}", pokeshell_core::safe_text::escape(&e));
                 return ExitCode::from(2);
             }
         }

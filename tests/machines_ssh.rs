@@ -419,11 +419,16 @@ fn broken_machines_get_a_clear_message_and_hold_up_nothing() {
         "newer",
         "echo '{\"schema\":2,\"version\":\"9.9.9\",\"sessions\":[]}'",
     );
+    // Issue 34, low 4: another machine's words reached this terminal raw (a clipboard write here).
+    sshd.machine(
+        "hostile",
+        "printf '%s\\n' '{\"schema\":2,\"version\":\"9.9.9\\u001b]52;c;eA==\\u0007\",\"sessions\":[]}'",
+    );
     sshd.stranger("stranger");
     let model = model_server();
     let here = Here::new(
         &model,
-        "garbage flood bare older newer stranger nosuch.invalid",
+        "garbage flood bare older newer hostile stranger nosuch.invalid",
         sshd.ssh_command(),
     );
     let (doc, took) = here.ls_all();
@@ -463,6 +468,20 @@ fn broken_machines_get_a_clear_message_and_hold_up_nothing() {
         let out = here.run(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out));
         assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+    for args in [vec!["attach", "hostile:x"], vec!["new", "--on", "hostile", "-d"]] {
+        let out = here.run(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("9.9.9\\x1b]52;c;eA=="),
+            "{args:?}: {}",
+            text(&out)
+        );
+        assert!(
+            !out.stderr.contains(&0x1b) && !out.stdout.contains(&0x1b),
+            "{args:?}: raw escapes reached the terminal: {}",
+            text(&out)
+        );
     }
     assert!(
         sshd.log().is_empty() || !sshd.log().contains("fatal"),

@@ -111,6 +111,43 @@ fn a_worktree_with_changes_is_kept_and_a_clean_one_removed() {
 }
 
 /// Runs pokeshell in `dir` with `env`'s environment and `home`'s server.
+/// Issue 34, low 7: `kill --remove-worktree` deleted the files git ignores (`.env`, `build/`) and
+/// removed a worktree the user made by hand, reused because its branch matched.
+#[test]
+fn ignored_files_and_hand_made_worktrees_are_kept() {
+    let (tmp, repo) = repo();
+    std::fs::write(repo.join(".gitignore"), ".env\nbuild/\n").unwrap();
+    git(&repo, &["add", ".gitignore"]);
+    git(&repo, &["commit", "-q", "-m", "ignore"]);
+    let w = worktree::ensure(&repo, "feat").unwrap().path;
+    std::fs::write(w.join(".env"), "TOKEN=secret\n").unwrap();
+    std::fs::create_dir(w.join("build")).unwrap();
+    std::fs::write(w.join("build/out.bin"), "x").unwrap();
+    let e = worktree::remove(&w).unwrap_err();
+    assert!(
+        e.contains("files git ignores") && e.contains(".env") && e.contains("build/"),
+        "{e}"
+    );
+    assert!(
+        w.join(".env").is_file() && w.join("build/out.bin").is_file(),
+        "nothing lost"
+    );
+    std::fs::remove_file(w.join(".env")).unwrap();
+    std::fs::remove_dir_all(w.join("build")).unwrap();
+    assert!(worktree::remove(&w).unwrap().contains("removed the worktree"));
+
+    // A worktree made by hand, elsewhere, is reused for its branch but never removed by pokeshell.
+    let mine = tmp.path().join("my-checkout");
+    git(
+        &repo,
+        &["worktree", "add", "-q", "-b", "mine", &mine.to_string_lossy()],
+    );
+    assert_eq!(worktree::ensure(&repo, "mine").unwrap().path, mine);
+    let e = worktree::remove(&mine).unwrap_err();
+    assert!(e.contains("made some other way and is kept"), "{e}");
+    assert!(mine.join("README").is_file());
+}
+
 fn pokeshell(env: &PiEnv, home: &ServerHome, dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pokeshell"))
         .args(args)
@@ -281,4 +318,19 @@ fn new_with_a_branch_git_refuses_says_so_and_creates_nothing() {
     assert_eq!(branches(&repo), before);
     assert!(!tmp.path().join("app-worktrees").exists());
     assert!(home.server_pid().is_none(), "no session, no server");
+
+    // Issue 34, low 6: a branch git accepts but a session may not be named after (a bidi mark) made
+    // the branch and the worktree, and only then was the name refused, the mark printed raw.
+    let out = pokeshell(
+        &env,
+        &home,
+        &repo,
+        &["new", "-d", "--worktree", "feat\u{202e}x", "--pi", &pi],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("feat\\u{202e}x"), "{}", said(&out));
+    assert!(!said(&out).contains('\u{202e}'), "{}", said(&out));
+    assert_eq!(branches(&repo), before);
+    assert!(!tmp.path().join("app-worktrees").exists());
+    assert!(home.server_pid().is_none());
 }

@@ -8,6 +8,7 @@ use crate::machines::ask::{self, Answer};
 use crate::machines::schema::{LsJson, SCHEMA, SessionJson, host_name};
 use crate::machines::{cache, merge, now_ms, parse_machines, ssh};
 use pokeshell_core::config::KeyId;
+use pokeshell_core::safe_text::escape;
 
 /// The machines and the time each gets, from the settings.
 fn machines(cli: &Cli) -> Result<(Vec<String>, Duration), String> {
@@ -138,7 +139,8 @@ pub fn attach(cli: &Cli, dest: &str, name: &str) -> i32 {
     let listing = match check(cli, dest) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("pokeshell: {e}");
+            // The other machine's words (its version, ssh's message) may hold escapes: shown, not run.
+            eprintln!("pokeshell: {}", escape(&e));
             return 1;
         }
     };
@@ -147,7 +149,7 @@ pub fn attach(cli: &Cli, dest: &str, name: &str) -> i32 {
         .iter()
         .any(|s| s.name == name || s.label == name || s.number.to_string() == name);
     if listing.server && !known {
-        let names: Vec<&str> = listing.sessions.iter().map(|s| s.label.as_str()).collect();
+        let names: Vec<String> = listing.sessions.iter().map(|s| escape(&s.label)).collect();
         eprintln!(
             "pokeshell: {dest} has no session named {name:?} (it has: {})",
             if names.is_empty() {
@@ -171,10 +173,10 @@ pub fn hop(dest: &str, name: &str) -> i32 {
 /// The remote `pokeshell new` command line for `new --on`.
 pub fn remote_new(args: &NewArgs, pi: Option<&std::path::Path>, detached: bool) -> String {
     let mut words: Vec<String> = vec!["pokeshell".into(), "new".into()];
+    // `--flag=VALUE`, one word: a value starting with `-` is not taken for an option there.
     let mut opt = |flag: &str, v: Option<String>| {
         if let Some(v) = v {
-            words.push(flag.into());
-            words.push(v);
+            words.push(format!("{flag}={v}"));
         }
     };
     opt("--name", args.name.clone());
@@ -197,7 +199,7 @@ pub fn remote_new(args: &NewArgs, pi: Option<&std::path::Path>, detached: bool) 
 /// `pokeshell new --on DEST [...]`.
 pub fn new_on(cli: &Cli, dest: &str, args: &NewArgs, terminal: bool) -> i32 {
     if let Err(e) = check(cli, dest) {
-        eprintln!("pokeshell: {e}");
+        eprintln!("pokeshell: {}", escape(&e));
         return 1;
     }
     let detached = args.detached || !terminal;
@@ -224,7 +226,7 @@ mod tests {
         };
         assert_eq!(
             remote_new(&args, None, true),
-            "pokeshell new --name 'my api' --dir src/api --worktree feat/x -d -- --model 'a b'"
+            "pokeshell new '--name=my api' --dir=src/api --worktree=feat/x -d -- --model 'a b'"
         );
         let bare = NewArgs {
             name: None,
@@ -235,5 +237,12 @@ mod tests {
             pi_args: Vec::new(),
         };
         assert_eq!(remote_new(&bare, None, false), "pokeshell new");
+        // Issue 34, low 13: a value starting with `-` was sent as a word of its own, and the other
+        // machine took it for an option.
+        let dashed = NewArgs {
+            dir: Some(PathBuf::from("-notes")),
+            ..bare
+        };
+        assert_eq!(remote_new(&dashed, None, true), "pokeshell new --dir=-notes -d");
     }
 }

@@ -99,6 +99,36 @@ pub fn removable(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
             dir.display()
         ));
     }
+    // Only a worktree pokeshell would have made (beside the repository, at its branch's place): one
+    // made by hand elsewhere and reused because its branch matched is the user's to remove.
+    let tree = &trees[pos];
+    let ours = tree
+        .branch
+        .as_deref()
+        .and_then(|b| worktree_path(&trees[0].path, b))
+        .is_some_and(|p| same(&p));
+    if !ours {
+        return Err(format!(
+            "{} is not where pokeshell puts the worktrees it makes (beside the repository, in {}-worktrees): \
+             it was made some other way and is kept; `git worktree remove` it yourself",
+            dir.display(),
+            trees[0].path.display()
+        ));
+    }
+    let ignored = commands::ignored(dir)?;
+    if !ignored.is_empty() {
+        const SHOWN: usize = 5;
+        let mut list = ignored.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+        if ignored.len() > SHOWN {
+            list.push_str(&format!(" and {} more", ignored.len() - SHOWN));
+        }
+        return Err(format!(
+            "the worktree {} holds files git ignores, which removing it would delete: {}; it is \
+             kept. Move what you need out of it, then `git worktree remove --force` it yourself",
+            dir.display(),
+            pokeshell_core::safe_text::escape(&list)
+        ));
+    }
     match tree_state(dir) {
         Some(TreeState { dirty: false, .. }) => Ok((trees[0].path.clone(), trees[pos].path.clone())),
         Some(state) => Err(format!(

@@ -100,6 +100,10 @@ pub struct Loop<S: Screen, C: Child, B: Bridge, L: Layer> {
     respawn: Option<Vec<String>>,
     /// The child is running (it has not been reported exited).
     child_alive: bool,
+    /// How the last child exited.
+    last_exit: ChildExit,
+    /// A relaunch did not start (no directory): no child runs until a poke; the exit to end with.
+    not_started: Option<ChildExit>,
     /// The server ended the session (SIGTERM: a kill, or the server shutting down): no relaunch.
     shutting_down: bool,
     /// The last program-status report the session heard of.
@@ -155,6 +159,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             output_closed: false,
             respawn: None,
             child_alive: true,
+            last_exit: ChildExit::default(),
+            not_started: None,
             shutting_down: false,
             program_status_seq: 0,
             typing: typing::Typing::open(),
@@ -168,18 +174,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// The server ended the session (a kill, a shutdown): the child's exit ends the loop.
     pub fn shutting_down(&self) -> bool {
         self.shutting_down
-    }
-
-    /// After the child's exit: its last output may still be on the way (the exit can overtake it);
-    /// waits for the reader to finish, briefly, so the final screen is whole.
-    pub async fn drain_output(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) {
-        let until = Instant::now() + Duration::from_millis(300);
-        while !self.output_closed {
-            match tokio::time::timeout_at(until, rx.recv()).await {
-                Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => self.output_closed = true,
-                Ok(Some(_)) => {}
-            }
-        }
     }
 
     /// Runs until the child exits (or the event source ends); returns how it exited. While it
@@ -225,7 +219,11 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                         return Ok(exit);
                     }
                 }
-                Some(Some(ev)) => self.on_world(ev)?,
+                Some(Some(ev)) => {
+                    if let Some(exit) = self.on_world_then_end(ev)? {
+                        return Ok(exit);
+                    }
+                }
                 Some(None) => {
                     return Ok(ChildExit {
                         code: 1,
@@ -273,7 +271,9 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Sessions(briefs) => self.input(Input::Sessions(briefs))?,
             WorldEvent::Signal(Signal::Term) => {
                 self.shutting_down = true;
-                self.child.signal(libc::SIGTERM);
+                if self.child_alive {
+                    self.child.signal(libc::SIGTERM);
+                }
                 self.kill_due.get_or_insert(now + SHUTDOWN_GRACE);
             }
             WorldEvent::Signal(Signal::Usr1) => self.bridge.disconnect("dropped on request (SIGUSR1)"),

@@ -134,12 +134,14 @@ impl<R: Read + AsRawFd> Pipe<R> {
         })
     }
 
-    /// Reads what is there without blocking; false: more than `room` bytes came.
+    /// Reads what is there without blocking; false: more than `room` more bytes came (`room` is
+    /// what is left of the cap after what both pipes hold already).
     fn drain(&mut self, room: usize) -> std::io::Result<bool> {
         let Some(p) = &mut self.pipe else {
             return Ok(true);
         };
         let mut buf = [0u8; 8192];
+        let mut taken = 0;
         loop {
             match p.read(&mut buf) {
                 Ok(0) => {
@@ -147,9 +149,10 @@ impl<R: Read + AsRawFd> Pipe<R> {
                     return Ok(true);
                 }
                 Ok(n) => {
-                    if self.text.len() + n > room {
+                    if taken + n > room {
                         return Ok(false);
                     }
+                    taken += n;
                     self.text.extend_from_slice(&buf[..n]);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(true),

@@ -125,13 +125,16 @@ pub enum PtyEvent {
 }
 
 /// How the child ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ChildExit {
     /// The shell-style exit code: the child's own, or 128+N for death by signal N.
     pub code: i32,
     /// The signal that killed it, if one did (a child may also exit with a code above 128 itself).
     pub signal: Option<i32>,
 }
+
+mod dir;
+pub use dir::{DirUnusable, dir_usable};
 
 /// Where the PTY threads report, shared by every child spawned in the same pane.
 type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;
@@ -179,6 +182,9 @@ impl ChildPty {
         queued: Arc<AtomicUsize>,
         quiet: bool,
     ) -> Result<Self> {
+        if let Some(dir) = &spec.cwd {
+            dir_usable(dir)?;
+        }
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: rows.max(1),
@@ -288,6 +294,11 @@ impl ChildPty {
 
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// The directory the child is started in (`None`: pokeshell's own).
+    pub fn cwd(&self) -> Option<&std::path::Path> {
+        self.spec.cwd.as_deref()
     }
 
     /// The loop asks for quiet spells (it runs, on a runtime), or for no more: then the reading

@@ -85,6 +85,11 @@ pub fn prepare(plan: Plan) -> Result<Target, String> {
     }
     let mut base = None;
     if let Some(branch) = &worktree {
+        // The name is checked before git makes anything: a refused one leaves nothing behind.
+        let would = name
+            .clone()
+            .unwrap_or_else(|| crate::git::worktree::session_name(branch));
+        pokeshell_core::safe_text::check_name(&would)?;
         let ensured = crate::git::worktree::ensure(&dir, branch)?;
         // Without it, the session records the commit checked out as it starts: the same for a
         // worktree just made.

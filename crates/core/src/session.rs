@@ -46,7 +46,7 @@ use self::view::PiInfo;
 pub use self::workspace::WorkspaceRequest;
 pub use self::world::{Effect, Input};
 pub use crate::brief::{Attention, SessionBrief, order_briefs};
-use crate::config::Settings;
+use crate::config::{KeyId, Settings};
 use crate::screen::ChildModes;
 use crate::spec::SessionSpec;
 use crate::supervisor::{Now, Supervisor, View};
@@ -186,6 +186,7 @@ impl Session {
             }
             Input::ChildStopped => fx.push(Effect::Suspend),
             Input::ChildExited { code, signal } => self.on_child_exited(code, signal, now, &mut fx),
+            Input::ChildNotStarted { why } => self.on_child_not_started(why, now, &mut fx),
             Input::LoopAway { ms } => {
                 self.watch.away(ms, now);
                 self.supervise(crate::supervisor::Event::TimeAway { ms }, now, &mut fx);
@@ -260,6 +261,10 @@ impl Session {
             self.keys.set_release_events(m.reports_releases());
             fx.push(Effect::HostModes(m));
         }
+        let host_bytes = match self.settings.get().get(KeyId::Clipboard).as_bool() {
+            Some(true) => host_bytes,
+            _ => upward::without_clipboard_writes(&host_bytes).unwrap_or(host_bytes),
+        };
         if !host_bytes.is_empty() {
             let titled = self.upward.note_host_bytes(&host_bytes);
             fx.push(Effect::ToHost(host_bytes));
@@ -378,6 +383,9 @@ mod tests;
 
 #[cfg(test)]
 mod restart_tests;
+
+#[cfg(test)]
+mod restart_dir_tests;
 
 #[cfg(test)]
 mod server_restart_tests;

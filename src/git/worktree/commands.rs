@@ -91,6 +91,32 @@ pub fn remove(main: &Path, path: &Path) -> Result<(), String> {
     }
 }
 
+/// The files and directories git ignores in the checkout `dir` (`.env`, `build/`), which `git
+/// worktree remove` deletes without a word.
+pub fn ignored(dir: &Path) -> Result<Vec<String>, String> {
+    let ran = git(
+        dir,
+        &[
+            "status",
+            "--porcelain",
+            "--ignored=matching",
+            "--untracked-files=normal",
+        ],
+        READ_DEADLINE,
+    )?;
+    if !ran.success() {
+        return Err(failed(
+            &format!("cannot read the state of {}", dir.display()),
+            &ran,
+        ));
+    }
+    Ok(String::from_utf8_lossy(&ran.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("!! "))
+        .map(str::to_string)
+        .collect())
+}
+
 /// A checkout's branch and whether it has uncommitted changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TreeState {

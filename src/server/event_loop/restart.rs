@@ -7,10 +7,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::Result;
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
-use super::{Bridge, Child, Layer, Loop, Screen, lock};
-use crate::term::pty::ChildExit;
+use super::{Bridge, Child, Layer, Loop, Screen, WorldEvent, lock};
+use crate::term::pty::{ChildExit, DirUnusable, PtyEvent};
 use pokeshell_core::session::Input;
 use pokeshell_core::supervisor::ledger::rule;
 use pokeshell_core::supervisor::{LedgerKind, LedgerRecord};
@@ -46,6 +47,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
     /// The child exited. Returns the exit when the loop ends with it; `None` when a new child runs.
     pub(super) fn child_exited(&mut self, exit: ChildExit) -> Result<Option<ChildExit>> {
         self.child_alive = false;
+        self.last_exit = exit;
         if self.shutting_down {
             return Ok(Some(exit));
         }
@@ -58,7 +60,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             code: exit.code,
             signal: exit.signal,
         })?;
-        Ok((!self.child_alive).then_some(exit))
+        // A relaunch that could not start (its directory is gone) waits for the user's poke.
+        Ok((!self.child_alive && self.not_started.is_none()).then_some(exit))
     }
 
     /// The kill after the grace; a relaunch waits for the killed child only so long.
@@ -115,7 +118,21 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         lock(&self.mirror).reset();
         self.output_pending.store(false, Ordering::Release);
         self.output_closed = false;
-        let pid = self.child.respawn(args)?;
+        let pid = match self.child.respawn(args) {
+            Ok(pid) => pid,
+            // Never anywhere else: the session says why and waits for a poke to try again.
+            Err(e) => match e.downcast_ref::<DirUnusable>() {
+                Some(why) => {
+                    // What the killed pi left running is ended all the same.
+                    tokio::task::spawn_blocking(|| crate::term::reaper::end_orphans(ORPHAN_GRACE));
+                    self.not_started = Some(self.last_exit);
+                    self.dirty = true;
+                    return self.input(Input::ChildNotStarted { why: why.to_string() });
+                }
+                None => return Err(e),
+            },
+        };
+        self.not_started = None;
         self.child_alive = true;
         if self.gate_each_start {
             self.typing.hold_until_ready(std::time::Instant::now());
@@ -124,6 +141,25 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
         tokio::task::spawn_blocking(|| crate::term::reaper::end_orphans(ORPHAN_GRACE));
         self.dirty = true;
         self.input(Input::ChildStarted { pid })
+    }
+
+    /// After the child's exit: its last output may still be on the way (the exit can overtake it);
+    /// waits for the reader to finish, briefly, so the final screen is whole.
+    pub async fn drain_output(&mut self, rx: &mut UnboundedReceiver<WorldEvent>) {
+        let until = Instant::now() + Duration::from_millis(300);
+        while !self.output_closed {
+            match tokio::time::timeout_at(until, rx.recv()).await {
+                Ok(Some(WorldEvent::Pty(PtyEvent::Closed))) | Ok(None) | Err(_) => self.output_closed = true,
+                Ok(Some(_)) => {}
+            }
+        }
+    }
+
+    /// One event from the world; the exit to end with when the session was ended while no child
+    /// runs (a relaunch that could not start): there is nothing to wait for.
+    pub(super) fn on_world_then_end(&mut self, ev: WorldEvent) -> Result<Option<ChildExit>> {
+        self.on_world(ev)?;
+        Ok(self.not_started.filter(|_| self.shutting_down))
     }
 
     /// Tells the session how long the loop did not run, when it woke far later than `planned`.

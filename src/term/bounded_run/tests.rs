@@ -162,3 +162,23 @@ fn a_missing_program_is_a_start_error() {
     assert!(matches!(err, RunError::Start(_)), "{err:?}");
     assert!(err.to_string().contains("could not be started"), "{err}");
 }
+
+/// Issue 34, low 8: the room left was compared with everything read so far plus the new read, so
+/// what was read counted twice and output was refused at about half the cap (a 2.3 MB listing as
+/// "more than 4 MiB"). Three quarters of the cap is read whole; one byte over is refused.
+#[test]
+fn output_up_to_the_cap_is_read_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = 64 * 1024;
+    let limits = |cap| Limits {
+        deadline: Duration::from_secs(10),
+        cap,
+        linger: Duration::from_secs(2),
+    };
+    let pi = script(tmp.path(), "pi", &format!("head -c {} /dev/zero", cap * 3 / 4));
+    let out = run_within(pi.clone(), limits(cap), Duration::from_secs(20)).unwrap();
+    assert_eq!(out.stdout.len(), cap * 3 / 4);
+    let pi = script(tmp.path(), "pi2", &format!("head -c {} /dev/zero", cap + 1));
+    let err = run_within(pi, limits(cap), Duration::from_secs(20)).unwrap_err();
+    assert!(matches!(err, RunError::TooMuch { .. }), "{err:?}");
+}

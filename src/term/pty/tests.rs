@@ -208,3 +208,32 @@ fn output_keeps_its_order_and_loses_nothing_while_the_reading_moves_between_loop
         assert_eq!(closed, Ok(true), "the output closed after the reading went back");
     });
 }
+
+/// Issue 34, medium 2: portable-pty replaces a missing working directory with `$HOME`; a child whose
+/// directory is gone is not started at all, and the error says why.
+#[test]
+fn a_child_whose_directory_is_gone_is_not_started_anywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gone = tmp.path().join("gone");
+    let mut spec = CommandSpec::shell("pwd; sleep 5");
+    spec.cwd = Some(gone.clone());
+    let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
+    let spawned = ChildPty::spawn(&spec, 10, 40, mirror, Arc::new(AtomicBool::new(false)), |_| {});
+    let err = spawned.err().expect("not started");
+    let why = err.downcast_ref::<DirUnusable>().expect("a directory refusal");
+    assert!(
+        why.0.contains("gone") && why.0.contains(&gone.display().to_string()),
+        "{why}"
+    );
+    // The twin: the same child in a directory that is there starts, there.
+    std::fs::create_dir(&gone).unwrap();
+    let (exit, text) = run(&spec_in(&gone));
+    assert_eq!(exit.code, 0);
+    assert!(text.contains("gone"), "{text}");
+}
+
+fn spec_in(dir: &std::path::Path) -> CommandSpec {
+    let mut spec = CommandSpec::shell("pwd");
+    spec.cwd = Some(dir.to_path_buf());
+    spec
+}

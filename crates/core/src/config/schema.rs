@@ -94,6 +94,7 @@ pub enum KeyId {
     Notifications,
     Bell,
     NotifyCommand,
+    Clipboard,
     CostWarnUsd,
     WindowTitle,
     Machines,
@@ -242,6 +243,7 @@ impl KeySpec {
         matches!(
             self.id,
             KeyId::NotifyCommand
+                | KeyId::Clipboard
                 | KeyId::Machines
                 | KeyId::WebListen
                 | KeyId::WebPublicUrl
@@ -263,7 +265,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 52] = [
+pub static KEYS: [KeySpec; 53] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -731,6 +733,19 @@ pub static KEYS: [KeySpec; 52] = [
                       its last argument. Read only from the global settings; empty runs nothing.",
     },
     KeySpec {
+        id: KeyId::Clipboard,
+        block: Block::Pokeshell,
+        name: "clipboard",
+        group: Group::Display,
+        kind: ValueKind::Bool,
+        unit: Unit::None,
+        default: DefaultValue::Bool(false),
+        label: "Clipboard writes",
+        description: "Let programs in a session set the clipboard of the terminals attached to it \
+                      (OSC 52). Off: such writes are dropped, as tmux does by default. Read only \
+                      from the global settings.",
+    },
+    KeySpec {
         id: KeyId::CostWarnUsd,
         block: Block::Pokeshell,
         name: "costWarnUsd",
@@ -766,9 +781,9 @@ pub static KEYS: [KeySpec; 52] = [
         unit: Unit::None,
         default: DefaultValue::Text(""),
         label: "Other machines",
-        description: "SSH destinations, separated by commas or spaces, whose sessions `pokeshell ls \
-                      --all` lists beside this machine's (docs/machines.md). Read only from the \
-                      global settings.",
+        description: "SSH destinations, separated by commas or spaces or as a JSON list of strings, \
+                      whose sessions `pokeshell ls --all` lists beside this machine's \
+                      (docs/machines.md). Read only from the global settings.",
     },
     KeySpec {
         id: KeyId::MachineTimeoutSeconds,

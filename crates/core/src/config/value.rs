@@ -126,7 +126,19 @@ impl KeySpec {
                     .map_err(|e| format!("{}: {e}", expected()))
             }
             ValueKind::Text { max_chars } => {
-                let s = value.as_str().ok_or_else(expected)?;
+                // A list of destinations may be written as the JSON list a JSON file invites.
+                let joined = match value.as_array() {
+                    Some(items) if self.id == KeyId::Machines => Some(
+                        items
+                            .iter()
+                            .map(|v| v.as_str().map(str::trim))
+                            .collect::<Option<Vec<_>>>()
+                            .ok_or_else(expected)?
+                            .join(", "),
+                    ),
+                    _ => None,
+                };
+                let s = joined.as_deref().or(value.as_str()).ok_or_else(expected)?;
                 one_line(s, max_chars).ok_or_else(expected)
             }
             ValueKind::Hours => {
@@ -243,6 +255,26 @@ mod tests {
         let s = spec(KeyId::SidePaneVisibility);
         assert_eq!(s.parse_json(&json!("Hidden")), Ok(SettingValue::Choice("hidden")));
         assert!(s.parse_json(&json!("sometimes")).is_err());
+    }
+
+    /// Issue 34: `pokeshell.machines` written as a JSON list was ignored with a warning only
+    /// `--show-config` showed, and `ls --all` then said no other machine was set.
+    #[test]
+    fn machines_may_be_a_json_list_of_destinations() {
+        let s = spec(KeyId::Machines);
+        assert_eq!(
+            s.parse_json(&json!(["gpu", " me@cloud-vm "])),
+            Ok(SettingValue::Text("gpu, me@cloud-vm".into()))
+        );
+        assert_eq!(
+            s.parse_json(&json!("gpu me@vm")),
+            Ok(SettingValue::Text("gpu me@vm".into()))
+        );
+        assert!(s.parse_json(&json!(["gpu", 3])).is_err(), "only strings");
+        assert!(
+            spec(KeyId::NotifyCommand).parse_json(&json!(["a"])).is_err(),
+            "only where a list is meant"
+        );
     }
 
     #[test]

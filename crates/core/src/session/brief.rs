@@ -181,6 +181,9 @@ impl Session {
     }
 
     pub(super) fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {
+        if let (Some((_, why)), None) = (&self.watch.not_started, self.watch.restarting) {
+            return (Attention::GaveUp, format!("gave up: pi not started again, {why}"));
+        }
         if let (Some(code), None) = (self.child.exit, self.watch.restarting) {
             return (Attention::Exited, format!("exited (code {code})"));
         }

@@ -214,6 +214,22 @@ impl Session {
         };
         let id = match commands::dispatch(&key, self.keys.prefix(), context) {
             Dispatch::Run(id) => id,
+            // A relaunch that waits for its directory: the poke tries it again, with no bridge.
+            Dispatch::Refuse { .. }
+                if self.watch.not_started.is_some()
+                    && matches!(
+                        commands::dispatch(
+                            &key,
+                            self.keys.prefix(),
+                            commands::Context {
+                                bridge_connected: true
+                            }
+                        ),
+                        Dispatch::Run(CommandId::Poke)
+                    ) =>
+            {
+                CommandId::Poke
+            }
             Dispatch::Refuse { text, tone } => return self.flash.show(text, tone, now),
         };
         match id {
@@ -238,7 +254,11 @@ impl Session {
             CommandId::Switcher | CommandId::SwitchTo | CommandId::NewSession | CommandId::Detach => {
                 self.workspace_command(client, id, &key, now, fx)
             }
-            CommandId::Poke => self.supervise(SupEvent::ManualPoke, now, fx),
+            CommandId::Poke => {
+                if !self.start_again_after_refusal(fx) {
+                    self.supervise(SupEvent::ManualPoke, now, fx)
+                }
+            }
             CommandId::Allow => self.supervise(SupEvent::GuardAllow { usd: None }, now, fx),
             CommandId::Leave => self.supervise(SupEvent::GuardLeave, now, fx),
             CommandId::Changes => {

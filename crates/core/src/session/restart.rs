@@ -84,6 +84,8 @@ pub struct Watch {
     pub restarting: Option<RestartCause>,
     /// The last restart (or refusal) in words, for the side pane.
     pub last: Option<(String, Tone)>,
+    /// A relaunch that could not start, and why: pi's directory cannot be used. A poke tries again.
+    pub not_started: Option<(RestartCause, String)>,
 }
 
 impl Watch {
@@ -93,6 +95,7 @@ impl Watch {
         self.exited = false;
         self.abort_at = None;
         self.restarting = None;
+        self.not_started = None;
     }
 
     pub fn alive(&mut self, now: Now) {
@@ -283,6 +286,46 @@ impl Session {
         }
     }
 
+    /// RST-D2: the relaunch did not start, as pi's directory cannot be used; pi is started nowhere
+    /// else. The session says why and how to go on; the run stays to be resumed once pi starts.
+    pub(super) fn on_child_not_started(&mut self, why: String, now: Now, fx: &mut Vec<Effect>) {
+        let Some(cause) = self.watch.restarting.take() else {
+            return;
+        };
+        self.watch.not_started = Some((cause, why.clone()));
+        self.watch.last = Some((format!("pi not started again: {why}"), Tone::Error));
+        let reason = format!(
+            "{}; pi was not started again because {why}, and pokeshell starts it nowhere else: \
+             once the directory is back, poke the session (the prefix key, then p) to start pi there",
+            cause.describe()
+        );
+        let event = sup::Event::RestartRefused {
+            rule: rule::RESTART_NO_DIR,
+            reason,
+        };
+        self.supervise(event, now, fx);
+        fx.push(Effect::Redraw);
+    }
+
+    /// The user's poke after [`Self::on_child_not_started`]: the relaunch is tried again (its
+    /// directory is checked again). `false`: no relaunch was waiting.
+    pub(super) fn start_again_after_refusal(&mut self, fx: &mut Vec<Effect>) -> bool {
+        let (Some((cause, _)), None, Some(file)) = (
+            &self.watch.not_started,
+            self.watch.restarting,
+            self.watch.session_file.as_deref(),
+        ) else {
+            return false;
+        };
+        let cause = *cause;
+        let args = relaunch_args(&self.opts.child_args, file);
+        self.watch.restarting = Some(cause);
+        self.watch.last = Some(("starting pi again, as asked".to_string(), Tone::Warn));
+        fx.push(Effect::Respawn { args });
+        fx.push(Effect::Redraw);
+        true
+    }
+
     /// RST-S1: the first child of a session that a restarted server relaunched mid-run. The supervisor
     /// hears of it as of a restart, so the new session's start resumes the run through the arbiter.
     /// The server did the relaunch, not this session's watch: it is not counted against
@@ -357,76 +400,4 @@ impl Session {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn strings(args: &[&str]) -> Vec<String> {
-        args.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn a_new_session_in_pi_moves_the_file_a_relaunch_resumes() {
-        let mut w = Watch::default();
-        w.session_started(Some("/s/one.jsonl"));
-        assert_eq!(w.session_file.as_deref(), Some("/s/one.jsonl"));
-        w.session_started(Some("/s/two.jsonl"));
-        assert_eq!(w.session_file.as_deref(), Some("/s/two.jsonl"));
-        w.session_started(None);
-        assert_eq!(
-            w.session_file.as_deref(),
-            Some("/s/two.jsonl"),
-            "an in-memory session keeps the last file"
-        );
-    }
-
-    #[test]
-    fn a_relaunch_keeps_options_and_drops_sessions_and_messages() {
-        let args = strings(&[
-            "-e",
-            "/b/bridge.ts",
-            "--model",
-            "m",
-            "-c",
-            "--session",
-            "/old.jsonl",
-            "--thinking",
-            "high",
-            "fix the bug",
-            "@notes.md",
-            "--verbose",
-            "--fork=/x",
-            "-r",
-        ]);
-        assert_eq!(
-            relaunch_args(&args, "/s.jsonl"),
-            strings(&[
-                "-e",
-                "/b/bridge.ts",
-                "--model",
-                "m",
-                "--thinking",
-                "high",
-                "--verbose",
-                "--session",
-                "/s.jsonl"
-            ])
-        );
-    }
-
-    #[test]
-    fn time_away_is_not_silence() {
-        let mut w = Watch::default();
-        let at = |ms| Now::new(ms, ms);
-        w.child_started(at(0));
-        w.heartbeats = true;
-        assert_eq!(w.due(4000, at(3999)), None);
-        w.away(10_000, at(12_000));
-        assert_eq!(w.due(4000, at(12_000)), None, "the away time is not counted");
-        // pi may have been blocked on a terminal nobody read: the whole limit starts again.
-        assert_eq!(w.due(4000, at(15_999)), None);
-        assert_eq!(
-            w.due(4000, at(16_000)),
-            Some(RestartCause::Frozen { silent_ms: 4000 })
-        );
-    }
-}
+mod tests;

@@ -116,7 +116,7 @@ pub(super) fn records(fx: &[Effect], rule: &str) -> Vec<String> {
 }
 
 /// The new child starts and its bridge says hello and starts its session.
-fn comes_back(s: &mut Session, entries: Value, ms: u64) -> Vec<Effect> {
+pub(super) fn comes_back(s: &mut Session, entries: Value, ms: u64) -> Vec<Effect> {
     s.handle(Input::ChildStarted { pid: 8 }, at(ms));
     hello(s, ms + 500);
     session_start(s, entries, ms + 600)

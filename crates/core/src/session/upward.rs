@@ -33,6 +33,28 @@ impl Upward {
     }
 }
 
+/// `bytes` without the clipboard writes (OSC 52) in them, as the mirror's tracker writes them
+/// (`ESC ] 52 ; … BEL`): `pokeshell.clipboard` is off, so no hosted program sets the clipboard of
+/// the terminals attached to it. `None`: there was none.
+pub(super) fn without_clipboard_writes(bytes: &[u8]) -> Option<Vec<u8>> {
+    const START: &[u8] = b"\x1b]52;";
+    let mut rest = bytes;
+    let mut out = Vec::new();
+    let mut found = false;
+    while let Some(at) = rest.windows(START.len()).position(|w| w == START) {
+        found = true;
+        out.extend_from_slice(&rest[..at]);
+        let after = &rest[at + START.len()..];
+        // The tracker always ends it with BEL; one cut short is dropped whole.
+        rest = match after.iter().position(|b| *b == 0x07) {
+            Some(end) => &after[end + 1..],
+            None => &[],
+        };
+    }
+    out.extend_from_slice(rest);
+    found.then_some(out)
+}
+
 /// `m:ss` for a countdown.
 fn countdown(ms: u64) -> String {
     let secs = ms.div_ceil(1000);

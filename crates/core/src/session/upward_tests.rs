@@ -201,3 +201,57 @@ fn a_hosted_program_gets_a_title_until_it_names_its_window_itself() {
     );
     assert!(titles(&fx).is_empty(), "{fx:?}");
 }
+
+/// The bytes for the host terminal among `fx`, joined.
+fn to_host(fx: &[Effect]) -> Vec<u8> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::ToHost(bytes) => Some(bytes.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// Issue 34, low 11: a hosted program's clipboard write (OSC 52) reached every attached terminal.
+/// `pokeshell.clipboard` is off by default and drops it (the rest of the output goes on); on, it
+/// passes.
+#[test]
+fn a_clipboard_write_reaches_the_terminal_only_when_the_setting_allows_it() {
+    let mut s = pi();
+    let output = |s: &mut Session, ms| {
+        let fx = s.handle(
+            Input::ChildOutput {
+                modes: Default::default(),
+                host_bytes: b"\x07\x1b]52;c;cm0gLXJmIH4K\x07\x1b]2;t\x07".to_vec(),
+            },
+            at(ms),
+        );
+        to_host(&fx)
+    };
+    assert_eq!(
+        output(&mut s, 1000),
+        b"\x07\x1b]2;t\x07",
+        "off by default: dropped, the rest goes"
+    );
+    let on = Change {
+        key: KeyId::Clipboard,
+        value: SettingValue::Bool(true),
+    };
+    s.handle(Input::ApplySettings(vec![on]), at(2000));
+    assert_eq!(
+        output(&mut s, 3000),
+        b"\x07\x1b]52;c;cm0gLXJmIH4K\x07\x1b]2;t\x07"
+    );
+}
+
+#[test]
+fn clipboard_writes_are_cut_out_whole() {
+    use super::upward::without_clipboard_writes as cut;
+    assert_eq!(cut(b"plain"), None);
+    assert_eq!(
+        cut(b"a\x1b]52;c;eA==\x07b\x1b]52;p;eQ==\x07c").as_deref(),
+        Some(&b"abc"[..])
+    );
+    assert_eq!(cut(b"a\x1b]52;c;unended").as_deref(), Some(&b"a"[..]));
+}

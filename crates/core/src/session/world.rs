@@ -28,6 +28,9 @@ pub enum Input {
     ChildStopped,
     /// The child exited with this shell exit code, killed by `signal` if one did.
     ChildExited { code: i32, signal: Option<i32> },
+    /// A relaunch asked for with [`Effect::Respawn`] did not start: its directory cannot be used
+    /// (gone, or not a directory), and pi is never started anywhere else. Why, in words.
+    ChildNotStarted { why: String },
     /// pokeshell itself did not run for this long (it was stopped, or its loop was held up): that
     /// time is not pi's silence.
     LoopAway { ms: u64 },

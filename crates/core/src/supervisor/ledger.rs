@@ -42,6 +42,7 @@ pub mod rule {
     pub const RESTART_RESUME: &str = "RST-R1";
     pub const RESTART_SERVER: &str = "RST-S1";
     pub const RESTART_UNREAPED: &str = "RST-K1";
+    pub const RESTART_NO_DIR: &str = "RST-D2";
     pub const ARB_COMPACTION_HOLD: &str = "ARB-HOLD";
     pub const PROM_DETECT: &str = "PROM-D1";
     pub const PROM_POKE: &str = "PROM-P1";
