@@ -11,7 +11,9 @@ pub mod new_session;
 pub mod page_msg;
 mod page_socket;
 pub mod qr;
+pub mod reach;
 mod routes;
+mod tls;
 mod upstream;
 
 use std::net::SocketAddr;
@@ -19,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use auth::Auth;
+use reach::Reach;
 
 pub use pokeshell_core::config::schema::DEFAULT_LISTEN;
 
@@ -33,6 +36,8 @@ pub struct Login {
 struct Running {
     addr: SocketAddr,
     auth: Arc<Mutex<Auth>>,
+    /// Where links point and whether the web view speaks TLS itself.
+    reach: Reach,
 }
 
 /// One web view per server process.
@@ -65,7 +70,7 @@ pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {
                 .parse()
                 .map_err(|e| format!("bad default address: {e}"))?,
         };
-        *running = Some(start(addr)?);
+        *running = Some(start(addr, Reach::read()?)?);
     }
     let r = running.as_ref().ok_or("the web view did not start")?;
     let token = auth::random_token().map_err(|e| format!("cannot make a login token: {e}"))?;
@@ -74,22 +79,39 @@ pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {
         .map_err(|_| "the web view's state is broken".to_string())?
         .add_login(token.clone(), Instant::now());
     Ok(Login {
-        url: url(r.addr),
+        url: url(r.addr, &r.reach),
         token,
         exposed: !r.addr.ip().is_loopback(),
     })
 }
 
-/// The address a browser uses: an unspecified one (all interfaces) is shown as loopback.
-fn url(addr: SocketAddr) -> String {
+/// Where every link to the web view starts (`https://box.tailnet.ts.net/`), while it runs: the
+/// public address when one is set, else the address it listens on.
+pub fn link_base() -> Option<String> {
+    let running = RUNNING.lock().ok()?;
+    running.as_ref().map(|r| url(r.addr, &r.reach))
+}
+
+/// The address a browser uses: the public one when set; else the listening one, an unspecified
+/// one (all interfaces) shown as loopback.
+fn url(addr: SocketAddr, reach: &Reach) -> String {
+    if let Some(public) = &reach.public_url {
+        return public.clone();
+    }
+    let scheme = if reach.tls.is_some() { "https" } else { "http" };
     if addr.ip().is_unspecified() {
-        format!("http://127.0.0.1:{}/", addr.port())
+        format!("{scheme}://127.0.0.1:{}/", addr.port())
     } else {
-        format!("http://{addr}/")
+        format!("{scheme}://{addr}/")
     }
 }
 
-fn start(addr: SocketAddr) -> Result<Running, String> {
+fn start(addr: SocketAddr, reach: Reach) -> Result<Running, String> {
+    // The files are read before anything listens: a bad one is said and nothing starts.
+    let tls = match &reach.tls {
+        Some((cert, key)) => Some(tls::config(cert, key)?),
+        None => None,
+    };
     let std_listener = std::net::TcpListener::bind(addr)
         .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
     std_listener
@@ -98,24 +120,42 @@ fn start(addr: SocketAddr) -> Result<Running, String> {
     let addr = std_listener.local_addr().unwrap_or(addr);
     let listener = tokio::net::TcpListener::from_std(std_listener)
         .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
-    // Keys and frames are small writes: Nagle's algorithm would hold them for the peer's delayed
-    // acknowledgement (up to 40 ms).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
-        let _ = stream.set_nodelay(true);
-    });
     let auth = Arc::new(Mutex::new(Auth::default()));
     let shared = routes::Shared {
         auth: auth.clone(),
-        port: addr.port(),
+        allowed: Arc::new(guard::Allowed {
+            port: addr.port(),
+            names: reach.names.clone(),
+        }),
         feed: listing::start(),
         home: std::env::var("HOME").unwrap_or_else(|_| "/".to_string()),
     };
     let app = routes::router(shared);
-    tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            eprintln!("pokeshell web: stopped serving: {e}");
+    match tls {
+        Some(config) => {
+            let listener = tls::TlsListener::new(listener, config)
+                .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
+            tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, app).await {
+                    eprintln!("pokeshell web: stopped serving: {e}");
+                }
+            });
         }
-    });
-    eprintln!("pokeshell web: listening on {addr}");
-    Ok(Running { addr, auth })
+        None => {
+            // Keys and frames are small writes: Nagle's algorithm would hold them for the peer's
+            // delayed acknowledgement (up to 40 ms).
+            let listener =
+                axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+                    let _ = stream.set_nodelay(true);
+                });
+            tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, app).await {
+                    eprintln!("pokeshell web: stopped serving: {e}");
+                }
+            });
+        }
+    }
+    let scheme = if reach.tls.is_some() { "https" } else { "http" };
+    eprintln!("pokeshell web: listening on {addr} ({scheme})");
+    Ok(Running { addr, auth, reach })
 }

@@ -25,7 +25,8 @@ use super::{assets, page_socket};
 #[derive(Clone)]
 pub struct Shared {
     pub auth: Arc<Mutex<Auth>>,
-    pub port: u16,
+    /// Who this server is, as requests may name it (the Host and Origin checks).
+    pub allowed: Arc<guard::Allowed>,
     pub feed: Feed,
     pub home: String,
 }
@@ -68,14 +69,14 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = header_str(headers, header::HOST).unwrap_or("");
-    if !guard::host_ok(host, shared.port) {
+    if !shared.allowed.host(host) {
         return plain(
             StatusCode::MISDIRECTED_REQUEST,
-            "pokeshell: refused: the Host of this request does not name this server (reach it by its address or localhost).",
+            "pokeshell: refused: the Host of this request does not name this server (reach it by its address, localhost, or a name in pokeshell.webHosts).",
         );
     }
     if let Some(origin) = header_str(headers, header::ORIGIN)
-        && !guard::origin_ok(origin, host)
+        && !shared.allowed.origin(origin, host)
     {
         return plain(
             StatusCode::FORBIDDEN,
