@@ -10,6 +10,7 @@ mod listing;
 pub mod new_session;
 pub mod page_msg;
 mod page_socket;
+pub mod push;
 pub mod qr;
 pub mod reach;
 mod routes;
