@@ -68,6 +68,28 @@ pub enum FromPage {
     Away {
         seen: Vec<Seen>,
     },
+    /// The public key this server's pushes are signed with (`applicationServerKey`).
+    PushKey,
+    /// Keep this browser's push subscription (`PushSubscription.toJSON()`) and send it pushes.
+    PushSubscribe {
+        endpoint: String,
+        keys: PushKeys,
+        /// `location.origin` of the page.
+        #[serde(default)]
+        origin: String,
+    },
+    /// No more pushes to this subscription.
+    PushUnsubscribe {
+        endpoint: String,
+    },
+}
+
+/// A subscription's keys, as the browser names them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushKeys {
+    pub p256dh: String,
+    pub auth: String,
 }
 
 /// A message to the page (besides the pane's bytes).
@@ -112,6 +134,14 @@ pub enum ToPage {
     Meanwhile {
         digests: Vec<AwayDigest>,
     },
+    /// The key to subscribe with.
+    PushKey {
+        key: String,
+    },
+    /// Whether this browser's subscription is kept now.
+    Pushing {
+        on: bool,
+    },
 }
 
 /// What a page message asks of the server.
@@ -125,6 +155,16 @@ pub enum Ask {
         cols: u16,
         rows: u16,
     },
+    /// Web Push's keys and subscriptions, kept by the web view itself (`web::push`).
+    Push(PushAsk),
+}
+
+/// What a page asks of Web Push.
+#[derive(Debug, PartialEq)]
+pub enum PushAsk {
+    Key,
+    Subscribe(super::push::Subscription),
+    Unsubscribe(String),
 }
 
 /// A page message as what to ask the server, or what to tell the page instead.
@@ -176,6 +216,22 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             epoch,
             since,
         },
+        FromPage::PushKey => return Ok(Ask::Push(PushAsk::Key)),
+        FromPage::PushSubscribe {
+            endpoint,
+            keys,
+            origin,
+        } => {
+            let sub = super::push::Subscription {
+                endpoint,
+                p256dh: keys.p256dh,
+                auth: keys.auth,
+                origin,
+            };
+            super::push::check(&sub)?;
+            return Ok(Ask::Push(PushAsk::Subscribe(sub)));
+        }
+        FromPage::PushUnsubscribe { endpoint } => return Ok(Ask::Push(PushAsk::Unsubscribe(endpoint))),
         FromPage::Away { seen } => Up::Away { seen },
     }))
 }

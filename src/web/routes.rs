@@ -34,14 +34,15 @@ pub struct Shared {
 /// Scripts and styles from this server only; no inline script, no frames, no other site.
 /// xterm.js sets styles on its own elements, hence `'unsafe-inline'` for styles alone.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-                   connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; \
-                   form-action 'none'; frame-ancestors 'none'";
+                   connect-src 'self'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; \
+                   worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 pub fn router(shared: Shared) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/login", get(login))
         .route("/assets/{name}", get(asset))
+        .route("/{name}", get(public_asset))
         .route("/ws", get(socket))
         .fallback(|| async {
             plain(
@@ -155,6 +156,16 @@ async fn asset(State(shared): State<Shared>, headers: HeaderMap, Path(name): Pat
     match assets::get(&name) {
         Some(a) => ([(header::CONTENT_TYPE, a.content_type)], a.bytes).into_response(),
         None => plain(StatusCode::NOT_FOUND, "pokeshell: no such file."),
+    }
+}
+
+async fn public_asset(Path(name): Path<String>) -> Response {
+    match assets::public(&name) {
+        Some(a) => ([(header::CONTENT_TYPE, a.content_type)], a.bytes).into_response(),
+        None => plain(
+            StatusCode::NOT_FOUND,
+            "pokeshell: there is nothing at this address.",
+        ),
     }
 }
 
