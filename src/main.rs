@@ -171,8 +171,10 @@ fn main() -> ExitCode {
         Some(Mode::Man) => return print_or_fail(pokeshell::client::completions::man_page),
         Some(Mode::Demo(args)) => return code(pokeshell::demo::launch::run_demo(args, probe_timeout())),
         Some(Mode::Server) => {
-            let served = pokeshell::server::serve::detach_from_parent()
-                .and_then(|()| pokeshell::server::serve::run(kinds()));
+            let served = pokeshell::server::serve::detach_from_parent().and_then(|()| {
+                eprintln!("pokeshell server: {}", pokeshell::server::file_limit::raise());
+                pokeshell::server::serve::run(kinds())
+            });
             return match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -194,7 +196,8 @@ fn main() -> ExitCode {
             let (dest, name) = pokeshell::machines::ssh::split_target(target).unwrap_or_default();
             return code(pokeshell::client::remote::attach(&cli, dest, name));
         }
-        Some(Mode::Web { listen }) => {
+        Some(Mode::Web { logout_all: true, .. }) => return code(client::web::logout_all()),
+        Some(Mode::Web { listen, .. }) => {
             // --listen, else the setting when it names another address than the default.
             let listen = listen.clone().or_else(|| {
                 let set = pokeshell::cli::launch::settings_here(&cli).ok()?;

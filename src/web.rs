@@ -6,6 +6,7 @@
 mod assets;
 pub mod auth;
 pub mod guard;
+mod listener;
 mod listing;
 pub mod new_session;
 pub mod page_msg;
@@ -19,9 +20,8 @@ mod upstream;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
-use auth::Auth;
+use auth::Logins;
 use reach::Reach;
 
 pub use pokeshell_core::config::schema::DEFAULT_LISTEN;
@@ -36,7 +36,7 @@ pub struct Login {
 
 struct Running {
     addr: SocketAddr,
-    auth: Arc<Mutex<Auth>>,
+    logins: Arc<Logins>,
     /// Where links point and whether the web view speaks TLS itself.
     reach: Reach,
 }
@@ -75,15 +75,19 @@ pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {
     }
     let r = running.as_ref().ok_or("the web view did not start")?;
     let token = auth::random_token().map_err(|e| format!("cannot make a login token: {e}"))?;
-    r.auth
-        .lock()
-        .map_err(|_| "the web view's state is broken".to_string())?
-        .add_login(token.clone(), Instant::now());
+    r.logins.add_login(token.clone());
     Ok(Login {
         url: url(r.addr, &r.reach),
         token,
         exposed: !r.addr.ip().is_loopback(),
     })
+}
+
+/// Ends every login to the web view (every browser's, and every login link not used yet); every
+/// open page's socket closes. How many logins there were, or `None` when the web view does not run.
+pub fn logout_all() -> Option<usize> {
+    let running = RUNNING.lock().ok()?;
+    running.as_ref().map(|r| r.logins.log_out_all())
 }
 
 /// Where every link to the web view starts (`https://box.tailnet.ts.net/`), while it runs: the
@@ -121,9 +125,9 @@ fn start(addr: SocketAddr, reach: Reach) -> Result<Running, String> {
     let addr = std_listener.local_addr().unwrap_or(addr);
     let listener = tokio::net::TcpListener::from_std(std_listener)
         .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
-    let auth = Arc::new(Mutex::new(Auth::default()));
+    let logins = Arc::new(Logins::default());
     let shared = routes::Shared {
-        auth: auth.clone(),
+        logins: logins.clone(),
         allowed: Arc::new(guard::Allowed {
             port: addr.port(),
             names: reach.names.clone(),
@@ -132,31 +136,8 @@ fn start(addr: SocketAddr, reach: Reach) -> Result<Running, String> {
         home: std::env::var("HOME").unwrap_or_else(|_| "/".to_string()),
     };
     let app = routes::router(shared);
-    match tls {
-        Some(config) => {
-            let listener = tls::TlsListener::new(listener, config)
-                .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
-            tokio::spawn(async move {
-                if let Err(e) = axum::serve(listener, app).await {
-                    eprintln!("pokeshell web: stopped serving: {e}");
-                }
-            });
-        }
-        None => {
-            // Keys and frames are small writes: Nagle's algorithm would hold them for the peer's
-            // delayed acknowledgement (up to 40 ms).
-            let listener =
-                axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
-                    let _ = stream.set_nodelay(true);
-                });
-            tokio::spawn(async move {
-                if let Err(e) = axum::serve(listener, app).await {
-                    eprintln!("pokeshell web: stopped serving: {e}");
-                }
-            });
-        }
-    }
+    tokio::spawn(listener::serve(listener, app, tls));
     let scheme = if reach.tls.is_some() { "https" } else { "http" };
     eprintln!("pokeshell web: listening on {addr} ({scheme})");
-    Ok(Running { addr, auth, reach })
+    Ok(Running { addr, logins, reach })
 }

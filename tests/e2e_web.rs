@@ -135,7 +135,12 @@ async fn wrong_used_and_foreign_requests_are_refused_and_bad_input_gets_a_clear_
     b.client.goto(&wrong).await.expect("open a wrong link");
     assert!(b.body_text().await.contains("refused"), "a wrong token");
     b.client.goto(&format!("http://{addr}/")).await.expect("the page");
-    assert!(b.body_text().await.contains("log in first"), "no cookie, no page");
+    b.wait_for(
+        "the page saying to log in first",
+        "return document.body.innerText",
+        |v| v.as_str().is_some_and(|t| t.contains("log in first")),
+    )
+    .await;
 
     b.client.goto(&link).await.expect("log in");
     b.wait_for(
@@ -144,41 +149,48 @@ async fn wrong_used_and_foreign_requests_are_refused_and_bad_input_gets_a_clear_
         |v| v == &json!("live"),
     )
     .await;
-    let (status, body) = raw_request(
+    let token = link.rsplit("token=").next().unwrap_or_default();
+    let body = format!("{{\"token\":\"{token}\"}}");
+    let (status, answer) = raw_request(
         &addr,
         &format!(
-            "GET {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n",
-            &link[link.find("/login").unwrap_or(0)..]
+            "POST /login HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
         ),
     );
     assert!(
-        status.contains("403") && body.contains("refused"),
+        status.contains("403") && answer.contains("refused"),
         "a used token: {status}"
     );
 
+    // The login is no cookie (cookies go to every port of the host): the page keeps it itself.
     let cookies = b.client.get_all_cookies().await.expect("the cookies");
-    let cookie = cookies
-        .iter()
-        .find(|c| c.name() == "pokeshell_session")
-        .expect("the session cookie");
-    assert_eq!(cookie.http_only(), Some(true));
-    let cookie = format!("pokeshell_session={}", cookie.value());
+    assert!(cookies.is_empty(), "no cookie: {cookies:?}");
+    let credential = b
+        .eval("return localStorage.getItem('pokeshell.login')")
+        .await
+        .as_str()
+        .expect("the page keeps its login")
+        .to_string();
 
     let (status, _) = raw_request(
         &addr,
         &format!(
-            "GET / HTTP/1.1\r\nHost: evil.example:{}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n",
+            "GET /auth HTTP/1.1\r\nHost: evil.example:{}\r\nAuthorization: Bearer {credential}\r\nConnection: close\r\n\r\n",
             addr.rsplit(':').next().unwrap_or_default()
         ),
     );
     assert!(status.contains("421"), "a foreign Host (DNS rebinding): {status}");
-    let upgrade = |origin: &str| {
+    let upgrade_as = |origin: &str, credential: &str| {
         format!(
-            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nCookie: {cookie}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nSec-WebSocket-Protocol: pokeshell, pokeshell.login.{credential}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
         )
     };
+    let upgrade = |origin: &str| upgrade_as(origin, &credential);
     let (status, _) = raw_request(&addr, &upgrade("http://evil.example"));
     assert!(status.contains("403"), "a WebSocket from another site: {status}");
+    let (status, _) = raw_request(&addr, &upgrade_as(&format!("http://{addr}"), "0123"));
+    assert!(status.contains("401"), "a WebSocket with a wrong login: {status}");
     // The twin: the same upgrade from the page's own origin is accepted.
     let mut own = std::net::TcpStream::connect(&addr).expect("connect");
     std::io::Write::write_all(&mut own, upgrade(&format!("http://{addr}")).as_bytes()).expect("send");
@@ -192,7 +204,7 @@ async fn wrong_used_and_foreign_requests_are_refused_and_bad_input_gets_a_clear_
         .client
         .execute_async(
             r#"const done = arguments[arguments.length - 1];
-            const ws = new WebSocket("ws://" + location.host + "/ws");
+            const ws = new WebSocket("ws://" + location.host + "/ws", PS.protocols());
             const errors = [];
             const steps = [
               () => ws.send("{not json"),

@@ -263,3 +263,48 @@ fn a_client_types_and_sees_its_session_whether_the_server_takes_its_terminal_or_
         pty.wait_for_text("detached from", WAIT);
     }
 }
+
+/// How many times a thread of process `pid` went to sleep and was woken (`voluntary_ctxt_switches`).
+fn wakes(pid: i32, tid: i32) -> u64 {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).expect("the thread's status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("a count of voluntary switches")
+}
+
+/// docs/architecture.md, "Data path through the server": a key typed in an attached terminal is read
+/// by the session's own thread and handed to the session there, so the server's main thread (the
+/// core, and the connections of clients that follow no session) does not wake for it. Typed one at
+/// a time, each after the echo of the one before; the main thread may wake for other things (the
+/// core hears that the client typed, once a second), never once a key.
+#[test]
+fn keys_typed_in_an_attached_terminal_reach_the_session_without_waking_the_servers_main_thread() {
+    let home = cat_session();
+    let term = Terminal::new();
+    let client = Client::attach(&home, "cat", &term.path);
+    client.until("attached", |d| matches!(d, Down::Attached { .. }));
+    write_fd(term.master(), b"w");
+    assert!(
+        read_fd(term.master(), WAIT, "w").contains('w'),
+        "the echo of a first key"
+    );
+    let pid = home.server.server_pid().expect("a server");
+    // The main thread's id is the process's.
+    let before = wakes(pid, pid);
+    let keys = 100;
+    for i in 0..keys {
+        let key = char::from(b'a' + (i % 26) as u8).to_string();
+        write_fd(term.master(), key.as_bytes());
+        let shown = read_fd(term.master(), WAIT, &key);
+        assert!(shown.contains(&key), "the echo of key {i}: {shown:?}");
+    }
+    let woke = wakes(pid, pid) - before;
+    println!("the server's main thread woke {woke} times for {keys} keys");
+    assert!(
+        woke < keys / 4,
+        "the main thread woke {woke} times for {keys} keys: keys go through it"
+    );
+}

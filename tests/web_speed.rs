@@ -72,7 +72,7 @@ async fn web_view_speed() {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let link = text
         .split_whitespace()
-        .find(|w| w.contains("/login?token="))
+        .find(|w| w.contains("/login#token="))
         .expect("a login link")
         .to_string();
     let b = Browser::start(1280, 900).await;
@@ -121,7 +121,7 @@ async fn web_view_speed() {
     b.eval(
         r#"window.extra = [];
         for (let i = 0; i < 20; i++) {
-          const ws = new WebSocket("ws://" + location.host + "/ws");
+          const ws = new WebSocket("ws://" + location.host + "/ws", PS.protocols());
           ws.onopen = () => ws.send(JSON.stringify({type: "open", session: String(2 + i % 2), cols: 80, rows: 24, watch: true}));
           window.extra.push(ws);
         }

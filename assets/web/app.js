@@ -8,6 +8,13 @@
     view: "term", talk: new PS.Talk($("talk")), talkSeen: { epoch: 0, seq: 0 }, digests: {} };
   window.PS.app = app;
   const NEW = "new session";
+  // The login lives in this origin's own storage (docs/web.md): sent by the page on purpose, as a
+  // subprotocol of its socket and as a bearer on its requests, never by the browser on its own.
+  const KEY = "pokeshell.login";
+  PS.login = () => localStorage.getItem(KEY);
+  PS.protocols = () => ["pokeshell", "pokeshell.login." + (PS.login() || "none")];
+  const authHeaders = () => ({ Authorization: "Bearer " + (PS.login() || "none") });
+  const LOGGED_OUT = 4401;
 
   function toast(text, error, bell) {
     const t = PS.el("div", "toast" + (error ? " error" : "") + (bell ? " bell" : ""), text);
@@ -234,11 +241,31 @@
     }
   }
 
+  // No login, or it ended: nothing shows but how to log in.
+  function loggedOut(status, text) {
+    localStorage.removeItem(KEY);
+    const ws = app.ws;
+    app.ws = null;
+    if (ws) { ws.onclose = null; ws.close(); }
+    app.current = null;
+    $("conn").textContent = status;
+    for (const id of ["list-view", "session-view", "back", "logout", "logout-all", "notify"]) $(id).classList.add("hidden");
+    $("logged-out-text").textContent = text;
+    $("logged-out").classList.remove("hidden");
+  }
+  const LOG_IN_AGAIN = "Logged out. To log in again, run `pokeshell web` in a terminal and open the link it prints.";
+
   function connect() {
-    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+    if (!PS.login()) {
+      loggedOut("log in first", "pokeshell: log in first: run `pokeshell web` in a terminal and open the link it prints.");
+      return;
+    }
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws", PS.protocols());
     ws.binaryType = "arraybuffer";
     app.ws = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       $("conn").textContent = "live";
       if (app.current && app.current !== NEW) open(app.current, app.watch);
     };
@@ -250,10 +277,29 @@
       }
     };
     ws.onclose = (ev) => {
+      if (app.ws !== ws) return;
+      if (ev.code === LOGGED_OUT) { loggedOut("logged out", LOG_IN_AGAIN); return; }
       $("conn").textContent = "disconnected" + (ev.reason ? ": " + ev.reason : "") + "; retrying…";
-      setTimeout(connect, 2000);
+      const again = () => setTimeout(connect, 2000);
+      // A socket refused before it opened may have been refused for its login: ask.
+      if (opened) { again(); return; }
+      fetch("/auth", { headers: authHeaders(), cache: "no-store" })
+        .then((res) => { if (res.status === 401) loggedOut("logged out", LOG_IN_AGAIN); else again(); })
+        .catch(again);
     };
   }
+
+  $("logout").addEventListener("click", () => {
+    fetch("/logout", { method: "POST", headers: authHeaders() })
+      .catch(() => {})
+      .finally(() => loggedOut("logged out", LOG_IN_AGAIN));
+  });
+  $("logout-all").addEventListener("click", () => {
+    fetch("/logout-all", { method: "POST", headers: authHeaders() })
+      .then((res) => res.json())
+      .then((body) => loggedOut("logged out", "Every login ended (" + body.ended + "). " + LOG_IN_AGAIN.slice("Logged out. ".length)))
+      .catch(() => loggedOut("logged out", LOG_IN_AGAIN));
+  });
 
   let killing = null;
   function confirmKill(name) {

@@ -28,6 +28,33 @@ pub fn run(listen: Option<String>) -> i32 {
     }
 }
 
+/// `pokeshell web --logout-all`: ends every login; never starts a server (logins end with it).
+pub fn logout_all() -> i32 {
+    let limit = crate::client::deadline::ANSWER_LIMIT;
+    match crate::client::ask(&Up::WebLogoutAll, false, "`web --logout-all`", limit) {
+        Ok(Down::Done { message }) => {
+            println!("{}", pokeshell_core::safe_text::escape(&message));
+            0
+        }
+        Ok(Down::Error { message }) => {
+            eprintln!("pokeshell: {}", pokeshell_core::safe_text::escape(&message));
+            1
+        }
+        Ok(other) => {
+            eprintln!("pokeshell: unexpected answer {other:?}");
+            1
+        }
+        Err(_) if crate::client::connect::connect().is_err() => {
+            println!("no pokeshell server runs: no browser is logged in (logins end with the server)");
+            0
+        }
+        Err(e) => {
+            eprintln!("pokeshell: {e}");
+            1
+        }
+    }
+}
+
 fn ask(listen: Option<String>) -> Result<(String, String, bool), String> {
     // Starting the listener may wait on the server's start: the deadline of a new session.
     let limit = crate::client::deadline::OPEN_LIMIT;
@@ -41,7 +68,7 @@ fn ask(listen: Option<String>) -> Result<(String, String, bool), String> {
 /// What the user reads: the address, the login link, its QR code (on a terminal), a warning when
 /// the web view is reachable beyond this machine.
 pub fn announce(url: &str, login: &str, exposed: bool, qr: bool) -> String {
-    let link = format!("{url}login?token={login}");
+    let link = format!("{url}login#token={login}");
     let mut out = format!(
         "pokeshell's web view runs at {url}\n\
          Open this link to log in (it works once, within 15 minutes):\n\n  {link}\n\n"
@@ -71,7 +98,7 @@ mod tests {
     #[test]
     fn the_announcement_has_the_link_and_warns_when_exposed() {
         let text = super::announce("http://127.0.0.1:7878/", "abc", false, false);
-        assert!(text.contains("http://127.0.0.1:7878/login?token=abc"));
+        assert!(text.contains("http://127.0.0.1:7878/login#token=abc"));
         assert!(!text.contains("WARNING"));
         let text = super::announce("http://0.0.0.0:7878/", "abc", true, true);
         assert!(text.contains("WARNING") && text.contains("run commands"));

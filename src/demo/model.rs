@@ -74,7 +74,12 @@ pub(crate) struct Shared {
     started: Instant,
 }
 
+/// Decides the answer to a request from the request itself (its body, and whether it asks for a
+/// compaction summary), before any queued step: `None` leaves it to the usual order.
+pub type Policy = dyn Fn(&serde_json::Value, bool) -> Option<Step> + Send + Sync;
+
 pub(crate) struct State {
+    policy: Option<Arc<Policy>>,
     steps: VecDeque<Step>,
     summaries: VecDeque<Step>,
     default_step: Step,
@@ -106,6 +111,7 @@ impl ModelServer {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
+                policy: None,
                 steps: VecDeque::new(),
                 summaries: VecDeque::new(),
                 default_step: Step::text(DEFAULT_TEXT),
@@ -172,6 +178,12 @@ impl ModelServer {
         if let Some(default) = scenario.default {
             state.default_step = default;
         }
+    }
+
+    /// Every request asks `policy` first (the soak's model works through its tasks so, from what
+    /// the conversation holds).
+    pub fn set_policy(&self, policy: Arc<Policy>) {
+        self.shared.lock().policy = Some(policy);
     }
 
     /// Queues a reply for the next ordinary request.

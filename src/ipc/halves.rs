@@ -1,55 +1,68 @@
-//! A socket between a client and the server, split so that each side wakes for what it waits on
-//! and nothing else. tokio's own stream waits for the socket to be readable and to have room at
-//! once, so every message the other side read (each freeing room: an edge) woke the thread for
-//! nothing: the server's main thread once per frame a client read (in a quiet session, one wake of
-//! two per key), and the client's once per key the server read. Here the reader waits only for
-//! bytes to read, and the writer asks for room only while a write is waiting for it.
+//! A descriptor between the server and a client (the client's socket, or its terminal when the
+//! server holds it), split so that each side wakes for its own work and nothing else. tokio's own
+//! streams wait for bytes to read and for room at once, so every message the other side read (each
+//! freeing room: an edge) woke the thread for nothing: in a quiet session, one wake of two per key.
+//! Here the reader waits only for bytes, and the writer asks for room only while a write waits for
+//! it. Both halves are registered with the runtime that made them: a connection that moves to
+//! another runtime drops them and makes new ones there.
+//!
+//! A descriptor is held as a `File`, whose reads and writes are plain `read(2)` and `write(2)`, for
+//! a socket as for a terminal; a write to a socket whose reader is gone fails with `EPIPE` (Rust
+//! ignores `SIGPIPE`).
 
+use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::io::{AsyncRead, Interest, ReadBuf};
 
-/// Registers `stream` with the runtime for `interest` alone.
-fn register<S: AsRawFd>(stream: S, interest: Interest) -> io::Result<AsyncFd<S>> {
-    // SAFETY: the registration owns the stream (a socket, or an `Arc` of one): its descriptor stays
-    // open, and the same, for as long as the registration lives.
-    unsafe { AsyncFd::register_with_interest(stream, interest) }.map_err(io::Error::from)
+/// Registers `fd` with the current runtime for `interest` alone.
+fn register<F: std::os::fd::AsRawFd>(fd: F, interest: Interest) -> io::Result<AsyncFd<F>> {
+    // SAFETY: the registration owns the descriptor (a `File`, or an `Arc` of one): it stays open,
+    // and the same, for as long as the registration lives.
+    unsafe { AsyncFd::register_with_interest(fd, interest) }.map_err(io::Error::from)
 }
 
-/// Splits a connection into a reader and a writer, both non-blocking.
-pub fn split(stream: UnixStream) -> io::Result<(ReadHalf, WriteHalf)> {
-    let stream = Arc::new(stream);
+/// `op` on `file`, again when interrupted.
+fn retried(mut op: impl FnMut() -> io::Result<usize>) -> io::Result<usize> {
+    loop {
+        match op() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            done => return done,
+        }
+    }
+}
+
+/// The reading side, for a client that reads the server's socket.
+pub fn reader(stream: std::os::unix::net::UnixStream) -> io::Result<ReadHalf> {
     stream.set_nonblocking(true)?;
-    let reader = ReadHalf::of(stream.clone())?;
-    Ok((reader, WriteHalf { stream, room: None }))
-}
-
-/// The reading side alone, for a client whose writes go out from its own thread.
-pub fn reader(stream: UnixStream) -> io::Result<ReadHalf> {
-    split(stream).map(|(reader, _)| reader)
+    ReadHalf::new(Arc::new(std::os::fd::OwnedFd::from(stream).into()))
 }
 
 pub struct ReadHalf {
-    fd: AsyncFd<Arc<UnixStream>>,
+    fd: AsyncFd<Arc<File>>,
 }
 
 impl ReadHalf {
-    /// Reads `stream` (non-blocking already) in this runtime.
-    pub fn of(stream: Arc<UnixStream>) -> io::Result<ReadHalf> {
+    /// Reads `file` (non-blocking already) on this runtime.
+    pub fn new(file: Arc<File>) -> io::Result<ReadHalf> {
         Ok(ReadHalf {
-            fd: register(stream, Interest::READABLE)?,
+            fd: register(file, Interest::READABLE)?,
         })
     }
 
-    /// Lets go of this runtime's registration, for another runtime to read the socket.
-    pub fn into_stream(self) -> Arc<UnixStream> {
-        self.fd.into_inner()
+    /// Waits for bytes and reads what is there; 0 is the end.
+    pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let mut ready = self.fd.readable().await?;
+            // `Err`: nothing after all; readiness was cleared, wait again.
+            if let Ok(read) = ready.try_io(|f| retried(|| f.get_ref().as_ref().read(buf))) {
+                return read;
+            }
+        }
     }
 }
 
@@ -58,135 +71,49 @@ impl AsyncRead for ReadHalf {
         loop {
             let mut ready = ready!(self.fd.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
-            match ready.try_io(|s| s.get_ref().as_ref().read(unfilled)) {
-                Ok(Ok(n)) => {
-                    buf.advance(n);
-                    return Poll::Ready(Ok(()));
-                }
-                Ok(Err(e)) => return Poll::Ready(Err(e)),
-                // Nothing to read after all: readiness was cleared, wait again.
-                Err(_) => {}
+            if let Ok(read) = ready.try_io(|f| retried(|| f.get_ref().as_ref().read(unfilled))) {
+                return Poll::Ready(read.map(|n| buf.advance(n)));
             }
         }
     }
 }
 
 pub struct WriteHalf {
-    stream: Arc<UnixStream>,
-    /// A registration for room, made when a write would block and dropped once it went through.
-    room: Option<AsyncFd<UnixStream>>,
+    file: Arc<File>,
+    /// A registration for room, made when a write would block and dropped once one went through.
+    room: Option<AsyncFd<File>>,
 }
 
-impl AsyncWrite for WriteHalf {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bytes: &[u8]) -> Poll<io::Result<usize>> {
-        loop {
-            match self.stream.as_ref().write(bytes) {
-                Ok(n) => {
-                    self.room = None;
-                    return Poll::Ready(Ok(n));
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if self.room.is_none() {
-                        // A descriptor of its own: one runtime cannot register one descriptor twice.
-                        self.room = Some(register(self.stream.try_clone()?, Interest::WRITABLE)?);
-                    }
-                    let Some(room) = &self.room else { continue };
-                    let mut ready = ready!(room.poll_write_ready(cx))?;
-                    // Room was seen; if the next write still would block, wait for the next edge.
-                    ready.clear_ready();
-                }
-                Err(e) => return Poll::Ready(Err(e)),
-            }
+impl WriteHalf {
+    pub fn new(file: Arc<File>) -> WriteHalf {
+        WriteHalf { file, room: None }
+    }
+
+    /// Writes what the descriptor takes now (`WouldBlock` when it takes nothing).
+    pub fn try_write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = retried(|| self.file.as_ref().write(bytes))?;
+        self.room = None;
+        Ok(n)
+    }
+
+    /// Waits until the descriptor may take more, after a write that would block.
+    pub async fn room(&mut self) -> io::Result<()> {
+        if self.room.is_none() {
+            // A descriptor of its own: one runtime cannot register one descriptor twice.
+            self.room = Some(register(self.file.try_clone()?, Interest::WRITABLE)?);
         }
+        if let Some(room) = &self.room {
+            // Room was seen; if the next write still would block, wait for the next edge.
+            room.writable().await?.clear_ready();
+        }
+        Ok(())
     }
+}
 
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(self.stream.shutdown(std::net::Shutdown::Write))
-    }
+/// Both halves of a non-blocking descriptor, on this runtime.
+pub fn split(file: &Arc<File>) -> io::Result<(ReadHalf, WriteHalf)> {
+    Ok((ReadHalf::new(file.clone())?, WriteHalf::new(file.clone())))
 }
 
 #[cfg(test)]
-mod tests {
-    use std::os::fd::AsRawFd;
-
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    use super::*;
-
-    /// The events every epoll instance of this process watches descriptor `fd` for (from
-    /// `/proc/self/fdinfo`): the kernel's own record of what the runtime registered.
-    fn watched_for(fd: i32) -> Vec<u32> {
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir("/proc/self/fd")
-            .expect("/proc/self/fd")
-            .flatten()
-        {
-            let is_epoll =
-                std::fs::read_link(entry.path()).is_ok_and(|l| l.to_string_lossy().contains("eventpoll"));
-            let info = std::fs::read_to_string(format!(
-                "/proc/self/fdinfo/{}",
-                entry.file_name().to_string_lossy()
-            ));
-            let (true, Ok(info)) = (is_epoll, info) else {
-                continue;
-            };
-            for line in info.lines() {
-                let mut words = line.split_whitespace();
-                if words.next() == Some("tfd:") && words.next() == Some(&fd.to_string()) {
-                    let events = words.skip_while(|w| *w != "events:").nth(1).unwrap_or("0");
-                    found.push(u32::from_str_radix(events, 16).expect("a hex event mask"));
-                }
-            }
-        }
-        found
-    }
-
-    #[tokio::test(flavor = "current_thread")]
-    async fn the_reader_is_registered_for_bytes_to_read_and_never_for_room() {
-        let (ours, mut theirs) = UnixStream::pair().expect("socket pair");
-        let fd = ours.as_raw_fd();
-        let (mut rd, mut wr) = split(ours).expect("split");
-        // (The runtime's poller may be reached through more than one descriptor: each lists it.)
-        let events = watched_for(fd);
-        assert!(!events.is_empty(), "the socket is registered");
-        for mask in events {
-            assert!(mask & libc::EPOLLIN as u32 != 0, "it waits for bytes: {mask:x}");
-            assert!(
-                mask & libc::EPOLLOUT as u32 == 0,
-                "it never waits for room, which the other side makes each time it reads: {mask:x}"
-            );
-        }
-        // Both ways still work.
-        wr.write_all(b"ping").await.expect("written");
-        let mut got = [0u8; 4];
-        theirs.read_exact(&mut got).expect("read");
-        assert_eq!(&got, b"ping");
-        theirs.write_all(b"pong").expect("written");
-        let mut got = [0u8; 4];
-        rd.read_exact(&mut got).await.expect("read");
-        assert_eq!(&got, b"pong");
-    }
-
-    #[tokio::test(flavor = "current_thread")]
-    async fn a_write_bigger_than_the_socket_waits_for_room_and_arrives_whole() {
-        let (ours, theirs) = UnixStream::pair().expect("socket pair");
-        let (_rd, mut wr) = split(ours).expect("split");
-        let want: Vec<u8> = (0..8u32 << 20).map(|j| (j % 251) as u8).collect();
-        let reader = std::thread::spawn(move || {
-            let mut theirs = theirs;
-            let mut got = Vec::new();
-            theirs.read_to_end(&mut got).map(|_| got)
-        });
-        wr.write_all(&want).await.expect("written");
-        wr.shutdown().await.expect("shut down");
-        let got = reader.join().expect("reader").expect("read");
-        assert!(got == want, "the stream arrived whole and in order");
-        // Once the write went through, the wait for room is let go.
-        assert!(wr.room.is_none(), "no registration for room is kept");
-    }
-}
+mod tests;

@@ -1,323 +1,419 @@
-//! One client's connection to the server: who it is (same uid, the token), then frames both ways.
-//! What the client sends goes to the server's state as [`ServerMsg::Up`] (its writer is handed over
-//! first, as [`Handle::Conn`]); what goes back is the
-//! server's own messages and the frames of the session the client follows. A client follows one
-//! session at a time: switching hands the writer a new channel, so nothing of the old session can
-//! arrive after the new one's first frame.
+//! One client's connection to the server, and its one owner at a time, as tmux's server loop owns
+//! each of its clients. After who it is (same uid, the token), a connection is one task: it reads
+//! the client's socket and, when the server holds it, the client's terminal (`crate::ipc::terminal`);
+//! it writes the server's messages and the screen's bytes, in the one order they were decided
+//! ([`out`]). That task runs on the thread of the session the client follows, and on the server's
+//! main thread while it follows none: when the core makes the client follow a session
+//! ([`ConnCmd::Follow`]) the task ends where it runs and starts again on that session's runtime
+//! with everything it holds (descriptors, unread bytes, what is left to write), and comes back
+//! home when the client stops following ([`ConnCmd::Unfollow`]). A runtime that ends with the
+//! connection on it (its session ended) sends it home too ([`Held`]).
 //!
-//! When the client names its terminal and the server can open it (`crate::ipc::terminal`), the
-//! keys are read from the terminal ([`TerminalKeys`]) and the screen's bytes written there; the
-//! socket then carries everything else.
+//! So a key has one way to pi: read by the session's thread, handed to the session's loop on that
+//! thread. The terminal the server cannot hold is the client's (the fallback): the client reads it
+//! and sends the keys on the socket, which the same task reads on the same thread. Keys typed while
+//! the client follows no session go to the core, which keeps them for a session starting for the
+//! client (typed ahead) or drops them. Everything else the client sends goes to the core, from
+//! wherever the connection runs, and the connection reads nothing more until the core has handled
+//! it ([`ConnCmd::Heard`]): no key overtakes a resize, the terminal's answers or an open. What the
+//! core has for the session about the client (its answers, sizes, keys typed ahead) comes to the
+//! session through the connection too ([`ConnCmd::ToSession`]), so the session hears a client's
+//! coming, doings and going in the order they happened.
 
-use std::os::fd::AsFd;
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::BufReader;
 use tokio::net::UnixStream;
+use tokio::runtime::Handle as Runtime;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use keyboard::{TerminalKeys, take_terminal};
-use lent::{Lent, Reading};
-
 use super::perform::Handle;
-use super::route::Route;
 use super::serve::{ServerEvent, ServerMsg};
-use crate::ipc::halves::{self, ReadHalf};
-use crate::ipc::outbox::Outbox;
+use crate::ipc::halves::{self, WriteHalf};
 use crate::ipc::socket;
-use crate::server::event_loop::ClientOut;
 use crate::server::event_loop::input_meter::{self, Ticket, Verdict};
+use crate::server::event_loop::{ClientEvent, ClientOut, WorldEvent};
+use out::{Mark, Outgoing, Piece, Term};
 use pokeshell_core::wire::{self, Down, FrameBuf, Up};
 
-mod keyboard;
-pub mod lent;
-mod writer;
+mod out;
+mod run;
+#[cfg(test)]
+mod tests;
 
-/// How often a client typing the short way tells the core, which keeps the session used last.
+/// How often a client typing into its session tells the core, which keeps the session used last.
 const TYPED_EVERY: Duration = Duration::from_secs(1);
-/// What a connection's reader takes from the socket at once: many keys' frames.
+/// What a connection takes from the socket at once: many keys' frames.
 const READ_BUFFER: usize = 16 * 1024;
+/// The test hook under which the server never takes a terminal (read from the server's
+/// environment), so that tests reach the client's own reading and writing of its terminal.
+const KEEP_TERMINAL_HOOK: &str = "POKESHELL_TEST_KEEP_TERMINAL";
 
-/// What the server's state tells a connection's writer.
+/// What the performer tells a connection, in the order the core decided it.
 #[derive(Debug)]
 pub enum ConnCmd {
     Down(Down),
-    /// Follow this session's frames from now on (and no other's).
-    Follow {
-        out: UnboundedReceiver<ClientOut>,
-        queued: Arc<AtomicUsize>,
-        /// The session's program's input queue: reading this client stops while it is high.
-        input_queued: Arc<AtomicUsize>,
-    },
+    /// Follow this session from now on (and no other).
+    Follow(Follow),
     /// Stop following any session.
     Unfollow,
+    /// What the core sends the followed session about this client (its terminal's answers, a
+    /// resize, a return from a suspension, keys typed ahead).
+    ToSession(ClientEvent),
+    /// The core has handled the last message the connection sent it.
+    Heard,
 }
 
-async fn refuse(stream: &mut (impl AsyncWriteExt + Unpin), reason: &str) {
-    let frame = wire::encode_down(&Down::Error {
+/// A session, as a connection reaches it.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub number: u32,
+    /// Its loop, and the runtime its thread runs.
+    pub tx: UnboundedSender<WorldEvent>,
+    pub runtime: Runtime,
+    /// Its program's input queue: reading the client stops while it is high (`input_meter`).
+    pub input_queued: Arc<AtomicUsize>,
+}
+
+/// A session to follow, as the performer hands it over.
+#[derive(Debug)]
+pub struct Follow {
+    pub session: Session,
+    /// What the session sends this client, and its count of the bytes not written yet.
+    pub out: UnboundedReceiver<ClientOut>,
+    pub queued: Arc<AtomicUsize>,
+    /// The client's coming, for the session's loop (its link to this connection, its size).
+    pub attach: ClientEvent,
+}
+
+pub struct Conn {
+    id: u64,
+    socket: Arc<File>,
+    term: Term,
+    /// The client is stopped with pi: the shell has the terminal.
+    paused: bool,
+    /// The held terminal's keys are read (from its answers to the probe on).
+    keys: bool,
+    keys_after_caps: bool,
+    /// The socket's bytes read and not handled yet.
+    frames: FrameBuf,
+    ctl: UnboundedReceiver<ConnCmd>,
+    ctl_closed: bool,
+    follow: Option<Session>,
+    /// The followed session's runtime ended with the connection on it: it stays home.
+    stranded: bool,
+    /// The followed session's output for this client, and its count of the bytes in it.
+    screen: Option<(UnboundedReceiver<ClientOut>, Arc<AtomicUsize>)>,
+    out: Outgoing,
+    /// A message went to the core and it has not handled it yet: nothing more is read.
+    unheard: bool,
+    /// The client's input is read (false after the socket's end, or once it was dropped).
+    reading: bool,
+    server: UnboundedSender<ServerMsg>,
+    home: Runtime,
+    /// The session whose runtime holds the connection; `None`: the server's own (home).
+    place: Option<u32>,
+    /// This client's input not yet taken by its session's loop (see `input_meter`).
+    in_flight: Arc<AtomicUsize>,
+    held_since: Option<Instant>,
+    held_limit: Duration,
+    told_typed: Option<Instant>,
+    /// The connection is over: the last message is written, the socket failed or the server ends.
+    done: bool,
+}
+
+fn refusal(reason: &str) -> Vec<u8> {
+    wire::encode_down(&Down::Error {
         message: format!("refused: {reason}"),
-    });
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), stream.write_all(&frame)).await;
+    })
 }
 
 /// Serves one accepted connection until either side ends it.
 pub async fn serve(
     id: u64,
-    mut stream: UnixStream,
+    stream: UnixStream,
     token: Arc<str>,
     server: UnboundedSender<ServerMsg>,
     handles: UnboundedSender<Handle>,
 ) {
+    // (A refusal is one small frame, which a fresh socket always has room for.)
     if let Err(reason) = socket::admit(&stream).await {
-        refuse(&mut stream, &reason).await;
+        let _ = stream.try_write(&refusal(&reason));
         return;
     }
-    let outbox = match Outbox::new(stream.as_fd()) {
-        Ok(outbox) => Arc::new(outbox),
-        Err(e) => {
-            refuse(
-                &mut stream,
-                &format!("the server cannot take the connection: {e}"),
-            )
-            .await;
-            return;
-        }
+    let socket: Arc<File> = match stream.into_std() {
+        Ok(s) => Arc::new(OwnedFd::from(s).into()),
+        Err(e) => return eprintln!("pokeshell server: cannot take a connection: {e}"),
     };
-    let (rd, mut wr) = match stream.into_std().and_then(halves::split) {
+    let (rd, mut wr): (_, WriteHalf) = match halves::split(&socket) {
         Ok(halves) => halves,
-        Err(e) => {
-            eprintln!("pokeshell server: cannot take a connection: {e}");
-            return;
-        }
+        Err(e) => return eprintln!("pokeshell server: cannot take a connection: {e}"),
     };
     // A frame is read whole in one call where the socket has it whole.
     let mut rd = BufReader::with_capacity(READ_BUFFER, rd);
     if let Err(reason) = socket::read_hello(&mut rd, &token, socket::HELLO_TIMEOUT).await {
-        refuse(&mut wr, &reason).await;
+        let _ = wr.try_write(&refusal(&reason));
         return;
     }
-    let (ctl_tx, ctl_rx) = unbounded_channel::<ConnCmd>();
-    outbox.counted();
-    let _ = ctl_tx.send(ConnCmd::Down(Down::Welcome {
-        server_pid: std::process::id(),
-        restoring: super::restoring::pending(),
-    }));
-    let route = Arc::new(Route::default());
-    let answers = ctl_tx.clone();
-    let handle = Handle::Conn {
-        id,
-        ctl: ctl_tx,
-        route: route.clone(),
-        outbox: outbox.clone(),
-    };
-    if handles.send(handle).is_err() {
-        return;
-    }
-    let following = Following::default();
-    let writer = tokio::spawn(writer::write_loop(wr, ctl_rx, following.clone(), outbox.clone()));
-    // This client's input not yet taken by its session's loop.
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    let mut told_typed: Option<Instant> = None;
-    let held_limit = input_meter::held_limit();
     let mut frames = FrameBuf::new();
     frames.push(rd.buffer());
-    let mut rd = rd.into_inner();
-    let mut buf = vec![0u8; READ_BUFFER];
-    // The route's generation for which the session's runtime did not take the reading.
-    let mut refused: Option<u64> = None;
-    let garbage = |reason: String| {
-        let _ = server.send(ServerEvent::Garbage { id, reason }.into());
+    drop((rd, wr));
+    let (ctl_tx, ctl) = unbounded_channel();
+    if handles.send(Handle::Conn { id, ctl: ctl_tx }).is_err() {
+        return;
+    }
+    let mut conn = Conn::new(id, socket, ctl, server, Runtime::current());
+    conn.frames = frames;
+    conn.tell(Down::Welcome {
+        server_pid: std::process::id(),
+        restoring: super::restoring::pending(),
+    });
+    run(Held(Some(conn))).await;
+}
+
+/// A connection as a runtime holds it: dropped unfinished (its runtime ended with it), it goes
+/// home, and does not go back to a session whose runtime ended.
+struct Held(Option<Conn>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let Some(mut conn) = self.0.take() else { return };
+        // At home (or on its way there) when the server's own runtime ends: the server ends.
+        if conn.place.is_none() {
+            return;
+        }
+        conn.stranded = conn.follow.is_some();
+        conn.place = None;
+        let home = conn.home.clone();
+        go(&home, conn);
+    }
+}
+
+/// Starts the connection on `runtime`.
+fn go(runtime: &Runtime, conn: Conn) {
+    runtime.spawn(run(Held(Some(conn))));
+}
+
+/// Serves the connection on this runtime until it ends or goes elsewhere.
+async fn run(mut held: Held) {
+    let next = match held.0.as_mut() {
+        Some(conn) => conn.serve_here().await,
+        None => return,
     };
-    // The keys of the client's terminal, when the server reads it: from the terminal's answers to
-    // the probe on (they are read by the client).
-    let mut keyboard: Option<tokio::task::JoinHandle<()>> = None;
-    let mut keys_after_caps = false;
-    loop {
-        if let Err(reason) = input_room(&in_flight, &following, held_limit).await {
-            garbage(reason);
-            break;
+    let Some(mut conn) = held.0.take() else { return };
+    match next {
+        Some((runtime, place)) => {
+            conn.place = place;
+            go(&runtime, conn);
         }
-        let (kind, payload) = match frames.next() {
-            Ok(Some(frame)) => frame,
-            Ok(None) => {
-                // Nothing whole is left to read here: the session the client types into may read
-                // the socket on its own thread until anything but a key comes (see `lent`); not
-                // when its keys come from its terminal.
-                if let Some(to) = route
-                    .lendable()
-                    .filter(|to| refused != Some(to.generation) && outbox.terminal().is_none())
-                {
-                    let reading = Reading {
-                        stream: rd.into_stream(),
-                        frames: std::mem::take(&mut frames),
-                        refused: false,
-                    };
-                    let counts = (in_flight.clone(), following.clone());
-                    let (lent, back) =
-                        Lent::new(id, reading, route.clone(), to.generation, server.clone(), counts);
-                    to.runtime.spawn(lent::read(lent));
-                    let Ok(reading) = back.await else { break };
-                    refused = reading.refused.then_some(to.generation);
-                    frames = reading.frames;
-                    rd = match ReadHalf::of(reading.stream) {
-                        Ok(rd) => rd,
-                        Err(e) => {
-                            eprintln!("pokeshell server: cannot read a connection again: {e}");
-                            break;
-                        }
-                    };
-                    continue;
-                }
-                match rd.read(&mut buf).await {
-                    Ok(0) => {
-                        if let Err(e) = frames.finish() {
-                            garbage(e.to_string());
-                        }
-                        break;
-                    }
-                    Ok(n) => frames.push(&buf[..n]),
-                    Err(e) => {
-                        garbage(e.to_string());
-                        break;
-                    }
-                }
-                continue;
-            }
-            Err(e) => {
-                garbage(e.to_string());
-                break;
-            }
+        None => conn.end(),
+    }
+}
+
+impl Conn {
+    fn new(
+        id: u64,
+        socket: Arc<File>,
+        ctl: UnboundedReceiver<ConnCmd>,
+        server: UnboundedSender<ServerMsg>,
+        home: Runtime,
+    ) -> Conn {
+        Conn {
+            id,
+            socket,
+            term: Term::Client,
+            paused: false,
+            keys: false,
+            keys_after_caps: false,
+            frames: FrameBuf::new(),
+            ctl,
+            ctl_closed: false,
+            follow: None,
+            stranded: false,
+            screen: None,
+            out: Outgoing::default(),
+            unheard: false,
+            reading: true,
+            server,
+            home,
+            place: None,
+            in_flight: Arc::default(),
+            held_since: None,
+            held_limit: input_meter::held_limit(),
+            told_typed: None,
+            done: false,
+        }
+    }
+
+    /// The session the connection follows, unless its runtime ended.
+    fn session(&self) -> Option<&Session> {
+        self.follow.as_ref().filter(|_| !self.stranded)
+    }
+
+    /// Where the connection belongs now, when it is not there.
+    fn elsewhere(&self) -> Option<(Runtime, Option<u32>)> {
+        let (place, runtime) = match self.session() {
+            Some(s) => (Some(s.number), &s.runtime),
+            None => (None, &self.home),
         };
-        match wire::decode_up(kind, &payload) {
-            Ok(Up::Input(bytes)) => {
-                if !pass_keys(id, bytes, &in_flight, &route, &server, &mut told_typed) {
-                    break;
-                }
+        (place != self.place).then(|| (runtime.clone(), place))
+    }
+
+    /// A message for the client; the last one (detached, exited, an error) comes after what the
+    /// session drew before it, and the client follows nothing from then on (as the core has it).
+    fn tell(&mut self, down: Down) {
+        let piece = Piece::message(&down);
+        if matches!(piece, Piece::Message(_, Mark::Last)) {
+            while let Some(Ok(o)) = self.screen.as_mut().map(|(rx, _)| rx.try_recv()) {
+                self.drawn(Some(o));
             }
-            Ok(up) => {
-                let read_keys = match &up {
-                    Up::Open {
-                        terminal: Some(path),
-                        caps_follow,
-                        ..
-                    } if outbox.terminal().is_none() => {
-                        let taken = take_terminal(path, &outbox);
-                        outbox.counted();
-                        if answers.send(ConnCmd::Down(Down::Terminal { taken })).is_err() {
-                            outbox.uncounted();
-                        }
-                        keys_after_caps = taken && *caps_follow;
-                        taken && !*caps_follow
-                    }
-                    Up::Caps(_) => std::mem::take(&mut keys_after_caps),
-                    Up::Resumed { .. } => {
-                        // The client has its terminal back from the shell.
-                        if let Some(t) = outbox.terminal() {
-                            t.resume();
-                        }
-                        false
-                    }
-                    _ => false,
-                };
-                route.went_long_way();
-                if server.send(ServerEvent::Up { id, up }.into()).is_err() {
-                    break;
+            self.unfollow();
+        }
+        self.out.push(piece);
+    }
+
+    /// One thing the followed session sent this client.
+    fn drawn(&mut self, out: Option<ClientOut>) {
+        match out {
+            // The session's loop let go of this client.
+            None => self.screen = None,
+            Some(ClientOut::Bytes(bytes)) => {
+                if let Some((_, queued)) = &self.screen {
+                    queued.fetch_sub(bytes.len(), Ordering::AcqRel);
                 }
-                // After what came before them is on its way: the keys do not overtake it.
-                if read_keys
-                    && keyboard.is_none()
-                    && let Some(term) = outbox.terminal()
-                {
-                    let keys = TerminalKeys {
-                        id,
-                        term: term.clone(),
-                        route: route.clone(),
-                        server: server.clone(),
-                        in_flight: in_flight.clone(),
-                        following: following.clone(),
-                        held_limit,
-                    };
-                    keyboard = Some(tokio::spawn(keys.run()));
-                }
+                self.out.push(Piece::Screen(bytes));
             }
-            Err(e) => {
-                garbage(e.to_string());
-                break;
-            }
+            // The shell has the terminal until the client is back (`Up::Resumed`).
+            Some(ClientOut::Suspend) => self.tell(Down::Suspend),
+            Some(ClientOut::Size { cols, rows }) => self.tell(Down::Size { cols, rows }),
         }
     }
-    // The client is gone: its terminal is not the server's any more.
-    if let Some(t) = outbox.terminal() {
-        t.close();
-    }
-    if let Some(keyboard) = keyboard {
-        keyboard.abort();
-    }
-    let _ = server.send(ServerEvent::Gone { id }.into());
-    // The writer ends once the server's state has dropped this client's channel.
-    let _ = writer.await;
-}
 
-/// Hands the session keys the client typed, the short way when it is open, else through the core;
-/// `false`: the server is ending.
-fn pass_keys(
-    id: u64,
-    bytes: Vec<u8>,
-    in_flight: &Arc<AtomicUsize>,
-    route: &Route,
-    server: &UnboundedSender<ServerMsg>,
-    told_typed: &mut Option<Instant>,
-) -> bool {
-    let ticket = Ticket::new(in_flight, bytes.len());
-    match route.key(id, bytes, ticket) {
-        // Off the key's path: the key is with the session already.
-        Ok(()) => {
-            tell_typed(told_typed, server, id);
-            true
-        }
-        Err((bytes, ticket)) => {
-            route.went_long_way();
-            server.send(ServerMsg::Input { id, bytes, ticket }).is_ok()
+    fn command(&mut self, cmd: ConnCmd) {
+        match cmd {
+            ConnCmd::Down(down) => self.tell(down),
+            ConnCmd::Follow(f) => {
+                self.unfollow();
+                let _ = f.session.tx.send(WorldEvent::Client(f.attach));
+                self.screen = Some((f.out, f.queued));
+                self.follow = Some(f.session);
+                self.stranded = false;
+            }
+            ConnCmd::Unfollow => self.unfollow(),
+            ConnCmd::ToSession(ev) => self.to_session(ev),
+            ConnCmd::Heard => self.unheard = false,
         }
     }
-}
 
-/// The input queue of the session the client follows: the writer hears of switches, the reader
-/// holds back while it is high.
-pub type Following = Arc<std::sync::Mutex<Option<Arc<AtomicUsize>>>>;
+    fn to_session(&self, ev: ClientEvent) {
+        if let Some(s) = self.session() {
+            let _ = s.tx.send(WorldEvent::Client(ev));
+        }
+    }
 
-/// Waits until there is room for this client's input ([`input_meter::verdict`]); `Err`: the client
-/// is to be dropped, and why.
-async fn input_room(in_flight: &AtomicUsize, following: &Following, limit: Duration) -> Result<(), String> {
-    let held = tokio::time::Instant::now();
-    loop {
+    /// The client leaves the session it follows; the session hears it after the client's last key.
+    fn unfollow(&mut self) {
+        self.to_session(ClientEvent::Detach { id: self.id });
+        self.follow = None;
+        self.screen = None;
+    }
+
+    /// Keys typed in the client: to the session it follows, from its own thread; else to the core.
+    fn key(&mut self, bytes: Vec<u8>) {
+        let ticket = Ticket::new(&self.in_flight, bytes.len());
+        let id = self.id;
+        match self.session() {
+            Some(s) => {
+                let _ =
+                    s.tx.send(WorldEvent::Client(ClientEvent::Input { id, bytes, ticket }));
+                if self.told_typed.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
+                    self.told_typed = Some(Instant::now());
+                    let _ = self.server.send(ServerEvent::Typed { id }.into());
+                }
+            }
+            None => self.send_core(ServerMsg::Input { id, bytes, ticket }),
+        }
+    }
+
+    /// Anything but keys: to the core, which decides.
+    fn message(&mut self, up: Up) {
+        match &up {
+            Up::Open {
+                terminal: Some(path),
+                caps_follow,
+                ..
+            } if matches!(self.term, Term::Client) => {
+                let opened = std::env::var_os(KEEP_TERMINAL_HOOK)
+                    .is_none()
+                    .then(|| crate::ipc::terminal::open(path).ok())
+                    .flatten();
+                let taken = opened.is_some();
+                if let Some(fd) = opened {
+                    self.term = Term::Held(Arc::new(fd));
+                }
+                // Until the probe's answers are in, the client reads them there itself.
+                (self.keys, self.keys_after_caps) = (taken && !*caps_follow, taken && *caps_follow);
+                self.tell(Down::Terminal { taken });
+            }
+            Up::Caps(_) if self.keys_after_caps => (self.keys, self.keys_after_caps) = (true, false),
+            // The client has its terminal back from the shell.
+            Up::Resumed { .. } => self.paused = false,
+            _ => {}
+        }
+        self.send_core(ServerEvent::Up { id: self.id, up }.into());
+    }
+
+    fn send_core(&mut self, msg: ServerMsg) {
+        self.unheard = true;
+        if self.server.send(msg).is_err() {
+            self.done = true;
+        }
+    }
+
+    /// Whether the client's input may be read now ([`input_meter::verdict`]); a client held back
+    /// too long is dropped (the core tells it why).
+    fn input_room(&mut self) -> bool {
+        let queued = self
+            .follow
+            .as_ref()
+            .map_or(0, |s| s.input_queued.load(Ordering::Acquire));
+        let held = self.held_since.map_or(Duration::ZERO, |t| t.elapsed());
         match input_meter::verdict(
-            in_flight.load(Ordering::Acquire),
-            queued(following),
-            held.elapsed(),
-            limit,
+            self.in_flight.load(Ordering::Acquire),
+            queued,
+            held,
+            self.held_limit,
         ) {
-            Verdict::Read => return Ok(()),
-            Verdict::Drop(reason) => return Err(reason),
-            // The queue drains as the program reads: looked at again shortly, cheaply.
-            Verdict::Wait => tokio::time::sleep(input_meter::RECHECK).await,
+            Verdict::Read => {
+                self.held_since = None;
+                true
+            }
+            Verdict::Wait => {
+                self.held_since.get_or_insert_with(Instant::now);
+                false
+            }
+            Verdict::Drop(reason) => {
+                self.garbage(reason);
+                false
+            }
         }
     }
-}
 
-/// The bytes waiting in the input queue of the session the client follows.
-fn queued(following: &Following) -> usize {
-    following
-        .lock()
-        .map_or(0, |f| f.as_ref().map_or(0, |q| q.load(Ordering::Acquire)))
-}
+    /// The client is dropped: it is read no more, and the core tells it why.
+    fn garbage(&mut self, reason: String) {
+        (self.reading, self.keys) = (false, false);
+        let _ = self
+            .server
+            .send(ServerEvent::Garbage { id: self.id, reason }.into());
+    }
 
-/// Tells the core that client `id` typed the short way, at most once every [`TYPED_EVERY`].
-fn tell_typed(told: &mut Option<Instant>, server: &UnboundedSender<ServerMsg>, id: u64) {
-    if told.is_none_or(|t| t.elapsed() >= TYPED_EVERY) {
-        *told = Some(Instant::now());
-        let _ = server.send(ServerEvent::Typed { id }.into());
+    /// The connection is over: the session and the core hear it, the descriptors close.
+    fn end(mut self) {
+        self.unfollow();
+        let _ = self.server.send(ServerEvent::Gone { id: self.id }.into());
     }
 }

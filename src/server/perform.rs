@@ -7,13 +7,11 @@ use std::sync::atomic::AtomicUsize;
 
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::conn::ConnCmd;
+use super::conn::{ConnCmd, Follow, Session};
 use super::kind::Kinds;
-use super::route::{Route, Target};
 use super::saver::Saver;
 use super::serve::ServerMsg;
 use super::session_thread;
-use crate::ipc::outbox::Outbox;
 use crate::server::event_loop::input_meter::Ticket;
 use crate::server::event_loop::{ClientEvent, ClientLink, Clock, WorldEvent};
 use pokeshell_core::server::state::{ClientMsg, SessionMsg};
@@ -24,13 +22,8 @@ use pokeshell_core::wire::Down;
 /// travel apart from the events and are taken first, so a handle always arrives before anything
 /// its owner sent after it.
 pub enum Handle {
-    /// A client passed the socket's checks: its connection's writer, and where its keys go.
-    Conn {
-        id: u64,
-        ctl: UnboundedSender<ConnCmd>,
-        route: Arc<Route>,
-        outbox: Arc<Outbox>,
-    },
+    /// A client passed the socket's checks: where its connection hears what the core decided.
+    Conn { id: u64, ctl: UnboundedSender<ConnCmd> },
     /// A session's thread runs (its loop's events) or could not start.
     Session {
         number: u32,
@@ -38,20 +31,13 @@ pub enum Handle {
     },
 }
 
-/// A client's connection, as the performer reaches it.
-struct Conn {
-    ctl: UnboundedSender<ConnCmd>,
-    route: Arc<Route>,
-    /// Its socket, for the session it follows to write frames to itself.
-    outbox: Arc<Outbox>,
-}
-
 pub struct Performer {
     pub state: ServerState,
     clock: Clock,
     me: UnboundedSender<ServerMsg>,
     handles: UnboundedSender<Handle>,
-    conns: HashMap<u64, Conn>,
+    /// Each client's connection, wherever it runs.
+    conns: HashMap<u64, UnboundedSender<ConnCmd>>,
     /// Each running session's loop, and its program's input queue (see `input_meter`).
     sessions: HashMap<u32, session_thread::Ready>,
     saver: Saver,
@@ -87,13 +73,8 @@ impl Performer {
     /// A channel arrived: kept, and the state hears what it means.
     pub fn on_handle(&mut self, handle: Handle) {
         match handle {
-            Handle::Conn {
-                id,
-                ctl,
-                route,
-                outbox,
-            } => {
-                self.conns.insert(id, Conn { ctl, route, outbox });
+            Handle::Conn { id, ctl } => {
+                self.conns.insert(id, ctl);
                 self.event(ServerEvent::Connected { id });
             }
             Handle::Session { number, result } => {
@@ -132,10 +113,10 @@ impl Performer {
         for effect in self.state.handle(ev, now) {
             self.perform(effect);
         }
-        // After its effects: whatever the core passed on to a session is in that session's channel
-        // before the client's next key may go there the short way.
-        if let Some(conn) = from.and_then(|id| self.conns.get(&id)) {
-            conn.route.arrived();
+        // After its effects: the client's connection reads on once what the core passed on for it
+        // is on its way, so that its next key never overtakes it.
+        if let Some(id) = from {
+            self.to_conn(id, ConnCmd::Heard);
         }
     }
 
@@ -146,12 +127,8 @@ impl Performer {
     }
 
     fn to_conn(&self, id: u64, cmd: ConnCmd) {
-        if let Some(conn) = self.conns.get(&id) {
-            // Counted before it is sent: the session does not write past it.
-            conn.outbox.counted();
-            if conn.ctl.send(cmd).is_err() {
-                conn.outbox.uncounted();
-            }
+        if let Some(ctl) = self.conns.get(&id) {
+            let _ = ctl.send(cmd);
         }
     }
 
@@ -166,59 +143,44 @@ impl Performer {
                 caps,
                 watch,
             } => {
+                let Some((tx, input_queued, runtime)) = self.sessions.get(&number) else {
+                    return;
+                };
+                let session = Session {
+                    number,
+                    tx: tx.clone(),
+                    runtime: runtime.clone(),
+                    input_queued: input_queued.clone(),
+                };
                 // A fresh channel per follow: nothing of the session left can arrive after the
                 // next one's first frame.
                 let (tx, out) = unbounded_channel();
                 let queued = Arc::new(AtomicUsize::new(0));
-                let input_queued = self
-                    .sessions
-                    .get(&number)
-                    .map(|(_, q, _)| q.clone())
-                    .unwrap_or_default();
-                self.to_conn(
-                    id,
-                    ConnCmd::Follow {
-                        out,
-                        queued: queued.clone(),
-                        input_queued,
-                    },
-                );
-                // A new follow's number: the session followed before may not write any more.
-                let direct = self
-                    .conns
-                    .get(&id)
-                    .map(|c| (c.outbox.clone(), c.outbox.next_follow()));
                 let link = ClientLink {
                     tx,
                     cols,
                     rows,
-                    queued,
+                    queued: queued.clone(),
                     watch,
-                    direct,
                 };
-                let ev = WorldEvent::Client(ClientEvent::Attach { id, link, caps });
-                self.to_session(number, ev);
-                // The route the core chose, kept by the connection until the core changes it.
-                if let Some(conn) = self.conns.get(&id) {
-                    conn.route
-                        .set(self.sessions.get(&number).map(|(tx, _, runtime)| Target {
-                            tx: tx.clone(),
-                            runtime: runtime.clone(),
-                        }));
-                }
+                let follow = Follow {
+                    session,
+                    out,
+                    queued,
+                    attach: ClientEvent::Attach { id, link, caps },
+                };
+                self.to_conn(id, ConnCmd::Follow(follow));
             }
-            ServerEffect::Unfollow { id, number } => {
-                if let Some(conn) = self.conns.get(&id) {
-                    conn.route.set(None);
-                    conn.outbox.next_follow();
-                }
-                self.to_conn(id, ConnCmd::Unfollow);
-                self.to_session(number, WorldEvent::Client(ClientEvent::Detach { id }));
+            // The connection tells the session, after the client's last key.
+            ServerEffect::Unfollow { id, .. } => self.to_conn(id, ConnCmd::Unfollow),
+            ServerEffect::ToSession {
+                ev: SessionMsg::Client(msg),
+                ..
+            } => {
+                let (id, ev) = client_event(msg, &mut self.ticket);
+                self.to_conn(id, ConnCmd::ToSession(ev));
             }
-            ServerEffect::ToSession { number, ev } => {
-                let ev = world(ev, &mut self.ticket);
-                self.to_session(number, ev);
-            }
+            ServerEffect::ToSession { number, ev } => self.to_session(number, world(ev)),
             ServerEffect::Start(start) => {
                 let (me, handles, kinds) = (self.me.clone(), self.handles.clone(), self.kinds.clone());
                 tokio::spawn(async move {
@@ -251,30 +213,44 @@ impl Performer {
                 };
                 self.to_conn(id, ConnCmd::Down(down));
             }
+            ServerEffect::WebLogoutAll { id } => {
+                let message = match crate::web::logout_all() {
+                    Some(1) => "ended 1 login to the web view; its pages are logged out".to_string(),
+                    Some(n) => format!("ended {n} logins to the web view; their pages are logged out"),
+                    None => "the web view does not run: no browser is logged in".to_string(),
+                };
+                self.to_conn(id, ConnCmd::Down(Down::Done { message }));
+            }
             ServerEffect::Log(line) => eprintln!("pokeshell server: {line}"),
             ServerEffect::Restoring(n) => super::restoring::set(n),
         }
     }
 }
 
-/// What the core sends a session, as its loop hears it; keys take `ticket` with them.
-fn world(msg: SessionMsg, ticket: &mut Option<Ticket>) -> WorldEvent {
+/// What the core sends a session, as its loop hears it (a client's doings go through its
+/// connection: [`client_event`]).
+fn world(msg: SessionMsg) -> WorldEvent {
     match msg {
         SessionMsg::Signal(signal) => WorldEvent::Signal(signal),
         SessionMsg::Notice(text) => WorldEvent::Notice(text),
         SessionMsg::Sessions(briefs) => WorldEvent::Sessions(briefs),
         SessionMsg::Request(req) => WorldEvent::Request(req),
-        SessionMsg::Client(ev) => WorldEvent::Client(match ev {
-            ClientMsg::Caps { id, caps } => ClientEvent::Caps { id, caps },
-            ClientMsg::Detach { id } => ClientEvent::Detach { id },
-            ClientMsg::Input { id, bytes } => ClientEvent::Input {
-                id,
-                bytes,
-                ticket: ticket.take().unwrap_or_default(),
-            },
-            ClientMsg::Resize { id, cols, rows } => ClientEvent::Resize { id, cols, rows },
-            ClientMsg::Resumed { id, cols, rows } => ClientEvent::Resumed { id, cols, rows },
-        }),
+        SessionMsg::Client(ev) => WorldEvent::Client(client_event(ev, &mut None).1),
+    }
+}
+
+/// What the core has for a session about client `id`, as the loop hears it; keys take `ticket`
+/// with them.
+fn client_event(msg: ClientMsg, ticket: &mut Option<Ticket>) -> (u64, ClientEvent) {
+    match msg {
+        ClientMsg::Caps { id, caps } => (id, ClientEvent::Caps { id, caps }),
+        ClientMsg::Detach { id } => (id, ClientEvent::Detach { id }),
+        ClientMsg::Input { id, bytes } => {
+            let ticket = ticket.take().unwrap_or_default();
+            (id, ClientEvent::Input { id, bytes, ticket })
+        }
+        ClientMsg::Resize { id, cols, rows } => (id, ClientEvent::Resize { id, cols, rows }),
+        ClientMsg::Resumed { id, cols, rows } => (id, ClientEvent::Resumed { id, cols, rows }),
     }
 }
 
@@ -291,14 +267,19 @@ mod tests {
     fn keys_take_their_ticket_to_the_session_and_nothing_else_does() {
         let gauge = Arc::new(AtomicUsize::new(0));
         let mut ticket = Some(Ticket::new(&gauge, 3));
-        let notice = world(SessionMsg::Notice("hi".into()), &mut ticket);
-        assert!(matches!(notice, WorldEvent::Notice(_)));
-        assert!(ticket.is_some(), "a notice takes no ticket");
-        let keys = SessionMsg::Client(ClientMsg::Input {
+        let resize = ClientMsg::Resize {
+            id: 1,
+            cols: 80,
+            rows: 24,
+        };
+        let (id, resize) = client_event(resize, &mut ticket);
+        assert!(id == 1 && matches!(resize, ClientEvent::Resize { .. }));
+        assert!(ticket.is_some(), "a resize takes no ticket");
+        let keys = ClientMsg::Input {
             id: 1,
             bytes: b"xyz".to_vec(),
-        });
-        let ev = world(keys, &mut ticket);
+        };
+        let (_, ev) = client_event(keys, &mut ticket);
         assert!(ticket.is_none(), "the keys took it");
         assert_eq!(gauge.load(Ordering::Acquire), 3, "counted while on their way");
         drop(ev);

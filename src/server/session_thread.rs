@@ -70,7 +70,7 @@ fn config(start: &SessionSpec, kinds: &Kinds) -> Result<Plan, String> {
 
 /// A started session: where its world events go, its program's input queue (bytes not yet
 /// written to its terminal; see [`crate::server::event_loop::input_meter`]), and its thread's runtime
-/// (where a client's socket is read while the client types into it, see `conn::lent`).
+/// (where the connections of the clients that follow it run, see `conn`).
 pub type Ready = (
     UnboundedSender<WorldEvent>,
     Arc<AtomicUsize>,

@@ -12,6 +12,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 
 pub const INDEX: &str = include_str!("../../assets/web/index.html");
+pub const LOGIN: &str = include_str!("../../assets/web/login.html");
 
 /// The files at the root, served without a login: the service worker (its scope is the directory
 /// it is served from, so the whole web view), the manifest and the icons a browser fetches on its
@@ -37,6 +38,7 @@ pub fn get(name: &str) -> Option<Asset> {
         "app.js" => (include_bytes!("../../assets/web/app.js"), JS),
         "term.js" => (include_bytes!("../../assets/web/term.js"), JS),
         "list.js" => (include_bytes!("../../assets/web/list.js"), JS),
+        "login.js" => (include_bytes!("../../assets/web/login.js"), JS),
         "talk.js" => (include_bytes!("../../assets/web/talk.js"), JS),
         "push.js" => (include_bytes!("../../assets/web/push.js"), JS),
         "app.css" => (include_bytes!("../../assets/web/app.css"), CSS),

@@ -1,10 +1,30 @@
-//! Who may use the web view: one-time login tokens, printed by `pokeshell web`, turn into session
-//! cookies. Pure state, no I/O: the routes ask it and set the cookie it gives. Tokens and cookies are
-//! compared in constant time and never logged.
+//! Who may use the web view, and the one check every route that needs a login calls
+//! ([`logged_in`], or the [`LoggedIn`] extractor built on it).
+//!
+//! A one-time login token, printed by `pokeshell web`, is exchanged by the login page's script for a
+//! *credential*: a fresh random value the page keeps in its own storage (`localStorage`), which the
+//! browser keeps per origin, port included, and sends nowhere by itself. The page sends it on
+//! purpose: as `Authorization: Bearer …` on its requests, and as a second WebSocket subprotocol
+//! (`pokeshell.login.…`) when it opens its socket, since a browser's WebSocket carries no other
+//! header. A cookie would not do: cookies are kept per host, not per port, so every other service on
+//! 127.0.0.1 (a dev server an agent started, the far end of an `ssh -L` tunnel) would receive it and
+//! could replay it (docs/web.md, "Security model").
+//!
+//! Tokens and credentials are compared in constant time and never logged. Ending a login (the page's
+//! Log out) or every login (`pokeshell web --logout-all`, the page's Log out everywhere) is told to
+//! every open socket, which ends if its login did.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::extract::{FromRef, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
+use tokio::sync::watch;
+
+use super::listener::ConnTag;
 
 /// How long a login token printed by `pokeshell web` stays good.
 pub const LOGIN_TTL: Duration = Duration::from_secs(15 * 60);
@@ -14,13 +34,32 @@ pub const SESSION_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 const MAX_LOGINS: usize = 16;
 const MAX_SESSIONS: usize = 64;
 
-/// The cookie's name.
-pub const COOKIE: &str = "pokeshell_session";
+/// The WebSocket subprotocol the page asks for and the web view answers with.
+pub const PROTOCOL: &str = "pokeshell";
+/// The page's credential rides as a second subprotocol, `pokeshell.login.<credential>`.
+pub const PROTOCOL_LOGIN_PREFIX: &str = "pokeshell.login.";
 
+/// What the page says when it has no login.
+pub const LOG_IN_FIRST: &str =
+    "pokeshell: log in first: run `pokeshell web` in a terminal and open the link it prints.";
+
+/// One logged-in browser (one origin's storage), known by a number that reveals nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoginId(u64);
+
+#[derive(Debug)]
+struct Kept {
+    id: LoginId,
+    credential: String,
+    used: Instant,
+}
+
+/// The logins waiting to be used and the browsers logged in. Pure state: no I/O, no clock.
 #[derive(Debug, Default)]
 pub struct Auth {
     logins: Vec<(String, Instant)>,
-    sessions: Vec<(String, Instant)>,
+    sessions: Vec<Kept>,
+    next: u64,
 }
 
 /// Why a login was refused (the page says it; the token itself is never repeated).
@@ -34,7 +73,7 @@ fn equal(a: &str, b: &str) -> bool {
     a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
-/// 32 random bytes as hex.
+/// 32 random bytes from the system's generator, as hex.
 pub fn random_token() -> std::io::Result<String> {
     use std::io::Read;
     let mut bytes = [0u8; 32];
@@ -52,9 +91,9 @@ impl Auth {
         self.logins.push((token, now));
     }
 
-    /// Uses a login token: the cookie value to set, `cookie` (fresh and random), when it was good.
+    /// Uses a login token: `credential` (fresh and random) becomes a login when the token was good.
     /// Every waiting token is compared, so the time taken says nothing of which one came close.
-    pub fn log_in(&mut self, token: &str, cookie: String, now: Instant) -> Result<String, Refused> {
+    pub fn log_in(&mut self, token: &str, credential: String, now: Instant) -> Result<LoginId, Refused> {
         let mut found = None;
         for (i, (t, at)) in self.logins.iter().enumerate() {
             if equal(t, token) && now.duration_since(*at) < LOGIN_TTL {
@@ -65,88 +104,168 @@ impl Auth {
             return Err(Refused::BadToken);
         };
         self.logins.remove(i);
-        self.sessions
-            .retain(|(_, t)| now.duration_since(*t) < SESSION_TTL);
+        self.sessions.retain(|k| now.duration_since(k.used) < SESSION_TTL);
         if self.sessions.len() >= MAX_SESSIONS {
             self.sessions.remove(0);
         }
-        self.sessions.push((cookie.clone(), now));
-        Ok(cookie)
+        self.next += 1;
+        let id = LoginId(self.next);
+        self.sessions.push(Kept {
+            id,
+            credential,
+            used: now,
+        });
+        Ok(id)
     }
 
-    /// Whether a cookie value belongs to a logged-in browser (which then stays logged in longer).
-    pub fn check(&mut self, cookie: &str, now: Instant) -> bool {
-        let mut ok = false;
-        for (c, at) in &mut self.sessions {
-            if equal(c, cookie) && now.duration_since(*at) < SESSION_TTL {
-                *at = now;
-                ok = true;
+    /// The login a credential belongs to (which then stays logged in longer). Every login is
+    /// compared, whatever matched.
+    pub fn check(&mut self, credential: &str, now: Instant) -> Option<LoginId> {
+        let mut found = None;
+        for k in &mut self.sessions {
+            if equal(&k.credential, credential) && now.duration_since(k.used) < SESSION_TTL {
+                k.used = now;
+                found = Some(k.id);
             }
         }
-        ok
+        found
+    }
+
+    /// Whether login `id` still holds (an open socket asks; it counts as use).
+    pub fn holds(&mut self, id: LoginId, now: Instant) -> bool {
+        match self.sessions.iter_mut().find(|k| k.id == id) {
+            Some(k) if now.duration_since(k.used) < SESSION_TTL => {
+                k.used = now;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Ends login `id`.
+    pub fn log_out(&mut self, id: LoginId) {
+        self.sessions.retain(|k| k.id != id);
+    }
+
+    /// Ends every login, and every token not used yet; how many logins there were.
+    pub fn log_out_all(&mut self) -> usize {
+        self.logins.clear();
+        std::mem::take(&mut self.sessions).len()
     }
 }
 
-/// The session cookie's value in a `Cookie` header, if any.
-pub fn cookie_value(header: &str) -> Option<&str> {
-    header
-        .split(';')
-        .map(str::trim)
-        .find_map(|kv| kv.strip_prefix(COOKIE)?.strip_prefix('='))
+/// The web view's logins, shared by its routes and sockets: the state, and a signal each open
+/// socket watches to hear that logins ended.
+#[derive(Debug)]
+pub struct Logins {
+    auth: Mutex<Auth>,
+    ended: watch::Sender<u64>,
 }
 
-/// The `Set-Cookie` header for a logged-in browser: not readable by scripts, never sent by another
-/// site's request.
-pub fn set_cookie(value: &str) -> String {
-    format!(
-        "{COOKIE}={value}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
-        SESSION_TTL.as_secs()
-    )
+impl Default for Logins {
+    fn default() -> Self {
+        Logins {
+            auth: Mutex::new(Auth::default()),
+            ended: watch::channel(0).0,
+        }
+    }
+}
+
+impl Logins {
+    fn with<R>(&self, f: impl FnOnce(&mut Auth) -> R) -> Option<R> {
+        self.auth.lock().ok().map(|mut a| f(&mut a))
+    }
+
+    pub fn add_login(&self, token: String) {
+        self.with(|a| a.add_login(token, Instant::now()));
+    }
+
+    /// Exchanges a one-time token for a new credential.
+    pub fn log_in(&self, token: &str) -> Result<String, Refused> {
+        let credential = random_token().map_err(|_| Refused::BadToken)?;
+        let stored = credential.clone();
+        self.with(|a| a.log_in(token, stored, Instant::now()))
+            .unwrap_or(Err(Refused::BadToken))?;
+        Ok(credential)
+    }
+
+    pub fn holds(&self, id: LoginId) -> bool {
+        self.with(|a| a.holds(id, Instant::now())).unwrap_or(false)
+    }
+
+    pub fn log_out(&self, id: LoginId) {
+        self.with(|a| a.log_out(id));
+        self.ended.send_modify(|n| *n += 1);
+    }
+
+    pub fn log_out_all(&self) -> usize {
+        let ended = self.with(Auth::log_out_all).unwrap_or(0);
+        self.ended.send_modify(|n| *n += 1);
+        ended
+    }
+
+    /// Changes whenever a login ended: an open socket then asks whether its own still [`holds`].
+    ///
+    /// [`holds`]: Logins::holds
+    pub fn watch_ended(&self) -> watch::Receiver<u64> {
+        self.ended.subscribe()
+    }
+}
+
+/// The credential a request carries: `Authorization: Bearer …`, or the WebSocket subprotocol
+/// `pokeshell.login.…`. Never a cookie.
+pub fn credential(headers: &HeaderMap) -> Option<&str> {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    bearer.or_else(|| {
+        headers
+            .get_all(header::SEC_WEBSOCKET_PROTOCOL)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .find_map(|p| p.trim().strip_prefix(PROTOCOL_LOGIN_PREFIX))
+    })
+}
+
+/// The one check: the login a request proves, if any. A connection that proved one is never closed
+/// to make room for others ([`super::listener`]).
+pub fn logged_in(logins: &Logins, headers: &HeaderMap, conn: Option<&ConnTag>) -> Option<LoginId> {
+    let credential = credential(headers)?;
+    let id = logins.with(|a| a.check(credential, Instant::now()))??;
+    if let Some(conn) = conn {
+        conn.trust();
+    }
+    Some(id)
+}
+
+/// An extractor for the routes that need a login: refuses with 401 and [`LOG_IN_FIRST`] otherwise.
+pub struct LoggedIn(pub LoginId);
+
+impl<S> FromRequestParts<S> for LoggedIn
+where
+    Arc<Logins>: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let logins = Arc::<Logins>::from_ref(state);
+        let conn = parts.extensions.get::<ConnTag>();
+        logged_in(&logins, &parts.headers, conn)
+            .map(LoggedIn)
+            .ok_or_else(|| {
+                (
+                    StatusCode::UNAUTHORIZED,
+                    [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                    LOG_IN_FIRST,
+                )
+                    .into_response()
+            })
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_login_token_works_once() {
-        let mut a = Auth::default();
-        let now = Instant::now();
-        a.add_login("tok".into(), now);
-        assert_eq!(a.log_in("tok", "c1".into(), now), Ok("c1".into()));
-        assert_eq!(a.log_in("tok", "c2".into(), now), Err(Refused::BadToken), "used");
-        assert!(a.check("c1", now));
-        assert!(!a.check("c2", now));
-        assert!(!a.check("c", now), "a prefix is not the cookie");
-    }
-
-    #[test]
-    fn wrong_and_old_tokens_are_refused() {
-        let mut a = Auth::default();
-        let now = Instant::now();
-        a.add_login("tok".into(), now);
-        assert_eq!(a.log_in("tom", "c".into(), now), Err(Refused::BadToken));
-        assert_eq!(a.log_in("", "c".into(), now), Err(Refused::BadToken));
-        assert_eq!(
-            a.log_in("tok", "c".into(), now + LOGIN_TTL),
-            Err(Refused::BadToken),
-            "too old"
-        );
-    }
-
-    #[test]
-    fn the_cookie_is_found_among_others() {
-        assert_eq!(cookie_value("a=b; pokeshell_session=xyz; c=d"), Some("xyz"));
-        assert_eq!(cookie_value("pokeshell_sessionx=1"), None);
-        assert_eq!(cookie_value(""), None);
-        let set = set_cookie("v");
-        assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"));
-    }
-
-    #[test]
-    fn random_tokens_differ() {
-        let (a, b) = (random_token().unwrap(), random_token().unwrap());
-        assert_eq!(a.len(), 64);
-        assert_ne!(a, b);
-    }
-}
+#[path = "auth/tests.rs"]
+mod tests;

@@ -3,8 +3,12 @@
 //! messages, the rest as JSON. The connection is made when the page first needs it and made again
 //! after the server ended it (it does after an error, an exit or a detach).
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
 use axum::extract::ws::{Message, WebSocket};
 
+use super::auth::{LoginId, Logins};
 use super::listing::Feed;
 use super::new_session::{self, Plan};
 use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, PushAsk, ToPage};
@@ -12,12 +16,41 @@ use super::upstream::Upstream;
 use pokeshell_core::wire::Target;
 use pokeshell_core::wire::{Down, Up};
 
-/// Serves the page until it goes away.
-pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
+/// The login a page's socket was opened with: the socket ends when the login does.
+pub struct Login {
+    pub id: LoginId,
+    pub logins: Arc<Logins>,
+}
+
+/// The close code a page hears when its login ended (the page then asks for a new login instead of
+/// connecting again), and when it answered nothing for too long.
+const LOGGED_OUT: u16 = 4401;
+const SILENT: u16 = 4408;
+
+/// How long a page may say nothing (not even the pong a browser answers every ping with) before its
+/// socket is closed: a phone that left the network leaves a connection nobody will ever close.
+/// `POKESHELL_TEST_WEB_SILENCE_SECS` shortens it for the tests.
+fn silence_bound() -> Duration {
+    static BOUND: std::sync::LazyLock<Duration> = std::sync::LazyLock::new(|| {
+        std::env::var("POKESHELL_TEST_WEB_SILENCE_SECS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(Duration::from_secs(60), Duration::from_secs)
+    });
+    *BOUND
+}
+
+/// Serves the page until it goes away, its login ends, or it falls silent.
+pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
     let mut up: Option<Upstream> = None;
     let mut sessions = feed.sessions.clone();
     let mut notes = feed.notes();
     sessions.mark_changed();
+    let mut ended = login.logins.watch_ended();
+    let silence = silence_bound();
+    let mut beat = tokio::time::interval(silence / 3);
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut heard = Instant::now();
     loop {
         let from_server = async {
             match up.as_mut() {
@@ -26,7 +59,27 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String) {
             }
         };
         tokio::select! {
+            _ = ended.changed() => {
+                if !login.logins.holds(login.id) {
+                    close(&mut ws, LOGGED_OUT, "logged out").await;
+                    break;
+                }
+            }
+            _ = beat.tick() => {
+                if heard.elapsed() > silence {
+                    close(&mut ws, SILENT, "the page answered nothing").await;
+                    break;
+                }
+                if !login.logins.holds(login.id) {
+                    close(&mut ws, LOGGED_OUT, "logged out").await;
+                    break;
+                }
+                if send(&mut ws, Message::Ping(Default::default())).await.is_err() {
+                    break;
+                }
+            }
             msg = ws.recv() => {
+                heard = Instant::now();
                 let msg = match msg {
                     Some(Ok(m)) => m,
                     Some(Err(e)) => {
@@ -174,8 +227,7 @@ async fn forward(ws: &mut WebSocket, downs: Vec<Down>) -> Result<(), axum::Error
             Down::Output(b) => bytes.extend_from_slice(&b),
             other => {
                 if !bytes.is_empty() {
-                    ws.send(Message::Binary(std::mem::take(&mut bytes).into()))
-                        .await?;
+                    send(ws, Message::Binary(std::mem::take(&mut bytes).into())).await?;
                 }
                 if let Some(msg) = page_msg::from_wire(other) {
                     tell(ws, msg).await?;
@@ -184,7 +236,7 @@ async fn forward(ws: &mut WebSocket, downs: Vec<Down>) -> Result<(), axum::Error
         }
     }
     if !bytes.is_empty() {
-        ws.send(Message::Binary(bytes.into())).await?;
+        send(ws, Message::Binary(bytes.into())).await?;
     }
     Ok(())
 }
@@ -192,16 +244,28 @@ async fn forward(ws: &mut WebSocket, downs: Vec<Down>) -> Result<(), axum::Error
 /// Closes the socket after a message the WebSocket layer refused: too big (1009), or broken (1002).
 async fn refuse(ws: &mut WebSocket, why: &str) {
     let too_big = why.contains("limit") || why.contains("too long") || why.contains("too big");
-    let (code, reason) = if too_big {
-        (1009, "message too big: 64 KiB at most")
+    if too_big {
+        close(ws, 1009, "message too big: 64 KiB at most").await;
     } else {
-        (1002, "not a WebSocket message")
-    };
+        close(ws, 1002, "not a WebSocket message").await;
+    }
+}
+
+async fn close(ws: &mut WebSocket, code: u16, reason: &str) {
     let frame = axum::extract::ws::CloseFrame {
         code,
         reason: reason.into(),
     };
-    let _ = ws.send(Message::Close(Some(frame))).await;
+    let _ = send(ws, Message::Close(Some(frame))).await;
+}
+
+/// Sends one message, within the silence bound: a page that takes nothing for that long is gone
+/// (its socket is then closed, instead of this task waiting for ever with the server's connection).
+async fn send(ws: &mut WebSocket, msg: Message) -> Result<(), axum::Error> {
+    match tokio::time::timeout(silence_bound(), ws.send(msg)).await {
+        Ok(sent) => sent,
+        Err(_) => Err(axum::Error::new("the page took nothing within the bound")),
+    }
 }
 
 fn error(message: &str) -> ToPage {
@@ -212,5 +276,5 @@ fn error(message: &str) -> ToPage {
 
 async fn tell(ws: &mut WebSocket, msg: ToPage) -> Result<(), axum::Error> {
     let text = serde_json::to_string(&msg).unwrap_or_else(|_| "{}".to_string());
-    ws.send(Message::Text(text.into())).await
+    send(ws, Message::Text(text.into())).await
 }

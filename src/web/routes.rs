@@ -1,21 +1,23 @@
 //! The HTTP side: which paths exist, who may have them, and the headers every answer carries.
 //!
 //! Every request first passes [`guard`]: a `Host` that names this server, an `Origin` (when sent)
-//! that is this server. `/login?token=…` turns a one-time token into the session cookie; the page,
-//! its files and the WebSocket need that cookie.
+//! that is this server. The page and its files are the same for everyone and hold nothing secret:
+//! they are served to anyone who reaches the web view. What acts or shows a session needs a login
+//! ([`auth::LoggedIn`]): the WebSocket, logging out. `/login` is the login page; its script posts the
+//! one-time token from the link to `/login` and keeps the credential it gets back (docs/web.md).
 
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::{Path, Query, Request, State, WebSocketUpgrade};
+use axum::extract::{DefaultBodyLimit, FromRef, Path, Request, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use axum::{Json, Router};
 use serde::Deserialize;
+use serde_json::json;
 
-use super::auth::{self, Auth};
+use super::auth::{self, LoggedIn, Logins};
 use super::guard;
 use super::listing::Feed;
 use super::page_msg::MAX_PAGE_MESSAGE;
@@ -24,12 +26,21 @@ use super::{assets, page_socket};
 /// What the routes share.
 #[derive(Clone)]
 pub struct Shared {
-    pub auth: Arc<Mutex<Auth>>,
+    pub logins: Arc<Logins>,
     /// Who this server is, as requests may name it (the Host and Origin checks).
     pub allowed: Arc<guard::Allowed>,
     pub feed: Feed,
     pub home: String,
 }
+
+impl FromRef<Shared> for Arc<Logins> {
+    fn from_ref(shared: &Shared) -> Self {
+        shared.logins.clone()
+    }
+}
+
+/// The largest request body taken (the login's token, a logout): small on purpose.
+const MAX_BODY: usize = 4096;
 
 /// Scripts and styles from this server only; no inline script, no frames, no other site.
 /// xterm.js sets styles on its own elements, hence `'unsafe-inline'` for styles alone.
@@ -40,7 +51,10 @@ const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsa
 pub fn router(shared: Shared) -> Router {
     Router::new()
         .route("/", get(index))
-        .route("/login", get(login))
+        .route("/login", get(login_page).post(login))
+        .route("/auth", get(check))
+        .route("/logout", axum::routing::post(logout))
+        .route("/logout-all", axum::routing::post(logout_all))
         .route("/assets/{name}", get(asset))
         .route("/{name}", get(public_asset))
         .route("/ws", get(socket))
@@ -50,6 +64,7 @@ pub fn router(shared: Shared) -> Router {
                 "pokeshell: there is nothing at this address.",
             )
         })
+        .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
         .with_state(shared)
 }
@@ -97,62 +112,64 @@ async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Respon
     res
 }
 
-fn logged_in(shared: &Shared, headers: &HeaderMap) -> bool {
-    let Some(value) = header_str(headers, header::COOKIE).and_then(auth::cookie_value) else {
-        return false;
-    };
-    shared
-        .auth
-        .lock()
-        .map(|mut a| a.check(value, Instant::now()))
-        .unwrap_or(false)
+/// Older versions kept the login in a cookie, which every port of the host received: forget it.
+const FORGET_OLD_COOKIE: &str = "pokeshell_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict";
+
+fn page(html: &'static str) -> Response {
+    let mut res = Html(html).into_response();
+    res.headers_mut()
+        .insert(header::SET_COOKIE, HeaderValue::from_static(FORGET_OLD_COOKIE));
+    res
 }
 
-const LOG_IN_FIRST: &str =
-    "pokeshell: log in first: run `pokeshell web` in a terminal and open the link it prints.";
+/// The page: the same for everyone; its script shows nothing without a login.
+async fn index() -> Response {
+    page(assets::INDEX)
+}
 
-async fn index(State(shared): State<Shared>, headers: HeaderMap) -> Response {
-    if !logged_in(&shared, &headers) {
-        return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
-    }
-    Html(assets::INDEX).into_response()
+/// The login page: its script reads the token from the link and posts it. A GET uses nothing up, so
+/// a link preview or a prefetch cannot spend the token.
+async fn login_page() -> Response {
+    page(assets::LOGIN)
 }
 
 #[derive(Deserialize)]
-struct LoginQuery {
-    token: Option<String>,
+#[serde(deny_unknown_fields)]
+struct LoginBody {
+    token: String,
 }
 
-async fn login(State(shared): State<Shared>, Query(q): Query<LoginQuery>) -> Response {
-    let cookie = match auth::random_token() {
-        Ok(c) => c,
-        Err(e) => return plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("pokeshell: {e}")),
-    };
-    let token = q.token.unwrap_or_default();
-    let outcome = shared
-        .auth
-        .lock()
-        .map_err(|_| auth::Refused::BadToken)
-        .and_then(|mut a| a.log_in(&token, cookie, Instant::now()));
-    match outcome {
-        Ok(cookie) => {
-            let mut res = Redirect::to("/").into_response();
-            if let Ok(v) = HeaderValue::from_str(&auth::set_cookie(&cookie)) {
-                res.headers_mut().insert(header::SET_COOKIE, v);
-            }
-            res
-        }
-        Err(auth::Refused::BadToken) => plain(
+/// A one-time token for a credential, which the page keeps in its own storage.
+async fn login(State(shared): State<Shared>, body: Option<Json<LoginBody>>) -> Response {
+    let token = body.map(|Json(b)| b.token).unwrap_or_default();
+    match shared.logins.log_in(&token) {
+        Ok(credential) => Json(json!({ "credential": credential })).into_response(),
+        Err(auth::Refused::BadToken) => (
             StatusCode::FORBIDDEN,
-            "pokeshell: refused: this login link is wrong, was used already or is too old. Run `pokeshell web` again for a new one.",
-        ),
+            Json(json!({ "error": "pokeshell: refused: this login link is wrong, was used already or is too old. Run `pokeshell web` again for a new one." })),
+        )
+            .into_response(),
     }
 }
 
-async fn asset(State(shared): State<Shared>, headers: HeaderMap, Path(name): Path<String>) -> Response {
-    if !logged_in(&shared, &headers) {
-        return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
-    }
+/// Whether the credential sent still logs in (the page asks when its socket would not open).
+async fn check(LoggedIn(_): LoggedIn) -> StatusCode {
+    StatusCode::NO_CONTENT
+}
+
+/// Ends this login; its sockets close.
+async fn logout(State(shared): State<Shared>, LoggedIn(id): LoggedIn) -> StatusCode {
+    shared.logins.log_out(id);
+    StatusCode::NO_CONTENT
+}
+
+/// Ends every login (every browser, this one too) and every login link not used yet.
+async fn logout_all(State(shared): State<Shared>, LoggedIn(_): LoggedIn) -> Response {
+    let ended = shared.logins.log_out_all();
+    Json(json!({ "ended": ended })).into_response()
+}
+
+async fn asset(Path(name): Path<String>) -> Response {
     match assets::get(&name) {
         Some(a) => ([(header::CONTENT_TYPE, a.content_type)], a.bytes).into_response(),
         None => plain(StatusCode::NOT_FOUND, "pokeshell: no such file."),
@@ -169,7 +186,12 @@ async fn public_asset(Path(name): Path<String>) -> Response {
     }
 }
 
-async fn socket(State(shared): State<Shared>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
+async fn socket(
+    State(shared): State<Shared>,
+    headers: HeaderMap,
+    LoggedIn(login): LoggedIn,
+    ws: WebSocketUpgrade,
+) -> Response {
     // The guard checked an Origin that was sent; an upgrade must send one.
     if header_str(&headers, header::ORIGIN).is_none() {
         return plain(
@@ -177,14 +199,14 @@ async fn socket(State(shared): State<Shared>, headers: HeaderMap, ws: WebSocketU
             "pokeshell: refused: a WebSocket without an Origin.",
         );
     }
-    if !logged_in(&shared, &headers) {
-        return plain(StatusCode::UNAUTHORIZED, LOG_IN_FIRST);
-    }
     let feed = shared.feed.clone();
     let home = shared.home.clone();
+    let logins = shared.logins.clone();
     // The WebSocket layer's own bound is twice the page's: a message between the two is refused by
     // the page's socket with a clean close (1009) that says why; beyond, the connection just ends.
-    ws.max_message_size(2 * MAX_PAGE_MESSAGE)
+    // The answer names only the plain protocol, never the one carrying the credential.
+    ws.protocols([auth::PROTOCOL])
+        .max_message_size(2 * MAX_PAGE_MESSAGE)
         .max_frame_size(2 * MAX_PAGE_MESSAGE)
-        .on_upgrade(move |ws| page_socket::run(ws, feed, home))
+        .on_upgrade(move |ws| page_socket::run(ws, feed, home, page_socket::Login { id: login, logins }))
 }

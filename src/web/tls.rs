@@ -2,11 +2,10 @@
 //! provider, the certificate chain and key read from PEM files when the web view starts. A phone's
 //! browser gives a page a service worker (and so Web Push) only over HTTPS.
 //!
-//! Handshakes run on tasks of their own, each bounded in time and in number, so a client that
-//! never finishes one holds up nobody; axum serves the streams whose handshake ended.
+//! Each handshake runs on its connection's own task ([`super::listener`]), bounded in time, and the
+//! connection counts against the listener's bound meanwhile: a client that never finishes one
+//! holds up nobody.
 
-use std::io;
-use std::net::SocketAddr;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -15,15 +14,9 @@ use std::time::Duration;
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, mpsc};
-use tokio_rustls::TlsAcceptor;
+use tokio::io::{AsyncRead, AsyncWrite};
+pub use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
-
-/// How long a client may take over its handshake.
-const HANDSHAKE: Duration = Duration::from_secs(10);
-/// Handshakes under way at once; past them, new connections wait to be accepted.
-const HANDSHAKES: usize = 64;
 
 /// The server's TLS from the two files; the errors say which file and what is wrong.
 pub fn config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
@@ -62,64 +55,17 @@ pub fn config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
     Ok(Arc::new(config))
 }
 
-/// TCP connections that became TLS streams, for `axum::serve`.
-pub struct TlsListener {
-    streams: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
-    local: SocketAddr,
-}
+/// How long a client may take over its handshake.
+pub const HANDSHAKE: Duration = Duration::from_secs(10);
 
-impl TlsListener {
-    /// Accepts on `tcp` (on the current runtime) and shakes hands with `config`.
-    pub fn new(tcp: TcpListener, config: Arc<ServerConfig>) -> io::Result<TlsListener> {
-        let local = tcp.local_addr()?;
-        let (tx, streams) = mpsc::channel(HANDSHAKES);
-        let acceptor = TlsAcceptor::from(config);
-        let room = Arc::new(Semaphore::new(HANDSHAKES));
-        tokio::spawn(async move {
-            loop {
-                let Ok(permit) = room.clone().acquire_owned().await else {
-                    return;
-                };
-                let (tcp, peer) = match tcp.accept().await {
-                    Ok(c) => c,
-                    Err(_) => {
-                        // Out of files, say: let it pass rather than spin.
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                };
-                if tx.is_closed() {
-                    return;
-                }
-                // Keys and frames are small writes (see `web::start`).
-                let _ = tcp.set_nodelay(true);
-                let (acceptor, tx) = (acceptor.clone(), tx.clone());
-                tokio::spawn(async move {
-                    let shaken = tokio::time::timeout(HANDSHAKE, acceptor.accept(tcp)).await;
-                    drop(permit);
-                    if let Ok(Ok(stream)) = shaken {
-                        let _ = tx.send((stream, peer)).await;
-                    }
-                });
-            }
-        });
-        Ok(TlsListener { streams, local })
-    }
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        match self.streams.recv().await {
-            Some(s) => s,
-            // The acceptor ended (the runtime is going): nothing will come.
-            None => std::future::pending().await,
-        }
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        Ok(self.local)
+/// The TLS side of one accepted connection, within [`HANDSHAKE`]; `None` when the client did not
+/// finish it in time or it failed.
+pub async fn accept<I>(acceptor: &TlsAcceptor, io: I) -> Option<TlsStream<I>>
+where
+    I: AsyncRead + AsyncWrite + Unpin,
+{
+    match tokio::time::timeout(HANDSHAKE, acceptor.accept(io)).await {
+        Ok(Ok(stream)) => Some(stream),
+        _ => None,
     }
 }

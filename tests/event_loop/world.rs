@@ -246,7 +246,6 @@ impl World {
             rows,
             queued: Default::default(),
             watch: false,
-            direct: None,
         };
         self.send(WorldEvent::Client(ClientEvent::Attach { id, link, caps: None }));
     }

@@ -71,3 +71,38 @@ fn rst_r1_with_supervision_off_nothing_resumes() {
     assert!(sim.sent().is_empty());
     assert_eq!(sim.records("RST-R1", LedgerKind::Declined).len(), 1);
 }
+
+/// A wakeup comes due while pi is being relaunched (simulation seed 1348): the old session's timer
+/// goes with it, so nothing fires into the new pi before its session starts; the new session
+/// re-arms the wakeup from its entries, and it goes out once, after the restart's resume settled.
+#[test]
+fn rst_r1_a_wakeup_due_during_a_relaunch_fires_once_after_the_resume() {
+    let mut sim = Sim::configured(|c| c.wakeup_min_seconds = 1);
+    sim.session("s1").agent_start();
+    super::wakeup::schedule(&mut sim, "c1", serde_json::json!(5), "check the build", None);
+    let scheduled = sim.entries("pokeshell-wakeup-scheduled");
+    restarted(&mut sim, true);
+    sim.run_for(30);
+    assert!(
+        sim.sent().is_empty(),
+        "nothing before the new pi's session starts: {:?}",
+        sim.sent()
+    );
+    let entries = scheduled
+        .into_iter()
+        .map(|data| pokeshell_core::supervisor::CustomEntry {
+            custom_type: "pokeshell-wakeup-scheduled".into(),
+            data,
+        })
+        .collect();
+    sim.session_with("s1", entries).run_for(5);
+    assert_eq!(sim.sent_of(texts::CT_POKE).len(), 1, "the restart's resume");
+    assert!(
+        super::wakeup::wakeups_sent(&sim).is_empty(),
+        "one message: the wakeup waits"
+    );
+    sim.agent_start().agent_end(StopReason::Stop).settle().run_for(5);
+    assert_eq!(super::wakeup::wakeups_sent(&sim).len(), 1, "then it goes, once");
+    sim.settle().run_for(600);
+    assert_eq!(super::wakeup::wakeups_sent(&sim).len(), 1);
+}

@@ -234,3 +234,39 @@ fn stall_r1_after_an_error_a_minute_of_silence_still_counts() {
     sim.run_for(2);
     assert_eq!(sim.aborts(), 1, "no retry takes a minute: the run never settled");
 }
+
+/// The bridge reconnects while the stream is stalled: the snapshot after the welcome says pi is
+/// still busy, and the watch goes on (simulation seed 1026: it lost the run for good).
+#[test]
+fn stall_s1_a_stream_stalled_across_a_bridge_reconnect_is_still_aborted() {
+    let mut sim = sim();
+    stalled_stream(&mut sim);
+    sim.run_for(60);
+    sim.event(Event::BridgeDisconnected {
+        reason: "dropped on request (SIGUSR1)".into(),
+    })
+    .event(Event::BridgeConnected)
+    .event(Event::Snapshot { idle: Some(false) });
+    sim.run_for(119);
+    assert_eq!(sim.aborts(), 0, "the silence counts again from the reconnect");
+    sim.run_for(2);
+    assert_eq!(sim.aborts(), 1, "the stalled stream is aborted");
+}
+
+/// The twin: after the same reconnect a slow but steady stream is left alone.
+#[test]
+fn stall_s1_twin_a_steady_stream_across_a_bridge_reconnect_is_never_touched() {
+    let mut sim = sim();
+    sim.agent_start().turn_start();
+    sim.event(Event::BridgeDisconnected {
+        reason: "gone".into(),
+    })
+    .event(Event::BridgeConnected)
+    .event(Event::Snapshot { idle: Some(false) });
+    for _ in 0..20 {
+        sim.run_for(100).event(Event::Progress);
+    }
+    assert_eq!(sim.aborts(), 0);
+    sim.agent_end(StopReason::Stop).settle();
+    assert!(sim.sent().is_empty());
+}

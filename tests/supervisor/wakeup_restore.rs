@@ -210,3 +210,60 @@ fn wak_t2_the_user_cancels_a_wakeup_by_id_as_the_tool_would() {
     sim.run_for(200);
     assert!(super::wakeup::wakeups_sent(&sim).is_empty(), "it never fires");
 }
+
+/// ARB-ABORT across a server restart (simulation seed 1272): the user's Esc is written in pi's
+/// session, and a supervisor that starts the session anew (the server brought it back) holds its
+/// wakeups until the user types, which lifts the stop in the session too.
+#[test]
+fn arb_abort_the_users_stop_is_kept_in_the_session_and_holds_its_wakeups_after_a_restart() {
+    let mut before = Sim::new();
+    before
+        .agent_start()
+        .agent_end(pokeshell_core::supervisor::StopReason::Aborted)
+        .settle_aborted();
+    assert_eq!(
+        before.entries("pokeshell-stopped").len(),
+        1,
+        "the stop is written"
+    );
+    let mut sim = Sim::new();
+    sim.session_with(
+        "brought back",
+        vec![
+            scheduled_entry("wake-1", START_WALL - 60_000, "missed"),
+            entry("pokeshell-stopped", json!({"by": "user"})),
+        ],
+    );
+    sim.run_for(600);
+    assert!(wakeups_sent(&sim).is_empty(), "held by the stop");
+    assert_eq!(sim.records("ARB-ABORT", LedgerKind::Declined).len(), 1);
+    sim.user_types();
+    assert_eq!(
+        sim.entries("pokeshell-stop-lifted").len(),
+        1,
+        "the stop ends in the session too"
+    );
+    sim.settle().run_for(5);
+    assert_eq!(
+        wakeups_sent(&sim).len(),
+        1,
+        "once the user typed, the wakeup goes"
+    );
+}
+
+/// The twin: a stop the user lifted before the restart holds nothing.
+#[test]
+fn arb_abort_twin_a_lifted_stop_holds_nothing_after_a_restart() {
+    let mut sim = Sim::new();
+    sim.session_with(
+        "brought back",
+        vec![
+            entry("pokeshell-stopped", json!({"by": "user"})),
+            scheduled_entry("wake-1", START_WALL - 60_000, "missed"),
+            entry("pokeshell-stop-lifted", json!({})),
+        ],
+    );
+    sim.run_for(5);
+    assert_eq!(wakeups_sent(&sim).len(), 1);
+    assert!(sim.records("ARB-ABORT", LedgerKind::Declined).is_empty());
+}

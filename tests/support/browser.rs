@@ -179,7 +179,7 @@ pub fn web_login(run: impl Fn(&[&str]) -> std::process::Output) -> (String, Stri
     assert!(out.status.success(), "pokeshell web: {out:?}");
     let link = text
         .split_whitespace()
-        .find(|w| w.contains("/login?token="))
+        .find(|w| w.contains("/login#token="))
         .unwrap_or_else(|| panic!("no login link in {text}"))
         .to_string();
     let addr = link

@@ -117,6 +117,8 @@ pub struct Supervisor {
     promise: PromiseEpisode,
     /// The local offset from UTC in seconds (east positive), for reset times written without a zone.
     utc_offset_secs: i32,
+    /// The user's stop is written in pi's session (and not lifted there yet).
+    stop_saved: bool,
 }
 
 impl Supervisor {
@@ -142,6 +144,7 @@ impl Supervisor {
             provider: ProviderWaits::default(),
             promise: PromiseEpisode::default(),
             utc_offset_secs: 0,
+            stop_saved: false,
         }
     }
 

@@ -56,6 +56,7 @@ pub mod kind {
         (0x0c, "subscribe"),
         (0x10, "talk"),
         (0x11, "away"),
+        (0x12, "web_logout_all"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -157,6 +158,9 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// End every login to the web view (every browser's, and the login links not used yet); every
+    /// open page's socket closes. Answered with [`Down::Done`] (how many ended) or an error.
+    WebLogoutAll,
     /// Tell this client the conversation of `session` (a name or number): the items after `since`
     /// of the log named `epoch` (everything kept when the log is another), then each new item as it
     /// comes ([`Down::Said`]), until another `talk` or the end of the connection.

@@ -94,7 +94,16 @@ fn answer(shared: &Shared, request: &Request) -> Answer {
                 body: error_body("mock: the request body is not a JSON object"),
             }
         } else {
-            let (step, kind, answered_by) = if record::is_summary_request(&body) {
+            let summary = record::is_summary_request(&body);
+            let chosen = state.policy.clone().and_then(|policy| policy(&body, summary));
+            let (step, kind, answered_by) = if let Some(step) = chosen {
+                let kind = if summary {
+                    RequestKind::Summary
+                } else {
+                    RequestKind::Chat
+                };
+                (step, kind, AnsweredBy::Queue)
+            } else if summary {
                 match state.summaries.pop_front() {
                     Some(step) => (step, RequestKind::Summary, AnsweredBy::SummaryQueue),
                     None => (

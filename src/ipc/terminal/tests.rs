@@ -30,7 +30,7 @@ pub(crate) fn pty() -> (OwnedFd, OwnedFd, String) {
     (master, slave, path)
 }
 
-fn type_in(master: &OwnedFd, bytes: &[u8]) {
+pub(crate) fn type_in(master: &OwnedFd, bytes: &[u8]) {
     // SAFETY: writing a live slice to a valid descriptor.
     let n = unsafe { libc::write(master.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
     assert_eq!(n, bytes.len() as isize);
@@ -65,75 +65,31 @@ pub(crate) fn shown(master: &OwnedFd) -> Vec<u8> {
     }
 }
 
-/// Reads keys until `want` bytes came (a terminal may hand typed bytes over in pieces), or what
-/// ended the reading.
-async fn next_keys(keys: &mut Keys, term: &Terminal, want: usize) -> (Typed, Vec<u8>) {
-    let mut got = Vec::new();
-    loop {
-        let mut buf = [0u8; 64];
-        let typed = tokio::time::timeout(std::time::Duration::from_secs(5), keys.read(term, &mut buf))
-            .await
-            .expect("keys within 5 s");
-        match typed {
-            Typed::Bytes(n) => got.extend_from_slice(&buf[..n]),
-            other => return (other, got),
-        }
-        if got.len() >= want {
-            return (Typed::Bytes(got.len()), got);
-        }
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn the_server_reads_keys_and_writes_the_screen_of_a_terminal_it_opened() {
     let (master, _slave, path) = pty();
-    let term = Terminal::open(&path).expect("the terminal opens");
-    let mut keys = Keys::new(&term).expect("registered");
-    type_in(&master, b"ab");
-    assert_eq!(next_keys(&mut keys, &term, 2).await.1, b"ab");
-    let mut writer = Writer::default();
-    writer.write_all(&term, b"frame").await.expect("written");
+    let term = std::sync::Arc::new(open(&path).expect("the terminal opens"));
+    let (mut keys, mut screen) = crate::ipc::halves::split(&term).expect("registered");
+    assert_eq!(screen.try_write(b"frame").expect("written"), 5);
     assert_eq!(shown(&master), b"frame");
-}
-
-#[tokio::test(flavor = "current_thread")]
-async fn a_paused_terminal_is_neither_read_nor_written_and_a_closed_one_never_again() {
-    let (master, _slave, path) = pty();
-    let term = std::sync::Arc::new(Terminal::open(&path).expect("the terminal opens"));
-    term.pause();
-    type_in(&master, b"for the shell");
-    let mut buf = [0u8; 64];
-    assert_eq!(
-        term.read(&mut buf),
-        Typed::Paused,
-        "the shell's keys are left alone"
-    );
-    assert_eq!(term.write(b"frame").expect("dropped"), 5);
-    // Resumed from elsewhere, a waiting read goes on and gets what was typed meanwhile.
-    let mut keys = Keys::new(&term).expect("registered");
-    let again = term.clone();
-    tokio::spawn(async move {
-        tokio::task::yield_now().await;
-        again.resume();
-    });
-    let (_, bytes) = next_keys(&mut keys, &term, 13).await;
-    assert_eq!(bytes, b"for the shell");
-    term.close();
-    type_in(&master, b"x");
-    assert_eq!(next_keys(&mut keys, &term, 1).await.0, Typed::Ended);
-    term.resume();
-    assert_eq!(term.read(&mut buf), Typed::Ended, "closed is for good");
-    assert!(
-        quiet(&master),
-        "nothing was written while paused or after the close"
-    );
+    type_in(&master, b"ab");
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let mut buf = [0u8; 64];
+        let n = tokio::time::timeout(std::time::Duration::from_secs(5), keys.read(&mut buf))
+            .await
+            .expect("keys within 5 s")
+            .expect("read");
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert_eq!(got, b"ab");
 }
 
 #[test]
 fn only_a_terminal_under_dev_is_opened() {
-    let not_dev = Terminal::open("/tmp/not-a-terminal").expect_err("refused");
+    let not_dev = open("/tmp/not-a-terminal").expect_err("refused");
     assert_eq!(not_dev.kind(), std::io::ErrorKind::InvalidInput);
-    let not_tty = Terminal::open("/dev/null").expect_err("refused");
+    let not_tty = open("/dev/null").expect_err("refused");
     assert!(not_tty.to_string().contains("not a terminal"), "{not_tty}");
-    assert!(Terminal::open("/dev/pts/does-not-exist").is_err());
+    assert!(open("/dev/pts/does-not-exist").is_err());
 }

@@ -13,7 +13,6 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::{Bridge, Child, Layer, Loop, RESIZE_COALESCE, Screen, lock};
-use crate::ipc::outbox::{Direct, Outbox};
 use crate::term::host::HostModes;
 use crate::term::screen::HostCaps;
 use pokeshell_core::session::{ClientId, Input};
@@ -23,8 +22,6 @@ use pokeshell_core::session::{ClientId, Input};
 pub enum ClientOut {
     /// Bytes for the client's terminal.
     Bytes(Vec<u8>),
-    /// The session wrote part of a frame itself: the writer writes the rest (see [`Outbox`]).
-    Tail,
     /// pi suspended itself (Ctrl+Z): the client gives its terminal back until `fg`.
     Suspend,
     /// The pane's size now (at attach, and when it changed).
@@ -42,35 +39,17 @@ pub struct ClientLink {
     pub queued: Arc<AtomicUsize>,
     /// Only watching: its size counts for the pane only when every client attached watches.
     pub watch: bool,
-    /// The client's socket, which the session writes frames to itself while nothing else is on
-    /// its way there, and the number of this follow; `None`: everything goes through `tx`.
-    pub direct: Option<(Arc<Outbox>, u64)>,
 }
 
 impl ClientLink {
-    /// Hands `out` to the client's writer; `false`: the client is gone.
+    /// Hands `out` to the client's connection; `false`: the client is gone.
     pub fn send(&self, out: ClientOut) -> bool {
-        if let Some((outbox, _)) = &self.direct {
-            outbox.counted();
-        }
-        let sent = self.tx.send(out).is_ok();
-        if !sent && let Some((outbox, _)) = &self.direct {
-            outbox.uncounted();
-        }
-        sent
+        self.tx.send(out).is_ok()
     }
 
-    /// Sends bytes for the client's terminal: written from here when the socket is free, otherwise
-    /// queued (and counted against the client's bound); `false`: the client is gone.
+    /// Sends bytes for the client's terminal, counted against the client's bound until its
+    /// connection wrote them; `false`: the client is gone.
     pub fn send_bytes(&self, bytes: &[u8]) -> bool {
-        if let Some((outbox, follow)) = &self.direct {
-            match outbox.try_write(*follow, bytes) {
-                Direct::Written => return true,
-                Direct::Gone => return false,
-                Direct::Tail => return self.send(ClientOut::Tail),
-                Direct::Queue => {}
-            }
-        }
         self.queued.fetch_add(bytes.len(), Ordering::AcqRel);
         self.send(ClientOut::Bytes(bytes.to_vec()))
     }

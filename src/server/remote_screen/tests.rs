@@ -15,7 +15,6 @@ fn client(cols: u16, rows: u16) -> (ClientLink, UnboundedReceiver<ClientOut>) {
         rows,
         queued: Arc::new(AtomicUsize::new(0)),
         watch: false,
-        direct: None,
     };
     (link, rx)
 }

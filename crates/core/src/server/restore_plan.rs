@@ -66,10 +66,20 @@ pub fn plan(saved: &SavedSession, found: &Found) -> Plan {
             resume: saved.mid_run,
             note: None,
         },
-        (None, _) => Plan::Start {
-            resume: false,
-            note: None,
-        },
+        (None, _) => {
+            let argv = &saved.spec.argv;
+            let dropped = crate::server::state::relaunch_argv(argv, None).len() < argv.len();
+            Plan::Start {
+                resume: false,
+                note: dropped.then(|| {
+                    format!(
+                        "session {label}: pi had not yet said where its conversation is when the last \
+                         server ended, so it starts afresh, without the prompt it was first given (pi \
+                         may have sent it already, and it is never sent twice)"
+                    )
+                }),
+            }
+        }
     }
 }
 
@@ -131,6 +141,35 @@ mod tests {
             "{note}"
         );
         assert!(note.contains("pi --session /s/a.jsonl"), "{note}");
+    }
+
+    /// Simulation seed 4232: a session saved before pi named its conversation comes back without
+    /// the prompt on its first command line, and says so; one without a prompt says nothing.
+    #[test]
+    fn a_session_whose_conversation_was_never_named_comes_back_without_its_first_prompt() {
+        let mut s = saved(true, None);
+        s.spec.argv = ["--", "--model", "m", "fix the bug"].map(String::from).to_vec();
+        let Plan::Start { resume, note } = plan(&s, &found(true, None)) else {
+            panic!("not started");
+        };
+        assert!(!resume);
+        let note = note.expect("said");
+        assert!(
+            note.contains("2:api") && note.contains("without the prompt"),
+            "{note}"
+        );
+        assert_eq!(
+            crate::server::state::relaunch_argv(&s.spec.argv, None),
+            ["--", "--model", "m"].map(String::from).to_vec()
+        );
+        s.spec.argv = ["--", "--model", "m"].map(String::from).to_vec();
+        assert_eq!(
+            plan(&s, &found(true, None)),
+            Plan::Start {
+                resume: false,
+                note: None
+            }
+        );
     }
 
     /// Issue 21, item 8: a run whose conversation is gone is not told to carry on.

@@ -10,6 +10,7 @@ pub(crate) mod restart;
 pub(crate) mod resume;
 pub(crate) mod settle;
 pub(crate) mod stall;
+pub(crate) mod stop;
 pub(crate) mod timers;
 pub(crate) mod user;
 pub(crate) mod wakeups;

@@ -19,6 +19,9 @@ pub const ENTRY_WAKEUP_FAILED: &str = "pokeshell-wakeup-failed";
 /// A planned resume after a provider error (LIMIT-W1); `pokeshell-limit-done` ends it.
 pub const ENTRY_LIMIT_WAIT: &str = "pokeshell-limit-wait";
 pub const ENTRY_LIMIT_DONE: &str = "pokeshell-limit-done";
+/// The user's Esc stopped a run (ARB-ABORT); `pokeshell-stop-lifted` ends it.
+pub const ENTRY_STOPPED: &str = "pokeshell-stopped";
+pub const ENTRY_STOP_LIFTED: &str = "pokeshell-stop-lifted";
 
 const CARRY_ON: &str = "Carry on from where the work stopped: check the current state, then continue the task that \
                         was in progress.";

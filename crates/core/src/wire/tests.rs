@@ -63,6 +63,7 @@ fn up() -> impl Strategy<Value = Up> {
         any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
         opt_string().prop_map(|listen| Up::Web { listen }),
         Just(Up::Subscribe),
+        Just(Up::WebLogoutAll),
         super::talk_strategies::talk_up(),
         super::talk_strategies::away_up(),
     ]

@@ -201,6 +201,11 @@ impl World {
                 .fail(format!("prompts {missing:?} never reached the model"));
         }
         let Some(server) = &self.server else { return };
+        if server.sims.is_empty() && self.clients.is_empty() {
+            return self
+                .check
+                .fail("the server has no session and no client left, yet it does not end".into());
+        }
         let mut why = None;
         for (n, sim) in &server.sims {
             if !sim.pi.alive || sim.pi.frozen {
@@ -212,9 +217,12 @@ impl World {
                 ));
                 break;
             }
-            let deadline = sim.session.supervisor().next_deadline();
-            if sim.pi.editable() && deadline.is_some() {
-                let view = sim.session.supervisor().state_size();
+            let supervisor = sim.session.supervisor();
+            let deadline = supervisor.next_deadline();
+            // A wakeup the agent asked for, or a planned resume, is a timer that is owed.
+            let owed = supervisor.state_size().wakeups > 0 || supervisor.limit_wait_pending();
+            if sim.pi.editable() && deadline.is_some() && !owed {
+                let view = supervisor.state_size();
                 why = Some(format!(
                     "session {n}: a timer left behind ({} ms from now) on an idle pi: {view:?}",
                     deadline.unwrap_or(0) as i64 - self.now as i64
@@ -225,5 +233,91 @@ impl World {
         if let Some(why) = why {
             self.check.fail(why);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pokeshell_core::bridge::SendMessage;
+
+    use super::{Check, SessionCheck};
+
+    fn message(custom_type: &str, content: &str) -> SendMessage {
+        SendMessage {
+            custom_type: custom_type.into(),
+            content: content.into(),
+            display: false,
+            trigger_turn: true,
+            deliver_as: None,
+            details: None,
+        }
+    }
+
+    #[test]
+    fn the_checker_catches_a_prompt_given_twice_and_one_never_given() {
+        let mut c = Check::default();
+        c.typed(1);
+        c.delivered(1, 1);
+        assert!(c.failure.is_none());
+        c.delivered(1, 2);
+        assert!(
+            c.failure.as_deref().is_some_and(|f| f.contains("twice")),
+            "{:?}",
+            c.failure
+        );
+        let mut c = Check::default();
+        c.typed(2);
+        assert_eq!(c.unanswered_prompts(), vec![2]);
+        c.lost(2);
+        assert!(c.unanswered_prompts().is_empty(), "pi died before reading it");
+    }
+
+    #[test]
+    fn the_checker_catches_two_messages_in_a_settle_one_after_esc_and_a_lost_outcome() {
+        let mut s = SessionCheck::new(false);
+        assert!(s.sent(&message("poke", "resume")).is_ok());
+        assert!(s.sent(&message("wakeup", "wake")).is_err(), "two in one settle");
+        assert!(
+            s.sent(&message(
+                "poke",
+                &pokeshell_core::supervisor::texts::manual_poke()
+            ))
+            .is_ok(),
+            "the user's own poke is not pokeshell's"
+        );
+        let mut stopped = SessionCheck::new(true);
+        assert!(stopped.sent(&message("poke", "resume")).is_err(), "after Esc");
+        stopped.user_acted();
+        assert!(stopped.sent(&message("poke", "resume")).is_ok());
+        let record =
+            |kind, rule: &'static str, sent: Option<&str>| pokeshell_core::supervisor::LedgerRecord {
+                wall_ms: 0,
+                session_id: None,
+                rule,
+                kind,
+                reason: "r".into(),
+                sent: sent.map(String::from),
+            };
+        use pokeshell_core::supervisor::LedgerKind;
+        let mut o = SessionCheck::new(false);
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "STALL-S1", Some("x")))
+                .is_ok()
+        );
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "LIMIT-W1", Some("y")))
+                .is_err(),
+            "the first was never judged"
+        );
+        let mut o = SessionCheck::new(false);
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "STALL-S1", Some("x")))
+                .is_ok()
+        );
+        assert!(o.ledger(&record(LedgerKind::Outcome, "STALL-S1", None)).is_ok());
+        assert!(
+            o.ledger(&record(LedgerKind::Action, "LIMIT-W1", Some("y")))
+                .is_ok()
+        );
     }
 }

@@ -28,7 +28,7 @@ fn env_u64(name: &str) -> Option<u64> {
 fn shape() -> Shape {
     let minutes = env_u64("SIM_MINUTES")
         .or_else(|| env_u64("SIM_HOURS").map(|h| h * 60))
-        .unwrap_or(30);
+        .unwrap_or(20);
     Shape {
         minutes,
         max_sessions: 5,
@@ -60,7 +60,7 @@ fn simulated_nights_keep_every_invariant() {
         }
         return;
     }
-    let seeds = env_u64("SIM_SEEDS").unwrap_or(600);
+    let seeds = env_u64("SIM_SEEDS").unwrap_or(2000);
     let base = env_u64("SIM_BASE").unwrap_or(0);
     let started = Instant::now();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4) as u64;

@@ -8,7 +8,7 @@ use super::history::{Shape, Step, generate};
 use super::world::World;
 
 /// The quiet spell after the last step: wakeups fire, limits are waited out, outcomes are judged.
-pub const DRAIN_MS: u64 = 75 * 60_000;
+pub const DRAIN_MS: u64 = 45 * 60_000;
 
 pub struct Outcome {
     pub failure: Option<String>,

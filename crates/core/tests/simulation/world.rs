@@ -63,6 +63,11 @@ pub enum Ev {
         id: u64,
         command: pokeshell_core::bridge::Command,
     },
+    /// The settings files, read for a session.
+    SettingsLoaded {
+        era: u64,
+        number: u32,
+    },
     /// Keys reach pi's terminal.
     Keys {
         era: u64,
@@ -288,6 +293,9 @@ impl World {
                 self.with_pi(number, pid, |pi, now, _, conv, faults| {
                     pi.keys(&bytes, now, conv, faults)
                 });
+            }
+            Ev::SettingsLoaded { era, number } if era == self.era => {
+                self.session_hears(number, pokeshell_core::session::Input::SettingsLoaded(Vec::new()));
             }
             Ev::ServerBack if self.server.is_none() => {
                 self.count("server brought back by attach");

@@ -105,6 +105,7 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
+            Up::WebLogoutAll => fx.push(ServerEffect::WebLogoutAll { id }),
             Up::Talk {
                 session,
                 epoch,

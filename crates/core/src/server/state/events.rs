@@ -155,6 +155,8 @@ pub enum ServerEffect {
     /// it already listens; client `id` hears the login or the error, and the state hears
     /// [`ServerEvent::WebListening`].
     StartWeb { id: u64, listen: Option<String> },
+    /// End every login to the web view and tell client `id` how many ended.
+    WebLogoutAll { id: u64 },
     /// Something for the server's log.
     Log(String),
     /// This many saved sessions are still being brought back (a client's welcome says so).

@@ -150,12 +150,41 @@ pub(crate) fn options_only(argv: &[String]) -> Vec<String> {
 /// and pi's session file in place of whatever chose the session before (messages are not sent
 /// again).
 pub fn relaunch_argv(argv: &[String], session_file: Option<&str>) -> Vec<String> {
-    let Some(file) = session_file else {
+    if !argv.iter().any(|a| a == "--") {
         return argv.to_vec();
-    };
+    }
     let pi_args: Vec<String> = argv.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+    let Some(file) = session_file else {
+        // A saved session's pi was always started: it may have sent its messages already, though
+        // it had not said where its conversation is (simulation seed 4232: a server killed in that
+        // moment brought the session back with its first prompt, which reached the model twice).
+        let mut out = options_only(argv);
+        out.push("--".to_string());
+        out.extend(without_messages(&pi_args));
+        return out;
+    };
     let mut out = options_only(argv);
     out.push("--".to_string());
     out.extend(crate::session::relaunch_args(&pi_args, file));
+    out
+}
+
+/// pi's arguments without the messages and `@file` arguments of its first command line (options
+/// and their values stay, those that choose a session included).
+fn without_messages(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        if crate::pi_args::TAKES_NEXT.contains(&arg.as_str()) && i + 1 < args.len() {
+            out.extend([arg.clone(), args[i + 1].clone()]);
+            i += 2;
+            continue;
+        }
+        if arg.starts_with('-') {
+            out.push(arg.clone());
+        }
+        i += 1;
+    }
     out
 }

@@ -233,3 +233,14 @@ fn a_subscriber_hears_every_sessions_note_shown_or_not_and_the_command_still_run
     assert_eq!(notes(&fx).len(), 1);
     assert!(fx.iter().any(|e| matches!(e, ServerEffect::RunNotifyCommand(_))));
 }
+
+#[test]
+fn ending_every_web_login_is_an_effect_for_the_asking_client() {
+    let mut s = server();
+    s.handle(ServerEvent::Connected { id: 4 }, now());
+    let fx = up(&mut s, 4, Up::WebLogoutAll);
+    assert!(
+        matches!(fx.as_slice(), [ServerEffect::WebLogoutAll { id: 4 }]),
+        "{fx:?}"
+    );
+}

@@ -31,6 +31,8 @@ impl Supervisor {
         self.compaction.reset();
         self.recovery.reset(self.session_id.as_deref());
         self.stall.reset();
+        // Before the wakeups: one that came due meanwhile must not fire into a stopped run.
+        self.restore_stop(entries, now, out);
         self.restore_wakeups(entries, now, out);
         self.restore_limit_wait(entries, now, out);
     }

@@ -22,6 +22,11 @@ impl Supervisor {
         self.run.lost_track();
         self.tools.clear();
         self.compaction.reset();
+        // The old session's timers go with it (its wakeups and a planned resume are in pi's session
+        // and come back at the new session's start): one left here fired into the new pi before its
+        // session started, and again once re-armed (simulation seed 1348).
+        self.wakeups.clear();
+        self.provider.drop_timer();
         self.cancel_deferred("pi is being restarted", now, out);
         self.record(
             out,
@@ -60,6 +65,14 @@ impl Supervisor {
         let Some(reason) = restart.resume else {
             return;
         };
+        // ARB-ONE: a wakeup that came due while pi was down fired as the session started, and
+        // restarted the agent already (simulation seed 1348: both went out).
+        if self.arbiter.injected_since_settle() {
+            let why =
+                "pi was restarted mid-run; a wakeup that fired as its session started resumed it".to_string();
+            self.record(out, now, rule::RESTART_RESUME, LedgerKind::Declined, why, None);
+            return;
+        }
         if !self.config.poke.enabled {
             let why = "pi was restarted mid-run, but supervision is off: nothing resumes it".to_string();
             self.record(out, now, rule::RESTART_RESUME, LedgerKind::Declined, why, None);

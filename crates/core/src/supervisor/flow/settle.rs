@@ -118,6 +118,9 @@ impl Supervisor {
     fn settle_aborted(&mut self, cause: StopCause, now: Now, out: &mut Vec<Action>) {
         self.recovery.reset(self.session_id.as_deref());
         self.arbiter.stop(cause);
+        if cause == StopCause::User {
+            self.save_stop(out);
+        }
         let had_wake = self.post_compact.drop_wake();
         let who = cause.who();
         let reason = if had_wake {

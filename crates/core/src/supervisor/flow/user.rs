@@ -26,6 +26,7 @@ impl Supervisor {
         self.provider.end_streak();
         self.cancel_limit_wait("you typed", now, out);
         self.arbiter.lift_stop();
+        self.lift_saved_stop(out);
         self.arbiter.hide_resume();
         // Fix B8: the dead run's stop reason is no stall evidence once the user took over.
         self.run.forget_stop();
@@ -38,6 +39,7 @@ impl Supervisor {
         self.post_compact.drop_wake();
         self.post_compact.end_episode();
         self.arbiter.lift_stop();
+        self.lift_saved_stop(out);
         self.stall.end_episode();
         self.cancel_limit_wait("you poked by hand: your poke resumes the agent now", now, out);
         self.cancel_deferred("you poked by hand", now, out);

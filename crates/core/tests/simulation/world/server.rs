@@ -191,7 +191,9 @@ impl World {
         self.note("the server is killed".into());
         self.era += 1;
         for (number, mut sim) in server.sims {
-            let out = sim.pi.signal(1, self.now);
+            // SIGHUP; one stopped (SIGSTOP) keeps it pending, and is no one's any more: either way
+            // nothing it did not read will reach the model.
+            let out = sim.pi.signal(9, self.now);
             for o in out {
                 if let crate::pi::Out::Lost(p) = o {
                     self.check.lost(p);

@@ -1,0 +1,235 @@
+//! Issue 34: the web view's listener holds against connections that never finish. These run the real
+//! `pokeshell` binary (client and server) in a runtime directory of the test's own with a stand-in pi
+//! (the server's side is under test, not pi's), and talk to the web view over raw TCP on loopback.
+
+#[path = "server_hardening/common.rs"]
+mod common;
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
+use std::time::{Duration, Instant};
+
+use common::Home;
+use support::WAIT;
+use support::browser::raw_request;
+
+/// `pokeshell web` on a free loopback port, the server started by it with these open-file limits
+/// (the server inherits them from its first client): the address it listens on.
+fn web_with_file_limits(home: &Home, soft: u64, hard: u64) -> String {
+    web_started(home, soft, hard, &[]).0
+}
+
+/// `pokeshell web` on a free loopback port, the server started by it with these open-file limits
+/// and `env`: the address it listens on and the login link.
+fn web_started(home: &Home, soft: u64, hard: u64, env: &[(&str, &str)]) -> (String, String) {
+    let mut cmd = home.command(&["web", "--listen", "127.0.0.1:0"]);
+    cmd.envs(env.iter().copied());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run pokeshell web");
+    assert!(out.status.success(), "pokeshell web: {out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let link = text
+        .split_whitespace()
+        .find(|w| w.contains("/login"))
+        .unwrap_or_else(|| panic!("no login link in {text}"));
+    let addr = link
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    (addr, link.to_string())
+}
+
+/// The credential a page gets for the login link's token (what the login page's script does).
+fn credential_for(addr: &str, link: &str) -> String {
+    let token = link.rsplit("token=").next().unwrap_or_default();
+    let body = format!("{{\"token\":\"{token}\"}}");
+    let (status, answer) = raw_request(
+        addr,
+        &format!(
+            "POST /login HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert!(status.contains("200"), "the login: {answer}");
+    let json = &answer[answer.find('{').expect("a JSON answer")..];
+    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("JSON");
+    v["credential"].as_str().expect("a credential").to_string()
+}
+
+/// A client's WebSocket text frame (masked, as a client's must be) of a short payload.
+fn masked_text(payload: &[u8]) -> Vec<u8> {
+    assert!(payload.len() < 126);
+    let mask = [0x12u8, 0x34, 0x56, 0x78];
+    let mut frame = vec![0x81, 0x80 | payload.len() as u8];
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    frame
+}
+
+/// How many clients `pokeshell ls --json` says are attached to session `name`.
+fn attached(home: &Home, name: &str) -> u64 {
+    let out = home.pokeshell(&["ls", "--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    doc["sessions"]
+        .as_array()
+        .and_then(|l| l.iter().find(|s| s["name"] == name))
+        .and_then(|s| s["attached"].as_u64())
+        .unwrap_or(0)
+}
+
+#[track_caller]
+fn wait_attached(home: &Home, name: &str, want: u64, what: &str) {
+    let deadline = Instant::now() + WAIT;
+    while attached(home, name) != want {
+        assert!(
+            Instant::now() < deadline,
+            "{what}: attached {}",
+            attached(home, name)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The process's limit on open files, soft and hard, as /proc says.
+fn file_limits(pid: i32) -> (u64, u64) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("read limits");
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .expect("a Max open files line");
+    let mut nums = line.split_whitespace().filter_map(|w| w.parse::<u64>().ok());
+    (nums.next().unwrap_or(0), nums.next().unwrap_or(0))
+}
+
+/// Up to `count` TCP connections to `addr` that send nothing; stops at the third in a row that
+/// cannot connect within half a second (the listener's queue is full: nobody accepts).
+fn idle_connections(addr: &str, count: usize) -> Vec<TcpStream> {
+    let sock: std::net::SocketAddr = addr.parse().expect("an address");
+    let mut held = Vec::new();
+    let mut failed = 0;
+    while held.len() < count && failed < 3 {
+        match TcpStream::connect_timeout(&sock, Duration::from_millis(500)) {
+            Ok(s) => {
+                held.push(s);
+                failed = 0;
+            }
+            Err(_) => failed += 1,
+        }
+    }
+    held
+}
+
+/// Medium 1: about a thousand idle TCP connections (no token needed) used to take every file the
+/// server may open, after which it accepted nothing, not even on its own socket (`ls`, `new` failed
+/// with "did not answer the hello") and opened no PTY. Here the server starts with a soft limit of
+/// 256 files under a hard one of 512 and 700 connections hold on: the server raised its soft limit
+/// to the hard one, `ls` and `new` answer, a PTY opens, and the web view still answers a request.
+#[test]
+fn idle_web_connections_never_starve_the_server() {
+    let home = Home::new();
+    let addr = web_with_file_limits(&home, 256, 512);
+    let pid = home.server.server_pid().expect("a server runs");
+    let held = idle_connections(&addr, 700);
+    assert!(held.len() > 300, "only {} connections were made", held.len());
+
+    let ls = home.pokeshell(&["ls"]);
+    assert!(ls.status.success(), "ls under the flood: {ls:?}");
+    let new = home.new_detached("after-flood");
+    assert!(new.status.success(), "new under the flood: {new:?}");
+    home.wait_listed("after-flood");
+
+    // The web view itself still answers a request that is sent whole.
+    let (status, _) = raw_request(
+        &addr,
+        &format!("GET /login HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    );
+    assert!(
+        status.starts_with("HTTP/1.1 "),
+        "the web view under the flood: {status:?}"
+    );
+    assert_eq!(
+        file_limits(pid),
+        (512, 512),
+        "the server raises its soft limit to the hard one"
+    );
+    let open = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count);
+    assert!(
+        open < 256,
+        "the web view holds its connections well below the limit: {open} files open"
+    );
+    drop(held);
+}
+
+/// Medium 1: a connection that sends part of a request and then nothing (slowloris) is closed by
+/// the web view after its header timeout, instead of being held for ever.
+#[test]
+fn a_request_that_never_ends_is_closed() {
+    let home = Home::new();
+    let addr = web_with_file_limits(&home, 1024, 1024);
+    let mut slow = TcpStream::connect(&addr).expect("connect");
+    slow.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes())
+        .expect("send half a request");
+    let started = Instant::now();
+    slow.set_read_timeout(Some(WAIT + WAIT)).expect("a read timeout");
+    let mut buf = [0u8; 256];
+    let read = slow.read(&mut buf);
+    assert!(
+        matches!(read, Ok(0))
+            || matches!(&read, Ok(n) if String::from_utf8_lossy(&buf[..*n]).contains("408")),
+        "the half request was not closed within {:?}: {read:?}",
+        WAIT + WAIT
+    );
+    assert!(
+        started.elapsed() < WAIT + WAIT,
+        "closed only after {:?}",
+        started.elapsed()
+    );
+}
+
+/// Medium 1, the idle side: a page's socket whose browser went away without a word (a phone that
+/// left the network) is closed once it answered nothing, not even the pings, for the silence bound
+/// (60 s; 2 s here through the test hook), and the server counts its client gone; before, it was
+/// held, and counted as attached, for ever.
+#[test]
+fn a_page_that_answers_nothing_is_let_go() {
+    let home = Home::new();
+    let (addr, link) = web_started(&home, 1024, 1024, &[("POKESHELL_TEST_WEB_SILENCE_SECS", "2")]);
+    assert!(home.new_detached("watched").status.success());
+    home.wait_listed("watched");
+    let credential = credential_for(&addr, &link);
+    let mut page = TcpStream::connect(&addr).expect("connect");
+    page.write_all(
+        format!(
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nSec-WebSocket-Protocol: pokeshell, pokeshell.login.{credential}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .expect("the upgrade");
+    let mut head = [0u8; 12];
+    page.read_exact(&mut head).expect("an answer");
+    assert_eq!(&head, b"HTTP/1.1 101");
+    page.write_all(&masked_text(
+        br#"{"type":"open","session":"watched","cols":80,"rows":24,"watch":true}"#,
+    ))
+    .expect("open the session");
+    wait_attached(&home, "watched", 1, "the page attached");
+    // From now on the page reads nothing and answers nothing.
+    wait_attached(&home, "watched", 0, "the silent page let go");
+    drop(page);
+}
