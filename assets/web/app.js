@@ -391,12 +391,15 @@
   }
   showPermission();
 
-  // A link from a notification names its session (?session=3:api): opened once the list is here.
+  // A link from a notification names its session (?session=3:api or ?session=api): opened once the
+  // list is here.
   function openAsked(sessions) {
     const asked = new URLSearchParams(location.search).get("session");
     if (!asked) return;
     history.replaceState(null, "", "/");
-    const s = sessions.find((x) => x.name === asked || num(x.name) === num(asked));
+    // By its label (3:api), its number, or its name alone (what a note names).
+    const bare = (name) => String(name || "").split(":").slice(1).join(":");
+    const s = sessions.find((x) => x.name === asked || num(x.name) === num(asked) || bare(x.name) === asked);
     if (s) open(s.name, true);
     else toast("no session " + asked + " any more", true);
   }
