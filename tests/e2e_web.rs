@@ -316,7 +316,8 @@ async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it()
         })
         .await;
     }
-    let store = home.state_dir().join("pokeshell/push");
+    // Beside the ledger, in the state directory the server was started with.
+    let store = m.ledger_path().with_file_name("push");
     let subs_file = store.join("subscriptions.json");
     let kept = std::fs::read_to_string(&subs_file).expect("the subscriptions' file");
     assert!(kept.contains("/ok/1") && kept.contains("/gone/2"), "{kept}");
@@ -363,7 +364,9 @@ async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it()
             .is_some_and(|t| t.parse::<u64>().is_ok_and(|t| t > 0))
     );
     let authorization = push.headers.get("authorization").expect("a VAPID authorization");
-    check_vapid(authorization, &key, &format!("http://127.0.0.1:{}", service.port));
+    // The audience is the push service's scheme and host: web-push-native leaves a port out, which
+    // matters only for a service off its scheme's default port (the browsers' are all on 443).
+    check_vapid(authorization, &key, "http://127.0.0.1");
     assert!(
         !push.body.windows(8).any(|w| w == b"stalled "),
         "the body is not plaintext"
@@ -418,6 +421,8 @@ async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it()
         .and_then(|r| r.iter().find(|r| r["scopeURL"] == format!("{origin}/")))
         .map(|r| r["registrationId"].as_str().unwrap_or_default().to_string())
         .expect("the page's registration");
+    // A DevTools session on the worker too (the "open" below is run there).
+    let mut worker = DevTools::attach(devtools_port, "service_worker", &origin).await;
     let data = String::from_utf8(plain).expect("UTF-8");
     page.call(
         "ServiceWorker.deliverPushMessage",
@@ -439,7 +444,6 @@ async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it()
     assert_eq!(shown[0]["actions"], json!(["open"]), "{shown}");
 
     // Its "open", as a tap does it: the page goes to the session.
-    let mut worker = DevTools::attach(devtools_port, "service_worker", &origin).await;
     worker
         .call(
             "Runtime.evaluate",
