@@ -72,7 +72,7 @@ fn login_link(out: &std::process::Output) -> String {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "pokeshell web: {out:?}");
     text.split_whitespace()
-        .find(|w| w.contains("/login?token="))
+        .find(|w| w.contains("/login#token="))
         .unwrap_or_else(|| panic!("no login link in {text}"))
         .to_string()
 }
@@ -81,7 +81,7 @@ fn get(port: u16, host: &str, origin: Option<&str>) -> String {
     let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
     let (status, _) = raw_request(
         &format!("127.0.0.1:{port}"),
-        &format!("GET / HTTP/1.1\r\nHost: {host}\r\n{origin}Connection: close\r\n\r\n"),
+        &format!("GET /auth HTTP/1.1\r\nHost: {host}\r\n{origin}Connection: close\r\n\r\n"),
     );
     status
 }
@@ -92,7 +92,8 @@ fn an_allowed_name_passes_and_any_other_name_is_refused() {
     let agent = agent_dir(&home, json!({"webHosts": "box.tailnet.test, proxy.example.test"}));
     let (out, port) = web(&home, &agent);
     login_link(&out);
-    // Past the Host and Origin checks: asked to log in (401), not refused (421, 403).
+    // Past the Host and Origin checks: `/auth` without a credential asks to log in (401), not
+    // refused (421, 403).
     assert!(
         get(port, "box.tailnet.test", None).contains(" 401 "),
         "an allowed name"
@@ -192,7 +193,7 @@ async fn the_built_in_tls_serves_the_page_and_its_socket() {
     let (out, port) = web(&home, &agent);
     let link = login_link(&out);
     assert!(
-        link.starts_with(&format!("https://127.0.0.1:{port}/login?token=")),
+        link.starts_with(&format!("https://127.0.0.1:{port}/login#token=")),
         "the link says https: {link}"
     );
     let printed = String::from_utf8_lossy(&out.stdout);
@@ -218,7 +219,7 @@ async fn behind_a_proxy(host: proxy::HostHeader) {
     let (out, port) = web(&home, &agent);
     let link = login_link(&out);
     assert!(
-        link.starts_with(&format!("{public}login?token=")),
+        link.starts_with(&format!("{public}login#token=")),
         "the public address: {link}"
     );
     let cert = test_cert(&["pokeshell.test", "evil.test"]);

@@ -105,7 +105,7 @@ mod tests {
         assert!(text.lines().count() > 15, "with the QR code");
         assert!(text.contains("not encrypted"));
         let text = super::announce("https://box.tailnet.ts.net/", "abc", true, false);
-        assert!(text.contains("https://box.tailnet.ts.net/login?token=abc"));
+        assert!(text.contains("https://box.tailnet.ts.net/login#token=abc"));
         assert!(text.contains("WARNING") && !text.contains("not encrypted"));
     }
 }
