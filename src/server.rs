@@ -10,6 +10,7 @@ pub mod kind;
 mod observer;
 mod painter;
 mod perform;
+pub mod push;
 pub mod remote_list;
 mod remote_screen;
 mod restore_look;

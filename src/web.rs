@@ -3,9 +3,11 @@
 //! WebSocket becomes a client of the server's own socket speaking the wire protocol, so a browser is
 //! a client like a terminal: the same frames, the same keyboard, counted in `pokeshell ls`.
 
+mod act;
 mod assets;
 pub mod auth;
 pub mod guard;
+pub mod links;
 mod listener;
 mod listing;
 pub mod new_session;
@@ -81,6 +83,11 @@ pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {
         token,
         exposed: !r.addr.ip().is_loopback(),
     })
+}
+
+/// Where the web view is reached, for the links sent out (`http://ADDR:PORT/`), while it runs.
+pub fn base_url() -> Option<String> {
+    RUNNING.lock().ok()?.as_ref().map(|r| url(r.addr))
 }
 
 /// Ends every login to the web view (every browser's, and every login link not used yet); every

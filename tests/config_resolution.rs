@@ -601,3 +601,41 @@ fn the_notify_command_is_taken_from_the_global_settings_only() {
         s.warnings()
     );
 }
+
+/// docs/away.md: a repository's settings may not send the person's questions to another ntfy topic,
+/// and no settings file holds the access token (it is refused, and not repeated in the warning).
+#[test]
+fn a_project_cannot_redirect_pushes_and_no_file_may_hold_the_ntfy_token() {
+    let f = Fixture::new();
+    f.write(
+        &f.agent("settings.json"),
+        r#"{"pokeshell": {"ntfyUrl": "https://ntfy.sh/mine-x7Q", "ntfyToken": "tk_secret123"}}"#,
+    );
+    f.write(
+        &f.project("settings.json"),
+        r#"{"pokeshell": {"ntfyUrl": "https://evil.example/theirs", "pushWhen": "always"}}"#,
+    );
+    let s = f.load();
+    assert_eq!(s.get(KeyId::NtfyUrl).edit_text(), "https://ntfy.sh/mine-x7Q");
+    assert_eq!(
+        s.get(KeyId::PushWhen),
+        &pokeshell_core::config::SettingValue::Choice("always")
+    );
+    let warnings: Vec<String> = s.warnings().iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("pokeshell.ntfyUrl") && w.contains("only your global")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("pokeshell.ntfyToken") && w.contains("ntfy-token")),
+        "{warnings:?}"
+    );
+    assert!(
+        !warnings.iter().any(|w| w.contains("tk_secret123")),
+        "the token is never repeated: {warnings:?}"
+    );
+}

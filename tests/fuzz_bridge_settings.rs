@@ -283,6 +283,7 @@ fn valid_value(key: KeyId, seed: u64) -> SettingValue {
         }
         ValueKind::Choice(choices) => SettingValue::Choice(choices[seed as usize % choices.len()]),
         ValueKind::KeyChord => SettingValue::Text(["ctrl+]", "ctrl+a", "ctrl+\\"][seed as usize % 3].into()),
+        ValueKind::Hours => SettingValue::Text(["", "22:00-07:00", "12:30-13:15"][seed as usize % 3].into()),
         ValueKind::Text { .. } => {
             SettingValue::Text(["", "notify-send x", "a \"b\" $(c)"][seed as usize % 3].into())
         }

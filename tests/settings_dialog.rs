@@ -267,6 +267,7 @@ fn the_notify_command_is_edited_as_text_and_a_long_one_keeps_its_row() {
 #[test]
 fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     let mut d = SettingsDialog::new(&plain());
+    let every_row = d.visible_rows().count();
     type_text(&mut d, "thr");
     assert_eq!(d.filter(), "thr");
     assert_eq!(
@@ -288,7 +289,11 @@ fn typing_filters_backspace_edits_ctrl_u_clears_esc_closes() {
     assert_eq!(d.filter(), "th");
     assert_eq!(d.handle_key(ctrl('u')), DialogOutcome::None);
     assert_eq!(d.filter(), "");
-    assert_eq!(d.visible_rows().count(), 36);
+    assert_eq!(
+        d.visible_rows().count(),
+        every_row,
+        "an empty filter shows every row again"
+    );
     assert_eq!(
         d.selected_row(),
         Some(RowKind::Setting(KeyId::PokeThresholdSeconds)),

@@ -176,6 +176,16 @@
     askTalk();
   }
 
+  // A push's Open link names its session (/?session=N): opened once the list names it.
+  let asked = new URLSearchParams(location.search).get("session");
+  function openAsked() {
+    if (!asked) return;
+    const s = app.sessions.find((x) => num(x.name) === asked);
+    asked = null;
+    history.replaceState(null, "", location.pathname);
+    if (s && app.current !== s.name) open(s.name, true);
+  }
+
   function updateActions() {
     const s = app.sessions.find((x) => x.name === app.current);
     $("resume").classList.toggle("hidden", !(s && s.attention === "limit"));
@@ -193,6 +203,7 @@
         showDigests();
         updateActions();
         askDigests();
+        openAsked();
         break;
       case "attached": {
         const wasNew = app.current === NEW;
@@ -267,6 +278,7 @@
     ws.onopen = () => {
       opened = true;
       $("conn").textContent = "live";
+      if (PS.tellVisible) PS.tellVisible();
       if (app.current && app.current !== NEW) open(app.current, app.watch);
     };
     ws.onmessage = (ev) => {

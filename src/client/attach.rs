@@ -329,6 +329,7 @@ fn on_frames(
             | Down::Notice { .. }
             | Down::Size { .. }
             | Down::Note { .. }
+            | Down::Acted { .. }
             | Down::Said { .. }
             | Down::Meanwhile { .. }
             | Down::WebLogin { .. } => {}

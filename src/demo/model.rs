@@ -151,6 +151,12 @@ impl ModelServer {
         self.addr.port()
     }
 
+    /// When the server started: a recorded request's `at` counts from it (for timings against the
+    /// test's own clock).
+    pub fn started(&self) -> Instant {
+        self.shared.started
+    }
+
     /// The `baseUrl` for pi's models.json: `http://127.0.0.1:PORT/v1`.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)

@@ -284,6 +284,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Pty(PtyEvent::Exited(_)) => {}
             WorldEvent::Bridge(ev) => self.input(Input::Bridge(ev))?,
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
+            WorldEvent::Away(answer) => self.input(Input::Away(answer))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
                 tone: pokeshell_core::ui::theme::Tone::Warn,

@@ -117,6 +117,9 @@ impl Layer for Observer {
             brief: Some(brief),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
+            need: session.need(now),
+            finished: session.finished().clone(),
+            push: session.push_policy(),
         };
         if self.last.as_ref() != Some(&report) {
             self.last = Some(report.clone());

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
@@ -45,6 +46,10 @@ pub struct Performer {
     kinds: Kinds,
     /// The ticket of the keys the core is deciding about (`on_msg`).
     ticket: Option<Ticket>,
+    /// Where the pushes to the person's phone go (`push.rs`).
+    pusher: super::push::Pusher,
+    /// The one timer the list of events that need the person asked for.
+    away_timer: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Performer {
@@ -67,7 +72,27 @@ impl Performer {
             saver,
             kinds,
             ticket: None,
+            pusher: super::push::Pusher::start(),
+            away_timer: None,
         }
+    }
+
+    /// Wakes the core's list of events at `at` (mono ms on the core's clock), instead of any time
+    /// asked before.
+    fn away_timer(&mut self, at: Option<u64>) {
+        if let Some(old) = self.away_timer.take() {
+            old.abort();
+        }
+        let Some(at) = at else {
+            return;
+        };
+        let now = self.clock.now(tokio::time::Instant::now());
+        let wait = Duration::from_millis(at.saturating_sub(now.mono_ms));
+        let me = self.me.clone();
+        self.away_timer = Some(tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            let _ = me.send(ServerEvent::AwayTick.into());
+        }));
     }
 
     /// A channel arrived: kept, and the state hears what it means.
@@ -223,6 +248,8 @@ impl Performer {
             }
             ServerEffect::Log(line) => eprintln!("pokeshell server: {line}"),
             ServerEffect::Restoring(n) => super::restoring::set(n),
+            ServerEffect::Push(push) => self.pusher.push(push),
+            ServerEffect::AwayTimer(at) => self.away_timer(at),
         }
     }
 }
@@ -235,6 +262,7 @@ fn world(msg: SessionMsg) -> WorldEvent {
         SessionMsg::Notice(text) => WorldEvent::Notice(text),
         SessionMsg::Sessions(briefs) => WorldEvent::Sessions(briefs),
         SessionMsg::Request(req) => WorldEvent::Request(req),
+        SessionMsg::Away(answer) => WorldEvent::Away(answer),
         SessionMsg::Client(ev) => WorldEvent::Client(client_event(ev, &mut None).1),
     }
 }

@@ -55,6 +55,11 @@ pub enum FromPage {
     },
     /// Stop showing the session.
     Close,
+    /// The page is visible to its person, or no longer (`document.visibilityState`): a visible page
+    /// showing a session keeps pushes about it away.
+    Visible {
+        visible: bool,
+    },
     /// Tell the page the conversation of `session` after item `since` of log `epoch`, then each new
     /// item (the conversation view).
     Talk {
@@ -207,6 +212,7 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
         }
         FromPage::Kill { session } => Up::Kill { name: session },
         FromPage::Close => Up::Detach,
+        FromPage::Visible { visible } => Up::Visible { visible },
         FromPage::Talk {
             session,
             epoch,
@@ -263,7 +269,9 @@ pub fn from_wire(down: Down) -> Option<ToPage> {
         Down::Exited { code, .. } => ToPage::Exited { code },
         Down::Detached { reason } => ToPage::Detached { reason },
         // Said once to the next client: a page shows it as it shows an answer.
-        Down::Done { message } | Down::Notice { message } => ToPage::Done { message },
+        Down::Done { message } | Down::Notice { message } | Down::Acted { message } => {
+            ToPage::Done { message }
+        }
         Down::Error { message } => ToPage::Error { message },
         Down::Note { session, text } => ToPage::Note { session, text },
         Down::Said {

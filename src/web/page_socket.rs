@@ -43,6 +43,8 @@ fn silence_bound() -> Duration {
 /// Serves the page until it goes away, its login ends, or it falls silent.
 pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
     let mut up: Option<Upstream> = None;
+    // Whether the page said it is visible (pushes about the session it shows wait while it is).
+    let mut seen: Option<bool> = None;
     let mut sessions = feed.sessions.clone();
     let mut notes = feed.notes();
     sessions.mark_changed();
@@ -105,9 +107,17 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
                 };
                 let ask = page_msg::parse(text.as_str()).and_then(|m| page_msg::to_wire(m, &home));
                 let sent = match ask {
-                    Ok(Ask::Wire(wire)) => deliver(&mut up, &wire).await,
+                    // Kept, and told on this connection and every later one: it belongs to the page.
+                    Ok(Ask::Wire(Up::Visible { visible })) => {
+                        seen = Some(visible);
+                        match up.as_mut() {
+                            Some(u) => u.send(&Up::Visible { visible }).await,
+                            None => Ok(()),
+                        }
+                    }
+                    Ok(Ask::Wire(wire)) => deliver(&mut up, &wire, seen).await,
                     Ok(Ask::New { plan, cols, rows }) => match prepare(plan).await {
-                        Ok(target) => deliver(&mut up, &page_msg::open_new(target, cols, rows)).await,
+                        Ok(target) => deliver(&mut up, &page_msg::open_new(target, cols, rows), seen).await,
                         Err(message) => Err(message),
                     },
                     Ok(Ask::Push(ask)) => match push(ask).await {
@@ -200,13 +210,18 @@ async fn push(ask: PushAsk) -> Result<ToPage, String> {
     .map_err(|e| format!("Web Push's files: {e}"))?
 }
 
-/// Sends a wire message, connecting first when there is no connection.
-async fn deliver(up: &mut Option<Upstream>, wire: &Up) -> Result<(), String> {
+/// Sends a wire message, connecting first when there is no connection (and then saying first
+/// whether the page is visible, when it said).
+async fn deliver(up: &mut Option<Upstream>, wire: &Up, seen: Option<bool>) -> Result<(), String> {
     if up.is_none() {
         if matches!(wire, Up::Detach) {
             return Ok(());
         }
-        *up = Some(Upstream::connect().await?);
+        let mut fresh = Upstream::connect().await?;
+        if let Some(visible) = seen {
+            fresh.send(&Up::Visible { visible }).await?;
+        }
+        *up = Some(fresh);
     }
     let Some(u) = up.as_mut() else {
         return Ok(());

@@ -58,6 +58,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/assets/{name}", get(asset))
         .route("/{name}", get(public_asset))
         .route("/ws", get(socket))
+        .merge(super::act::routes())
         .fallback(|| async {
             plain(
                 StatusCode::NOT_FOUND,
@@ -101,7 +102,10 @@ async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Respon
     }
     let mut res = next.run(req).await;
     let h = res.headers_mut();
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    // A page with a policy of its own keeps it (the links' pages post their one form).
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

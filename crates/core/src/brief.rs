@@ -151,3 +151,6 @@ pub fn dollars(usd: f64) -> String {
         format!("${usd:.2}")
     }
 }
+
+mod need;
+pub use need::{Finished, Need, NeedKind};

@@ -6,6 +6,7 @@
 pub mod effective;
 pub mod exclusive;
 pub mod files;
+pub mod hours;
 mod ordered;
 pub mod paths;
 pub mod schema;

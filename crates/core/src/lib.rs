@@ -6,6 +6,7 @@
 //! crate performs the effects. `tests/layers.rs` there keeps it so.
 
 pub mod admission;
+pub mod away;
 pub mod bridge;
 pub mod brief;
 pub mod config;

@@ -4,6 +4,7 @@
 //! saved session found at start (`restore_plan`, on what the binary found on disk) and the saved
 //! list's entry (`saved_session`). The binary's `server` performs the effects.
 
+pub mod away;
 pub mod notes;
 pub mod restore_plan;
 pub mod saved_session;

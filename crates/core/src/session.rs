@@ -4,6 +4,7 @@
 //! or the environment, and nothing writes anywhere: the event loop (`event_loop`) does that and
 //! brings the results back as inputs, so the same logic runs in tests without a terminal.
 
+mod away;
 mod brief;
 mod child;
 mod draw;
@@ -204,6 +205,7 @@ impl Session {
                 fx.push(Effect::Redraw);
             }
             Input::Request(request) => self.on_client_request(request, now, &mut fx),
+            Input::Away(answer) => self.on_away(answer, now, &mut fx),
             Input::Tick => self.on_tick(now, &mut fx),
             Input::Redraw => fx.push(Effect::Redraw),
             Input::Resize { cols, rows } => {

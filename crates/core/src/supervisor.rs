@@ -401,6 +401,21 @@ impl Supervisor {
     }
 
     /// Appends one ledger record: kept for the view and emitted for the log file.
+    /// Records what the person did from outside pi (a link from a push, AWAY-U1, AWAY-U2): it shows
+    /// with the interventions and goes to the ledger.
+    pub fn record_person(
+        &mut self,
+        now: Now,
+        rule: &'static str,
+        kind: Kind,
+        reason: String,
+        sent: Option<String>,
+    ) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.record(&mut out, now, rule, kind, reason, sent);
+        out
+    }
+
     fn record(
         &mut self,
         out: &mut Vec<Action>,

@@ -11,6 +11,7 @@
 //! unknown kind instead of as some other message.
 
 mod body;
+mod error;
 pub mod frame;
 #[cfg(test)]
 mod kind_tests;
@@ -19,11 +20,9 @@ mod talk_strategies;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
-use std::io;
-
 use serde::{Deserialize, Serialize};
 
+pub use error::WireError;
 pub use frame::{FrameBuf, read_frame};
 
 /// The largest N a frame header may announce (kind byte plus payload).
@@ -54,6 +53,8 @@ pub mod kind {
         (0x0a, "command"),
         (0x0b, "web"),
         (0x0c, "subscribe"),
+        (0x0d, "visible"),
+        (0x0e, "act"),
         (0x10, "talk"),
         (0x11, "away"),
         (0x12, "web_logout_all"),
@@ -76,6 +77,7 @@ pub mod kind {
         (0x8d, "notice"),
         (0x8e, "note"),
         (0x8f, "terminal"),
+        (0x90, "acted"),
         (0x94, "said"),
         (0x95, "meanwhile"),
     ];
@@ -158,6 +160,18 @@ pub enum Up {
     /// and every session's notification ([`Down::Note`]). The web view asks it once for all its
     /// pages.
     Subscribe,
+    /// This client (a page) is visible to its person, or no longer: a visible page showing a
+    /// session keeps pushes about it away (docs/away.md).
+    Visible {
+        visible: bool,
+    },
+    /// A capability link was used: answer `event` of session `session` with `act` (the web view
+    /// checked the link; the server checks that the event is still the session's open one).
+    Act {
+        session: u32,
+        event: u64,
+        act: crate::away::Act,
+    },
     /// End every login to the web view (every browser's, and the login links not used yet); every
     /// open page's socket closes. Answered with [`Down::Done`] (how many ended) or an error.
     WebLogoutAll,
@@ -295,6 +309,10 @@ pub enum Down {
     Terminal {
         taken: bool,
     },
+    /// An [`Up::Act`] was carried out: what was sent, in words.
+    Acted {
+        message: String,
+    },
     /// A session wants the user (the events that ring a terminal's bell), for a subscribed client.
     Note {
         /// "3:api", as the user sees a session named.
@@ -350,64 +368,6 @@ pub struct Listing {
     /// The share of pi's context window in use, 0–100.
     #[serde(default)]
     pub context_percent: Option<f64>,
-}
-
-/// Why a frame could not be read or a message not decoded. Any of them leaves the stream of frames
-/// out of step or the peer untrustworthy: the connection should end.
-#[derive(Debug)]
-pub enum WireError {
-    /// A header announced more than [`MAX_FRAME`] bytes.
-    TooLong { len: usize },
-    /// A header announced 0 bytes: not even a kind byte.
-    Empty,
-    /// The stream ended inside a frame.
-    Truncated,
-    /// No message of this direction has this kind.
-    UnknownKind { kind: u8 },
-    /// The payload does not fit the kind.
-    BadMessage { kind: u8, reason: String },
-    /// Reading failed.
-    Io(io::Error),
-}
-
-impl fmt::Display for WireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WireError::TooLong { len } => write!(f, "frame of {len} bytes exceeds the 1 MiB limit"),
-            WireError::Empty => write!(f, "frame of 0 bytes: every frame has at least its kind byte"),
-            WireError::Truncated => write!(f, "the peer closed the connection in the middle of a frame"),
-            WireError::UnknownKind { kind } => {
-                write!(
-                    f,
-                    "bad message of kind {kind:#04x}: no message of this kind goes this way"
-                )
-            }
-            WireError::BadMessage { kind, reason } => match kind::name(*kind) {
-                Some(name) => write!(f, "bad message of kind {kind:#04x} ({name}): {reason}"),
-                None => write!(f, "bad message of kind {kind:#04x}: {reason}"),
-            },
-            WireError::Io(e) => write!(f, "reading the connection failed: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for WireError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            WireError::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<WireError> for io::Error {
-    fn from(e: WireError) -> io::Error {
-        match e {
-            WireError::Io(e) => e,
-            WireError::Truncated => io::Error::new(io::ErrorKind::UnexpectedEof, e.to_string()),
-            other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
-        }
-    }
 }
 
 /// The whole frame (or frames) of a client message. Input longer than one frame holds is split into

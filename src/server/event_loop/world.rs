@@ -26,4 +26,6 @@ pub enum WorldEvent {
     Sessions(Vec<pokeshell_core::session::SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
     Request(pokeshell_core::bridge::UserRequest),
+    /// The person answered one of the session's events with a link from a push (or was refused).
+    Away(pokeshell_core::server::state::AwayAnswer),
 }

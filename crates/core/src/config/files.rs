@@ -191,6 +191,21 @@ fn read_keys(
 ) {
     for (name, raw) in map {
         let key = format!("{}.{name}", block.json_name());
+        if block == Block::Pokeshell && is_token_key(name) {
+            // Never echoed back: it is a secret that should not be here.
+            loaded.warnings.push(ConfigWarning::new(
+                origin.clone(),
+                WarningKind::InvalidValue {
+                    key,
+                    value: "(not shown)".to_string(),
+                    expected: "no access token in a settings file, which a repository could hold: \
+                               it was ignored; keep it in ~/.config/pokeshell/ntfy-token (mode 0600) \
+                               or $POKESHELL_NTFY_TOKEN (docs/away.md)"
+                        .to_string(),
+                },
+            ));
+            continue;
+        }
         match schema::find(block, name) {
             Some(spec) => match spec.parse_json(raw) {
                 Ok(value) => {
@@ -212,6 +227,13 @@ fn read_keys(
             None => {}
         }
     }
+}
+
+/// A key that would hold the ntfy access token, as someone might try to set it.
+fn is_token_key(name: &str) -> bool {
+    let plain: String = name.chars().filter(|c| c.is_alphanumeric()).collect();
+    let plain = plain.to_ascii_lowercase();
+    plain.starts_with("ntfy") && (plain.contains("token") || plain.contains("password"))
 }
 
 /// `toolTimeoutMs`: a whole number of milliseconds; 0 means no timeout.

@@ -89,6 +89,11 @@ pub enum KeyId {
     Machines,
     MachineTimeoutSeconds,
     WebListen,
+    PushWhen,
+    AwayMinutes,
+    QuietHours,
+    PushFinished,
+    NtfyUrl,
     WebPublicUrl,
     WebHosts,
     WebTlsCert,
@@ -112,6 +117,8 @@ pub enum ValueKind {
     KeyChord,
     /// One line of text, at most `max_chars` characters; empty is allowed (and means "none").
     Text { max_chars: usize },
+    /// A span of the day in local time, `HH:MM-HH:MM`; empty is allowed (none). See `config::hours`.
+    Hours,
 }
 
 impl ValueKind {
@@ -195,6 +202,7 @@ impl KeySpec {
             ValueKind::Text { max_chars } => {
                 format!("one line of at most {max_chars} characters; empty for none")
             }
+            ValueKind::Hours => "a span of the day such as 22:00-07:00; empty for none".to_string(),
         }
     }
 
@@ -207,6 +215,7 @@ impl KeySpec {
             ValueKind::Choice(_) => "string (choice)",
             ValueKind::KeyChord => "string (key)",
             ValueKind::Text { .. } => "string",
+            ValueKind::Hours => "string (HH:MM-HH:MM)",
         }
     }
 
@@ -223,18 +232,20 @@ impl KeySpec {
                 | KeyId::WebHosts
                 | KeyId::WebTlsCert
                 | KeyId::WebTlsKey
+                | KeyId::NtfyUrl
         )
     }
 }
 
 const SIDE_PANE_CHOICES: &[&str] = &["auto", "shown", "hidden"];
 const WINDOW_TITLE_CHOICES: &[&str] = &["auto", "on", "off"];
+const PUSH_WHEN_CHOICES: &[&str] = &["away", "always", "never"];
 /// Where `pokeshell web` listens unless told otherwise: loopback only (docs/web.md).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 38] = [
+pub static KEYS: [KeySpec; 43] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -662,6 +673,67 @@ pub static KEYS: [KeySpec; 38] = [
         description: "Where `pokeshell web` listens, as address:port. An address beyond loopback lets \
                       whoever reaches it and logs in drive your agents. Read only from the global \
                       settings; --listen overrides it.",
+    },
+    KeySpec {
+        id: KeyId::PushWhen,
+        block: Block::Pokeshell,
+        name: "pushWhen",
+        group: Group::Display,
+        kind: ValueKind::Choice(PUSH_WHEN_CHOICES),
+        unit: Unit::None,
+        default: DefaultValue::Choice("away"),
+        label: "Push to the phone",
+        description: "When an agent needs you (a question, a give-up, a provider limit, …) pokeshell \
+                      pushes it to pokeshell.ntfyUrl: away (only while nobody typed into the session \
+                      for awayMinutes and no page shows it), always, or never (docs/away.md).",
+    },
+    KeySpec {
+        id: KeyId::AwayMinutes,
+        block: Block::Pokeshell,
+        name: "awayMinutes",
+        group: Group::Display,
+        kind: ValueKind::Int { min: 1, max: 1440 },
+        unit: Unit::None,
+        default: DefaultValue::Int(3),
+        label: "Away after (minutes)",
+        description: "You count as away from a session when no terminal on it typed for this many \
+                      minutes and no page showing it is visible.",
+    },
+    KeySpec {
+        id: KeyId::QuietHours,
+        block: Block::Pokeshell,
+        name: "quietHours",
+        group: Group::Display,
+        kind: ValueKind::Hours,
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "Quiet hours",
+        description: "A span of the day in local time, e.g. 22:00-07:00, when nothing is pushed; what \
+                      still waits for you at its end is pushed then. Empty: none.",
+    },
+    KeySpec {
+        id: KeyId::PushFinished,
+        block: Block::Pokeshell,
+        name: "pushFinished",
+        group: Group::Display,
+        kind: ValueKind::Bool,
+        unit: Unit::None,
+        default: DefaultValue::Bool(false),
+        label: "Push finished runs",
+        description: "Also push when a run simply finished (no question) while you were away.",
+    },
+    KeySpec {
+        id: KeyId::NtfyUrl,
+        block: Block::Pokeshell,
+        name: "ntfyUrl",
+        group: Group::Display,
+        kind: ValueKind::Text { max_chars: 500 },
+        unit: Unit::None,
+        default: DefaultValue::Text(""),
+        label: "ntfy topic URL",
+        description: "The ntfy topic pushes go to, e.g. https://ntfy.sh/some-long-secret-name (a \
+                      self-hosted server works too); its access token is kept apart (docs/away.md). \
+                      Read only from the global settings; empty pushes nothing.",
     },
     // The web view reached from a phone (docs/web.md): the address links carry, the names it
     // answers to, and its own TLS. Read when the web view starts.

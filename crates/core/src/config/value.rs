@@ -121,6 +121,10 @@ impl KeySpec {
                 let s = value.as_str().ok_or_else(expected)?;
                 one_line(s, max_chars).ok_or_else(expected)
             }
+            ValueKind::Hours => {
+                let s = value.as_str().ok_or_else(expected)?;
+                hours(s).map_err(|e| format!("{}: {e}", expected()))
+            }
         }
     }
 
@@ -150,6 +154,7 @@ impl KeySpec {
                 .map(|k| SettingValue::Text(k.canonical()))
                 .map_err(|e| format!("{}: {e}", expected())),
             ValueKind::Text { max_chars } => one_line(text, max_chars).ok_or_else(expected),
+            ValueKind::Hours => hours(text).map_err(|e| format!("{}: {e}", expected())),
         }
     }
 
@@ -157,6 +162,11 @@ impl KeySpec {
     pub fn accepts(&self, value: &SettingValue) -> bool {
         self.parse_json(&value.to_json()).as_ref() == Ok(value)
     }
+}
+
+/// A span of the day, kept as written once it parses (trimmed; empty is none).
+fn hours(text: &str) -> Result<SettingValue, String> {
+    super::hours::QuietHours::parse(text).map(|_| SettingValue::Text(text.trim().to_string()))
 }
 
 /// `text` trimmed, if it is one line (no control characters) of at most `max_chars` characters.

@@ -4,6 +4,9 @@
 //! Connections, session threads, the socket and the disk only perform its effects
 //! ([`super::perform`]).
 
+mod away;
+#[cfg(test)]
+mod away_tests;
 mod clients;
 mod events;
 mod lifecycle;
@@ -29,7 +32,7 @@ pub(crate) use self::saved::options_only;
 pub use self::saved::relaunch_argv;
 pub use crate::spec::SessionSpec;
 
-pub use self::to_session::{ClientMsg, SessionMsg, Signal};
+pub use self::to_session::{AwayAnswer, ClientMsg, SessionMsg, Signal};
 use super::notes::AwayNote;
 use super::table::Table;
 use crate::server::saved_session::SavedSession;
@@ -110,6 +113,8 @@ pub struct ServerState {
     pub(super) subscribers: BTreeSet<u64>,
     /// The wall clock of the last event, for the lists told to subscribers.
     wall_ms: u64,
+    /// The events that need the person, and who is where (`server::away`).
+    pub(super) away: super::away::Away,
     /// Each session's conversation, as its loop heard it (`talk`).
     pub(super) talks: BTreeMap<u32, crate::talk::Talk>,
     /// Clients told each new item of a session's conversation ([`crate::wire::Up::Talk`]).
@@ -141,9 +146,15 @@ impl ServerState {
             ServerEvent::Typed { id } => {
                 if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
                     self.table.touch(n);
+                    self.away.typed(id, n, now);
                 }
             }
-            ServerEvent::Input { id, bytes } => self.input(id, bytes, &mut fx),
+            ServerEvent::Input { id, bytes } => {
+                if let Some(n) = self.clients.get(&id).and_then(|c| c.session) {
+                    self.away.typed(id, n, now);
+                }
+                self.input(id, bytes, &mut fx)
+            }
             ServerEvent::Garbage { id, reason } => {
                 let message = format!("the server dropped this client: {reason}");
                 fx.push(ServerEffect::Tell {
@@ -156,13 +167,20 @@ impl ServerState {
             ServerEvent::Request { id, req } => self.on_request(id, req, now, &mut fx),
             ServerEvent::Lagged { id, bound } => self.lagged(id, bound, &mut fx),
             ServerEvent::Started { number, result } => self.started(number, result, &mut fx),
-            ServerEvent::Report { number, report } => self.on_report(number, report, &mut fx),
+            ServerEvent::Report { number, report } => {
+                self.away_report(number, &report, now, &mut fx);
+                self.on_report(number, report, &mut fx)
+            }
+            ServerEvent::AwayTick => self.away_look(now, &mut fx),
             ServerEvent::Ended {
                 number,
                 code,
                 shutdown,
                 farewell,
-            } => self.ended(number, code, shutdown, farewell, &mut fx),
+            } => {
+                self.away_ended(number, code, shutdown, now, &mut fx);
+                self.ended(number, code, shutdown, farewell, &mut fx)
+            }
             ServerEvent::Saved { seq } => {
                 self.saved_seq = self.saved_seq.max(seq);
                 let (due, later) = std::mem::take(&mut self.after_save)
@@ -255,6 +273,10 @@ impl ServerState {
                     }
                 }
             }
+        }
+        // Someone left a session or a page was hidden: what waited for them may be due.
+        if self.away.moved() {
+            self.away_look(now, &mut fx);
         }
         fx
     }

@@ -4,21 +4,28 @@
 
 use super::Session;
 use super::view::BridgeStatus;
-use crate::brief::{Attention, SessionBrief};
+use crate::brief::{Attention, Finished, Need, NeedKind, SessionBrief};
 use crate::config::KeyId;
 use crate::format::{clock, duration};
 use crate::screen::ProgramState;
 use crate::supervisor::ledger::rule;
+use crate::supervisor::message::{Message, StopReason, last_visible};
+use crate::supervisor::promise::{HandBack, hand_back};
 use crate::supervisor::{Action, AgentState, LedgerKind, NotifyLevel, Now};
 
 /// What the session noticed in the supervisor's actions that its view does not keep: a rule that gave
-/// up, and when a run that pokeshell had to stop went silent.
+/// up, and when a run that pokeshell had to stop went silent; and how the last run ended (a question
+/// for the person, or a plain finish).
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Trouble {
     /// The supervisor's give-up notice, until pi runs again or is relaunched.
     gave_up: Option<String>,
     /// When the silence of a stalled run began (mono ms), as far as the session can tell.
     stalled_at: Option<u64>,
+    /// The last run ended handing the turn back to the person, until pi runs again.
+    ending: Option<HandBack>,
+    /// The runs that settled well without asking anything.
+    finished: Finished,
 }
 
 impl Trouble {
@@ -48,9 +55,44 @@ impl Trouble {
         }
     }
 
-    /// pi runs again, or a new pi started: whatever was given up on is behind.
+    /// pi runs again, or a new pi started: whatever was given up on, or asked, is behind.
     pub(super) fn clear_gave_up(&mut self) {
         self.gave_up = None;
+        self.ending = None;
+    }
+
+    /// Another conversation started in the same pi: its predecessor's question is not asked here.
+    pub(super) fn clear_ending(&mut self) {
+        self.ending = None;
+    }
+
+    /// A run settled: a final message with text and no tool call, from a run that neither failed
+    /// nor was stopped, either hands the turn back (the promise classifier's "no" that waits for the
+    /// person) or finished. `text` is the final message's end as the bridge gave it.
+    pub(super) fn settled(&mut self, aborted: bool, idle: bool, tail: &[Message], text: Option<&str>) {
+        self.ending = None;
+        let Some(last) = last_visible(tail) else {
+            return;
+        };
+        let ended_well = !aborted
+            && idle
+            && last.is_assistant()
+            && !last.has_tool_call()
+            && last.has_text()
+            && !matches!(
+                last.stop_reason,
+                Some(StopReason::Error | StopReason::Length | StopReason::Aborted)
+            );
+        let Some(text) = text.filter(|_| ended_well) else {
+            return;
+        };
+        match hand_back(text) {
+            Some(back) => self.ending = Some(back),
+            None => {
+                self.finished.runs += 1;
+                self.finished.quote = crate::supervisor::promise::quote_end(text);
+            }
+        }
     }
 }
 
@@ -84,6 +126,48 @@ impl Session {
         }
     }
 
+    /// What this session waits for its person about now, if anything (the one definition: see
+    /// [`crate::brief::Need`]). A pi that exited or is being relaunched waits for nobody.
+    pub fn need(&self, now: Now) -> Option<Need> {
+        self.need_in(&self.supervisor_view(now))
+    }
+
+    /// The runs that settled well without asking anything so far, and the last one's words.
+    pub fn finished(&self) -> &Finished {
+        &self.trouble.finished
+    }
+
+    fn need_in(&self, view: &crate::supervisor::View) -> Option<Need> {
+        if self.child.exit.is_some() || self.watch.restarting.is_some() {
+            return None;
+        }
+        let need = |kind, quote: &str| {
+            Some(Need {
+                kind,
+                quote: quote.to_string(),
+            })
+        };
+        let reported = self.pi.program_status.as_ref();
+        if let Some(status) = reported.filter(|s| s.state == ProgramState::Blocked) {
+            let what = status.msg.as_ref().or(status.kind.as_ref());
+            return need(NeedKind::Dialog, what.map_or("", String::as_str));
+        }
+        if let Some(back) = &self.trouble.ending {
+            let kind = NeedKind::Answer { yes_no: back.yes_no };
+            return need(kind, &back.quote);
+        }
+        if let Some(notice) = &self.trouble.gave_up {
+            return need(NeedKind::GaveUp, notice);
+        }
+        if let Some(wait) = &view.limit_wait {
+            let kind = NeedKind::Limit {
+                until_wall_ms: wait.at_wall_ms,
+            };
+            return need(kind, &format!("{}: {}", wait.kind, wait.error_line));
+        }
+        None
+    }
+
     pub(super) fn attention(&self, view: &crate::supervisor::View, now: Now) -> (Attention, String) {
         if let (Some(code), None) = (self.child.exit, self.watch.restarting) {
             return (Attention::Exited, format!("exited (code {code})"));
@@ -91,19 +175,24 @@ impl Session {
         if self.watch.restarting.is_some() {
             return (Attention::Working, "restarting pi".into());
         }
+        if let Some(need) = self.need_in(view) {
+            return match need.kind {
+                NeedKind::Dialog | NeedKind::Answer { .. } if need.quote.is_empty() => {
+                    (Attention::Question, "waiting for you".to_string())
+                }
+                NeedKind::Dialog => (Attention::Question, format!("waiting for you: {}", need.quote)),
+                NeedKind::Answer { .. } => {
+                    let last = need.quote.lines().last().unwrap_or_default();
+                    (Attention::Question, format!("waiting for you: {last}"))
+                }
+                NeedKind::GaveUp => (Attention::GaveUp, format!("gave up: {}", need.quote)),
+                NeedKind::Limit { until_wall_ms } => {
+                    let until = &clock(until_wall_ms, self.utc_offset_secs)[..5];
+                    (Attention::Limit, format!("waiting for the limit until {until}"))
+                }
+            };
+        }
         let reported = self.pi.program_status.as_ref();
-        if let Some(status) = reported.filter(|s| s.state == ProgramState::Blocked) {
-            let what = status.msg.as_ref().or(status.kind.as_ref());
-            let state = what.map_or("waiting for you".to_string(), |w| format!("waiting for you: {w}"));
-            return (Attention::Question, state);
-        }
-        if let Some(notice) = &self.trouble.gave_up {
-            return (Attention::GaveUp, format!("gave up: {notice}"));
-        }
-        if let Some(wait) = &view.limit_wait {
-            let until = &clock(wait.at_wall_ms, self.utc_offset_secs)[..5];
-            return (Attention::Limit, format!("waiting for the limit until {until}"));
-        }
         let stalled_at = if view.stall_abort_pending || self.pi.frozen {
             Some(self.trouble.stalled_at.unwrap_or(now.mono_ms))
         } else {

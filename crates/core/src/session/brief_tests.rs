@@ -227,3 +227,54 @@ fn a_promise_ending_from_the_bridge_is_poked_and_is_the_last_intervention() {
     assert!(last.contains("sent the promise poke"), "{last}");
     assert!(last.contains("Now I'll run the test suite:"), "{last}");
 }
+
+/// A run that settles with this final text after a tool call.
+fn settle_with(s: &mut Session, text: &str, ms: u64) {
+    event(s, json!({"type": "agent_start"}), ms);
+    let user = json!({"kind": "message", "role": "user", "content": [{"type": "text", "nonBlank": true}]});
+    let reply = json!({"kind": "message", "role": "assistant", "stopReason": "stop",
+        "content": [{"type": "text", "nonBlank": true}]});
+    event(
+        s,
+        json!({"type": "agent_settled", "aborted": false, "idle": true, "tail": [user, reply],
+            "finalText": text}),
+        ms + 100,
+    );
+}
+
+#[test]
+fn a_run_that_ends_on_a_question_waits_for_the_person_until_pi_runs_again() {
+    let mut s = pi();
+    settle_with(
+        &mut s,
+        "The schema is updated.\n\nShould I also migrate the old rows?",
+        1000,
+    );
+    let need = s.need(at(1200)).expect("a question waits");
+    assert_eq!(need.kind, crate::brief::NeedKind::Answer { yes_no: true });
+    assert!(
+        need.quote.ends_with("Should I also migrate the old rows?"),
+        "{need:?}"
+    );
+    assert_eq!(
+        attention(&s, 1200),
+        (
+            Attention::Question,
+            "waiting for you: Should I also migrate the old rows?".into()
+        )
+    );
+    assert_eq!(s.finished().runs, 0, "a question is no finish");
+    event(&mut s, json!({"type": "agent_start"}), 2000);
+    assert_eq!(s.need(at(2100)), None, "pi runs again: the question is behind");
+    assert_eq!(attention(&s, 2100).0, Attention::Working);
+}
+
+#[test]
+fn healthy_twin_a_run_that_ends_on_a_result_needs_nobody_and_counts_as_finished() {
+    let mut s = pi();
+    settle_with(&mut s, "All 42 tests pass; the fix is committed.", 1000);
+    assert_eq!(s.need(at(1200)), None);
+    assert_eq!(attention(&s, 1200), (Attention::Idle, "idle".into()));
+    assert_eq!(s.finished().runs, 1);
+    assert_eq!(s.finished().quote, "All 42 tests pass; the fix is committed.");
+}

@@ -140,6 +140,8 @@ impl Session {
         let ev = match event {
             PiEvent::SessionStart(s) => {
                 self.watch.settled();
+                // Another conversation (`/new`, `/resume`): the last one's question is not asked here.
+                self.trouble.clear_ending();
                 // `/new`, `/resume` and `/fork` move pi to another file: a relaunch (and a server
                 // that comes back) follows it there.
                 self.watch.session_started(s.session_file.as_deref());
@@ -187,13 +189,18 @@ impl Session {
                 self.watch.settled();
                 self.pi.frozen = false;
                 self.pi.note_context(s.context_usage.as_ref().map(link::usage));
+                // A bridge that cannot tell is read as busy: automatic messages then queue as follow-ups.
+                let is_idle = s.idle.unwrap_or(false);
+                let tail = link::tail(&s.tail);
+                let final_text = s.final_text.as_deref().map(link::final_text);
+                self.trouble
+                    .settled(s.aborted, is_idle, &tail, final_text.as_deref());
                 sup::Event::AgentSettled {
                     aborted: s.aborted,
-                    // A bridge that cannot tell is read as busy: automatic messages then queue as follow-ups.
-                    is_idle: s.idle.unwrap_or(false),
+                    is_idle,
                     context_usage: s.context_usage.as_ref().map(link::usage),
-                    tail: link::tail(&s.tail),
-                    final_text: s.final_text.as_deref().map(link::final_text),
+                    tail,
+                    final_text,
                 }
             }
             PiEvent::TurnStart(_) => sup::Event::TurnStart,

@@ -50,6 +50,9 @@ pub enum Input {
     Notice { text: String, tone: Tone },
     /// What a prefix key or a pi command does, asked for by a client without keys (the web view).
     Request(crate::bridge::UserRequest),
+    /// The person answered one of the session's events from afar (a link from a push), or the
+    /// link was refused.
+    Away(crate::away::AwayAnswer),
     /// The intervention ledger's state changed: why records are not written (or were not), or
     /// `None` when all is well.
     LedgerStatus(Option<String>),

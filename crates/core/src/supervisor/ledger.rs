@@ -47,6 +47,8 @@ pub mod rule {
     pub const PROM_POKE: &str = "PROM-P1";
     pub const PROM_LIMIT: &str = "PROM-B1";
     pub const PROM_ASK: &str = "PROM-A1";
+    pub const AWAY_USED: &str = "AWAY-U1";
+    pub const AWAY_REFUSED: &str = "AWAY-U2";
     pub const GUARD_BUDGET: &str = "GUARD-B1";
     pub const GUARD_DAILY: &str = "GUARD-B2";
     pub const GUARD_CALLS: &str = "GUARD-C1";

@@ -9,7 +9,10 @@
 
 mod cues;
 pub(crate) mod episode;
+mod hand_back;
 mod text;
+
+pub use self::hand_back::{HandBack, QUOTE_MAX, hand_back, quote_end};
 
 use self::cues::{Cue, healthy_cue, step_cue};
 use self::text::{Ending, ending_of};

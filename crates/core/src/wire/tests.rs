@@ -63,6 +63,18 @@ fn up() -> impl Strategy<Value = Up> {
         any::<bool>().prop_map(|on| Up::Command(SessionCommand::Supervision { on })),
         opt_string().prop_map(|listen| Up::Web { listen }),
         Just(Up::Subscribe),
+        any::<bool>().prop_map(|visible| Up::Visible { visible }),
+        (any::<u32>(), any::<u64>(), 0..5usize).prop_map(|(session, event, i)| Up::Act {
+            session,
+            event,
+            act: [
+                crate::away::Act::Continue,
+                crate::away::Act::ResumeNow,
+                crate::away::Act::Stop,
+                crate::away::Act::Yes,
+                crate::away::Act::No
+            ][i]
+        }),
         Just(Up::WebLogoutAll),
         super::talk_strategies::talk_up(),
         super::talk_strategies::away_up(),
@@ -129,6 +141,7 @@ fn down() -> impl Strategy<Value = Down> {
         any::<String>().prop_map(|message| Down::Notice { message }),
         (any::<String>(), any::<String>()).prop_map(|(session, text)| Down::Note { session, text }),
         any::<bool>().prop_map(|taken| Down::Terminal { taken }),
+        any::<String>().prop_map(|message| Down::Acted { message }),
         super::talk_strategies::said_down(),
         super::talk_strategies::meanwhile_down(),
     ]

@@ -105,6 +105,8 @@ impl ServerState {
             }
             Up::Command(command) => self.on_command(id, command, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
+            Up::Visible { visible } => self.page_visible(id, visible),
+            Up::Act { session, event, act } => self.on_act(id, session, event, act, now, fx),
             Up::WebLogoutAll => fx.push(ServerEffect::WebLogoutAll { id }),
             Up::Talk {
                 session,
@@ -355,6 +357,7 @@ impl ServerState {
         let Some(n) = self.clients.get_mut(&id).and_then(|c| c.session.take()) else {
             return;
         };
+        self.away.left(id);
         fx.push(ServerEffect::Unfollow { id, number: n });
         self.share_briefs(fx);
     }
@@ -400,6 +403,7 @@ impl ServerState {
     /// The client's connection is gone (or dropped): it follows nothing any more.
     pub(super) fn forget(&mut self, id: u64, fx: &mut Vec<ServerEffect>) {
         self.subscribers.remove(&id);
+        self.away.forget(id);
         self.leave(id, fx);
         for run in self.runs.values_mut() {
             if let Run::Starting { waiting } = run {

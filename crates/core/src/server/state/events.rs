@@ -2,6 +2,8 @@
 
 use super::AwayNote;
 use super::SessionMsg;
+use crate::brief::{Finished, Need};
+use crate::server::away::{Push, PushPolicy};
 use crate::server::restore_plan::Found;
 use crate::server::saved_session::SavedSession;
 use crate::session::{SessionBrief, WorkspaceRequest};
@@ -9,6 +11,8 @@ use crate::spec::SessionSpec;
 use crate::wire::{Down, Up};
 
 /// What happened, as the server's state hears it.
+// A report (the largest) goes only when something changed; boxing it would allocate each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum ServerEvent {
     /// A client passed the socket's checks and said hello.
@@ -87,6 +91,9 @@ pub enum ServerEvent {
     DropBridges,
     /// The web view listens: a page may ask for a session at any time, so the server stays.
     WebListening,
+    /// The time the list of events that need the person asked to be looked at again has come
+    /// ([`ServerEffect::AwayTimer`]).
+    AwayTick,
     /// What session `number`'s loop heard of its conversation (`crate::talk`).
     Talk {
         number: u32,
@@ -109,6 +116,12 @@ pub struct Report {
     pub brief: Option<SessionBrief>,
     pub session_file: Option<String>,
     pub mid_run: bool,
+    /// What it waits for its person about now (`Session::need`).
+    pub need: Option<Need>,
+    /// Its runs that finished without asking anything.
+    pub finished: Finished,
+    /// Its push settings and time zone.
+    pub push: PushPolicy,
 }
 
 /// A session to start: who it is, and the terminal it starts for.
@@ -161,4 +174,9 @@ pub enum ServerEffect {
     Log(String),
     /// This many saved sessions are still being brought back (a client's welcome says so).
     Restoring(u32),
+    /// Push an event that needs the person to every way of telling (ntfy, Web Push).
+    Push(Push),
+    /// Send [`ServerEvent::AwayTick`] at this moment (mono ms), instead of any time asked before;
+    /// `None`: at none.
+    AwayTimer(Option<u64>),
 }

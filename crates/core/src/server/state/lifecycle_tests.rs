@@ -92,6 +92,7 @@ fn a_server_restart_brings_back_the_saved_sessions_and_resumes_their_runs() {
         brief: None,
         session_file: Some("/s/1.jsonl".into()),
         mid_run: true,
+        ..Report::default()
     };
     let fx = s.handle(
         ServerEvent::Report {
@@ -208,6 +209,7 @@ fn saves_are_asked_only_when_the_list_changes() {
         brief: None,
         session_file: Some("/s/1.jsonl".into()),
         mid_run: true,
+        ..Report::default()
     };
     let fx = s.handle(
         ServerEvent::Report {

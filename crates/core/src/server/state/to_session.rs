@@ -1,5 +1,6 @@
 //! What the server's state sends a session's loop (the binary turns each into the loop's own event).
 
+pub use crate::away::AwayAnswer;
 use crate::bridge::UserRequest;
 use crate::session::SessionBrief;
 
@@ -23,6 +24,8 @@ pub enum SessionMsg {
     Request(UserRequest),
     /// A client that follows the session answered the probe, typed, resized, came back or left.
     Client(ClientMsg),
+    /// The person answered one of its events from afar, with a capability link (or was refused).
+    Away(AwayAnswer),
 }
 
 /// A following client's doing; its coming is `ServerEffect::Follow`, which the binary performs.

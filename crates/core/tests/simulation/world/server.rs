@@ -176,6 +176,7 @@ impl World {
             ),
             SessionMsg::Sessions(briefs) => self.session_hears(number, Input::Sessions(briefs)),
             SessionMsg::Request(request) => self.session_hears(number, Input::Request(request)),
+            SessionMsg::Away(answer) => self.session_hears(number, Input::Away(answer)),
             SessionMsg::Client(ClientMsg::Input { id, bytes }) => {
                 self.session_hears(number, Input::Stdin { client: id, bytes });
                 self.session_hears(number, Input::InputIdle { client: id });

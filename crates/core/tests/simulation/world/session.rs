@@ -129,6 +129,9 @@ impl World {
             brief: Some(sim.session.brief(now)),
             session_file: sim.session.pi_session_file().map(str::to_string),
             mid_run: sim.session.mid_run(),
+            need: sim.session.need(now),
+            finished: sim.session.finished().clone(),
+            push: sim.session.push_policy(),
         };
         if sim.report.as_ref() != Some(&report) {
             sim.report = Some(report.clone());
