@@ -85,9 +85,10 @@ pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {
     })
 }
 
-/// Where the web view is reached, for the links sent out (`http://ADDR:PORT/`), while it runs.
+/// Where the web view is reached, for the links sent out, while it runs: the same as
+/// [`link_base`] (the public address when one is set).
 pub fn base_url() -> Option<String> {
-    RUNNING.lock().ok()?.as_ref().map(|r| url(r.addr))
+    link_base()
 }
 
 /// Ends every login to the web view (every browser's, and every login link not used yet); every
