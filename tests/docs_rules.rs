@@ -12,12 +12,15 @@ use std::path::{Path, PathBuf};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Families whose IDs read `FAMILY-<letter><number>` (or `FAMILY-#<number>` for a scenario).
-const FAMILIES: [&str; 8] = ["POKE", "SAR", "WAK", "HO", "ARB", "RST", "STALL", "LIMIT"];
+const FAMILIES: [&str; 9] = [
+    "POKE", "SAR", "WAK", "HO", "ARB", "RST", "STALL", "LIMIT", "GUARD",
+];
 /// One-letter IDs without a family: the original's bugs, the newer upstream rules, the conflicts.
 const BARE: [char; 3] = ['B', 'N', 'X'];
 /// Test-name prefixes and the family their lower-case IDs belong to (`fix_b5` is B5).
-const TEST_FAMILIES: [(&str, &str); 9] = [
+const TEST_FAMILIES: [(&str, &str); 10] = [
     ("rst", "RST"),
+    ("guard", "GUARD"),
     ("poke", "POKE"),
     ("stall", "STALL"),
     ("limit", "LIMIT"),

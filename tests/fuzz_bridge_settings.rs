@@ -273,6 +273,13 @@ fn valid_value(key: KeyId, seed: u64) -> SettingValue {
             let span = (max - min) as u64 + 1;
             SettingValue::Int(min + (seed % span) as i64)
         }
+        ValueKind::IntOrOff { min, max } => {
+            let span = (max - min) as u64 + 2;
+            match seed % span {
+                0 => SettingValue::Int(0),
+                n => SettingValue::Int(min + n as i64 - 1),
+            }
+        }
         ValueKind::Number { above, max } => {
             let step = (max - above) / 1000.0;
             SettingValue::Number(above + step * (1 + seed % 1000) as f64)

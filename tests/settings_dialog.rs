@@ -252,8 +252,8 @@ fn the_notify_command_is_edited_as_text_and_a_long_one_keeps_its_row() {
     s.apply_session_changes(&[change(KeyId::NotifyCommand, SettingValue::Text(long.into()))])
         .unwrap();
     let d = SettingsDialog::new(&s);
-    let terminal = draw(&d, 80, 47);
-    let row = (0..47)
+    let terminal = draw(&d, 80, 56);
+    let row = (0..56)
         .map(|y| {
             (0..80)
                 .map(|x| terminal.backend().buffer()[(x, y)].symbol().to_string())

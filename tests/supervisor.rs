@@ -7,6 +7,8 @@ mod supervisor {
 
     mod arbiter;
     mod empty_reply;
+    mod guard;
+    mod guard_ladder;
     mod handoff;
     mod one_message;
     mod poke;

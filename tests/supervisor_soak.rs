@@ -95,7 +95,9 @@ impl Soak {
                 | Action::Notify { .. }
                 | Action::Log(_)
                 | Action::AskModel { .. }
-                | Action::Unresponsive { .. } => {}
+                | Action::Unresponsive { .. }
+                | Action::Breaker(_)
+                | Action::Daily(_) => {}
             }
         }
     }
@@ -130,7 +132,7 @@ impl Soak {
             Event::ToolStart { id, .. } => {
                 self.model.open_tools.insert(id.clone());
             }
-            Event::ToolEnd { id } => {
+            Event::ToolEnd { id, .. } => {
                 self.model.open_tools.remove(id);
             }
             Event::BridgeConnected => self.model.open_tools.clear(),

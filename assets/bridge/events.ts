@@ -5,7 +5,7 @@ import { writeHandoff } from "./handoff.ts";
 import { ERROR_TEXT_MAX, PREVIEW_STRING_MAX } from "./limits.ts";
 import { progressKindOf } from "./progress.ts";
 import type { Bridge } from "./state.ts";
-import { branchTail, finalText, ownEntries, summarizeMessage, talkText, tokenUsage } from "./summaries.ts";
+import { branchTail, finalText, ownEntries, resultDigest, summarizeMessage, talkText, tokenUsage } from "./summaries.ts";
 import { bound, boundText, modelName, numberOrNull } from "./util.ts";
 
 /** Wraps a pi event handler: remembers the context, reports instead of throwing. */
@@ -151,6 +151,7 @@ export function forwardEvents(b: Bridge) {
 			toolName: String(event.toolName ?? ""),
 			isError: event.isError === true,
 			durationMs: numberOrNull(event.durationMs),
+			resultDigest: resultDigest(event.result),
 		});
 	});
 

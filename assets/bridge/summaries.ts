@@ -19,6 +19,8 @@ import {
 	TALK_RESULT_MAX,
 	TALK_TEXT_MAX,
 } from "./limits.ts";
+import { createHash } from "node:crypto";
+
 import { bound, boundText, numberOrNull, safe } from "./util.ts";
 
 export function summarizeMessage(m: any, id: string | null) {
@@ -150,6 +152,28 @@ export function tokenUsage(m: any) {
 		cacheWrite: count(u.cacheWrite),
 		costUsd: cost !== null && cost >= 0 ? cost : null,
 	};
+}
+
+/**
+ * A digest of a tool call's result: its text blocks (images by their data), so that two results compare
+ * equal exactly when the model saw the same output. pokeshell's no-progress rails compare them; the text
+ * itself never leaves pi. Null when there is nothing to read.
+ */
+export function resultDigest(result: any): string | null {
+	const content = typeof result === "string" ? [{ type: "text", text: result }] : result?.content;
+	let parts: string[];
+	if (Array.isArray(content)) {
+		parts = content.map((b: any) => {
+			if (b?.type === "text") return `t:${typeof b.text === "string" ? b.text : ""}`;
+			if (b?.type === "image") return `i:${typeof b.data === "string" ? b.data : ""}`;
+			return `o:${safe(() => JSON.stringify(b)) ?? ""}`;
+		});
+	} else if (result === undefined || result === null) {
+		return null;
+	} else {
+		parts = [`j:${safe(() => JSON.stringify(result)) ?? String(result)}`];
+	}
+	return createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 32);
 }
 
 export function contextUsage(usage: any) {

@@ -7,6 +7,7 @@
   const app = { ws: null, sessions: [], current: null, watch: true, screen: null, pane: null, notes: 0, lists: 0,
     view: "term", talk: new PS.Talk($("talk")), talkSeen: { epoch: 0, seq: 0 }, digests: {} };
   window.PS.app = app;
+  PS.send = (msg) => send(msg);
   const NEW = "new session";
   // The login lives in this origin's own storage (docs/web.md): sent by the page on purpose, as a
   // subprotocol of its socket and as a bearer on its requests, never by the browser on its own.
@@ -189,6 +190,7 @@
   function updateActions() {
     const s = app.sessions.find((x) => x.name === app.current);
     $("resume").classList.toggle("hidden", !(s && s.attention === "limit"));
+    if (PS.guardActions) PS.guardActions(s, $("guard-actions"));
     $("talk-resume").classList.toggle("hidden", !(s && s.attention === "limit"));
   }
 

@@ -3,8 +3,8 @@
 "use strict";
 window.PS = window.PS || {};
 
-PS.ORDER = ["question", "gave_up", "limit", "stalled", "working", "idle", "exited"];
-PS.NEEDS = new Set(["question", "gave_up", "limit", "stalled"]);
+PS.ORDER = ["paused", "question", "gave_up", "limit", "stalled", "working", "idle", "exited"];
+PS.NEEDS = new Set(["paused", "question", "gave_up", "limit", "stalled"]);
 
 PS.rank = function (s) {
   const i = PS.ORDER.indexOf(s.attention || "");
@@ -58,6 +58,7 @@ PS.renderList = function (sessions, onOpen, onKill) {
     const kill = PS.el("button", "danger kill", "Kill…");
     kill.addEventListener("click", () => onKill(s.name));
     row.append(open, kill);
+    if (PS.guardButtons) PS.guardButtons(s, row);
     // What happened since this browser last read the session (filled in by the page's digests).
     const meanwhile = PS.el("div", "meanwhile hidden");
     li.append(top, facts, meanwhile, row);

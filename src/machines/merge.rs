@@ -276,6 +276,7 @@ mod tests {
             tokens_out: 0,
             cache_read: 0,
             cost_usd: None,
+            offer: None,
         }
     }
 

@@ -71,20 +71,23 @@ pub struct SessionJson {
     /// US dollars as pi priced the replies; null when pi has no prices for the model.
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// While a guard rail pauses the session: what allowing more grants ("allow $25.00 more").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<String>,
 }
 
 /// The attention keywords, the ones needing the user first.
-pub const ATTENTION: [&str; 7] = [
-    "question", "gave_up", "limit", "stalled", "working", "idle", "exited",
+pub const ATTENTION: [&str; 8] = [
+    "paused", "question", "gave_up", "limit", "stalled", "working", "idle", "exited",
 ];
 
 /// Where a keyword sorts: needing the user first; `starting` with the working ones, a keyword from a
 /// newer pokeshell after the idle ones.
 pub fn attention_rank(keyword: &str) -> usize {
     match keyword {
-        "starting" => 4,
-        "exited" => 7,
-        k => ATTENTION.iter().position(|a| *a == k).unwrap_or(6),
+        "starting" => 5,
+        "exited" => 8,
+        k => ATTENTION.iter().position(|a| *a == k).unwrap_or(7),
     }
 }
 
@@ -117,6 +120,7 @@ impl SessionJson {
             tokens_out: l.tokens_out,
             cache_read: l.cache_read,
             cost_usd: l.cost_usd,
+            offer: l.offer.clone(),
         }
     }
 }
@@ -205,6 +209,7 @@ mod tests {
             cache_read: 5000,
             cost_usd: Some(0.35),
             context_percent: None,
+            offer: None,
         }
     }
 

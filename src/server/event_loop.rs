@@ -285,6 +285,7 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Bridge(ev) => self.input(Input::Bridge(ev))?,
             WorldEvent::Request(request) => self.input(Input::Request(request))?,
             WorldEvent::Away(answer) => self.input(Input::Away(answer))?,
+            WorldEvent::Guard(order) => self.input(Input::Guard(order))?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,
                 tone: pokeshell_core::ui::theme::Tone::Warn,
@@ -398,6 +399,8 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
                 Effect::Respawn { args } => self.ask_respawn(args)?,
                 // The server's: it switches or detaches the client that asked.
                 Effect::Workspace { client, req } => self.screen.request(client, req),
+                // The server's observer (a layer) hands it to the server's core.
+                Effect::Guard(_) => {}
             }
         }
         Ok(())

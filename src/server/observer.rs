@@ -80,6 +80,13 @@ impl Layer for Observer {
     }
 
     fn observe_effect(&mut self, effect: &Effect) {
+        if let Effect::Guard(note) = effect {
+            let ev = ServerEvent::Guard {
+                number: self.number,
+                note: note.clone(),
+            };
+            let _ = self.server.send(ev.into());
+        }
         if let Effect::Ledger(record) = effect {
             let said = self.heard.record(record);
             self.tell_said(said);

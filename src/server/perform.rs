@@ -263,6 +263,7 @@ fn world(msg: SessionMsg) -> WorldEvent {
         SessionMsg::Sessions(briefs) => WorldEvent::Sessions(briefs),
         SessionMsg::Request(req) => WorldEvent::Request(req),
         SessionMsg::Away(answer) => WorldEvent::Away(answer),
+        SessionMsg::Guard(order) => WorldEvent::Guard(order),
         SessionMsg::Client(ev) => WorldEvent::Client(client_event(ev, &mut None).1),
     }
 }

@@ -22,6 +22,7 @@ const EVERY: Duration = Duration::from_secs(15);
 /// The [`Attention`] of a keyword of `ls --json` (a newer one counts as idle).
 pub fn attention(keyword: &str) -> Attention {
     match keyword {
+        "paused" => Attention::Paused,
         "question" => Attention::Question,
         "gave_up" => Attention::GaveUp,
         "limit" => Attention::Limit,
@@ -57,6 +58,7 @@ pub fn briefs(answers: &[Answer], now_wall_ms: u64) -> Vec<SessionBrief> {
             dirty: s.dirty,
             machine: Some(dest.clone()),
             context_percent: None,
+            offer: s.offer.clone(),
             spend: pokeshell_core::session::usage::Spend {
                 input: s.tokens_in,
                 output: s.tokens_out,
@@ -135,6 +137,7 @@ mod tests {
             tokens_out: 0,
             cache_read: 0,
             cost_usd: None,
+            offer: None,
         }
     }
 

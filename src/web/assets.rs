@@ -39,6 +39,7 @@ pub fn get(name: &str) -> Option<Asset> {
         "term.js" => (include_bytes!("../../assets/web/term.js"), JS),
         "list.js" => (include_bytes!("../../assets/web/list.js"), JS),
         "visible.js" => (include_bytes!("../../assets/web/visible.js"), JS),
+        "guard.js" => (include_bytes!("../../assets/web/guard.js"), JS),
         "login.js" => (include_bytes!("../../assets/web/login.js"), JS),
         "talk.js" => (include_bytes!("../../assets/web/talk.js"), JS),
         "push.js" => (include_bytes!("../../assets/web/push.js"), JS),

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::new_session::{self, Form, Plan};
 use pokeshell_core::talk::Entry;
-use pokeshell_core::wire::{AwayDigest, Down, Listing, Seen, SessionCommand, Target, Up};
+use pokeshell_core::wire::{AwayDigest, Down, GuardAnswer, Listing, Seen, SessionCommand, Target, Up};
 
 /// The largest message the page may send. Typing and pasting fit; anything bigger is refused.
 pub const MAX_PAGE_MESSAGE: usize = 64 << 10;
@@ -51,6 +51,16 @@ pub enum FromPage {
         rows: u16,
     },
     Kill {
+        session: String,
+    },
+    /// A guard rail's pause in `session` answered: allow more (`usd`, else what it offered) and go on.
+    Allow {
+        session: String,
+        #[serde(default)]
+        usd: Option<f64>,
+    },
+    /// ... or leave it stopped.
+    Leave {
         session: String,
     },
     /// Stop showing the session.
@@ -211,6 +221,14 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             return Ok(Ask::New { plan, cols, rows });
         }
         FromPage::Kill { session } => Up::Kill { name: session },
+        FromPage::Allow { session, usd } => Up::Guard {
+            session,
+            answer: GuardAnswer::Allow { usd },
+        },
+        FromPage::Leave { session } => Up::Guard {
+            session,
+            answer: GuardAnswer::Leave,
+        },
         FromPage::Close => Up::Detach,
         FromPage::Visible { visible } => Up::Visible { visible },
         FromPage::Talk {
@@ -327,6 +345,20 @@ mod tests {
         assert_eq!(
             to_wire(parse(r#"{"type":"input","data":"hi\r"}"#).unwrap(), "/h"),
             Ok(Ask::Wire(Up::Input(b"hi\r".to_vec())))
+        );
+        assert_eq!(
+            to_wire(parse(r#"{"type":"allow","session":"2"}"#).unwrap(), "/h"),
+            Ok(Ask::Wire(Up::Guard {
+                session: "2".into(),
+                answer: GuardAnswer::Allow { usd: None }
+            }))
+        );
+        assert_eq!(
+            to_wire(parse(r#"{"type":"leave","session":"2"}"#).unwrap(), "/h"),
+            Ok(Ask::Wire(Up::Guard {
+                session: "2".into(),
+                answer: GuardAnswer::Leave
+            }))
         );
         assert_eq!(
             to_wire(parse(r#"{"type":"handoff","focus":"tests"}"#).unwrap(), "/h"),

@@ -88,8 +88,13 @@ fn event() -> impl Strategy<Value = Event> {
         4 => stop_reason().prop_map(|stop| Event::AgentEnd { stop_reason: Some(stop), error_message: None }),
         3 => Just(Event::TurnStart),
         4 => tail().prop_map(|tail| Event::TurnEnd { tail }),
-        3 => tool_id.clone().prop_map(|id| Event::ToolStart { id, name: "bash".into(), args_preview: String::new() }),
-        2 => tool_id.prop_map(|id| Event::ToolEnd { id }),
+        3 => tool_id.clone().prop_map(|id| Event::ToolStart {
+            id,
+            name: "bash".into(),
+            args_preview: String::new(),
+            args: serde_json::Value::Null,
+        }),
+        2 => tool_id.prop_map(|id| Event::ToolEnd { id, outcome: Default::default() }),
         1 => proptest::collection::vec((0..3u8).prop_map(|index| format!("t{index}")), 0..3)
             .prop_map(|ids| Event::ToolsRunning { ids }),
         1 => (compact_reason(), any::<bool>()).prop_map(|(reason, will_retry)| Event::CompactStart { reason, will_retry }),

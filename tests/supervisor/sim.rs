@@ -189,11 +189,15 @@ impl Sim {
             id: id.into(),
             name: name.into(),
             args_preview: "sleep 60".into(),
+            args: serde_json::json!({"command": "sleep 60"}),
         })
     }
 
     pub fn tool_end(&mut self, id: &str) -> &mut Self {
-        self.event(Event::ToolEnd { id: id.into() })
+        self.event(Event::ToolEnd {
+            id: id.into(),
+            outcome: Default::default(),
+        })
     }
 
     /// An automatic compaction (threshold, or overflow when it will retry) that succeeded.

@@ -92,6 +92,7 @@ impl Soak {
                     id: id.clone(),
                     name: "bash".into(),
                     args_preview: "cargo test".into(),
+                    args: serde_json::json!({"command": "cargo test"}),
                 });
                 let ms = if self.rng.chance(10) {
                     self.rng.range(31_000, 600_000)
@@ -100,7 +101,10 @@ impl Soak {
                 };
                 self.pass(ms);
                 if !self.rng.chance(5) {
-                    self.event(Event::ToolEnd { id });
+                    self.event(Event::ToolEnd {
+                        id,
+                        outcome: Default::default(),
+                    });
                 }
             }
             if self.rng.chance(15) {

@@ -1,7 +1,27 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { branchTail, customEntry, finalText, ownEntries, pickEntries, summarizeMessage, talkText, tokenUsage } from "../summaries.ts";
+import {
+	branchTail,
+	customEntry,
+	finalText,
+	ownEntries,
+	pickEntries,
+	resultDigest,
+	summarizeMessage,
+	talkText,
+	tokenUsage,
+} from "../summaries.ts";
+
+test("a result's digest is the same exactly when its text is", () => {
+	const text = (t: string) => ({ content: [{ type: "text", text: t }], details: { at: Math.random() } });
+	assert.equal(resultDigest(text("3 passed")), resultDigest(text("3 passed")), "details aside");
+	assert.notEqual(resultDigest(text("3 passed")), resultDigest(text("4 passed")));
+	assert.notEqual(resultDigest(text("ab")), resultDigest({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }));
+	assert.equal(resultDigest("plain"), resultDigest(text("plain")));
+	assert.match(resultDigest(text("x")) ?? "", /^[0-9a-f]{32}$/);
+	assert.equal(resultDigest(undefined), null);
+});
 
 test("a message summary carries no text, only what the rules need", () => {
 	const summary = summarizeMessage(

@@ -29,6 +29,8 @@ pub struct SessionBrief {
     pub machine: Option<String>,
     /// The share of pi's context window in use (0–100), when pi said.
     pub context_percent: Option<f64>,
+    /// While a guard rail pauses the session: what allowing more grants ("allow $25.00 more").
+    pub offer: Option<String>,
 }
 
 impl SessionBrief {
@@ -50,6 +52,7 @@ impl SessionBrief {
             dirty: None,
             machine: None,
             context_percent: None,
+            offer: None,
         }
     }
 }
@@ -57,6 +60,9 @@ impl SessionBrief {
 /// How much a session needs the user. Ordered: the ones needing the user first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Attention {
+    /// A guard rail stopped its run and asks the person (its budget, the day's budget, the call cap,
+    /// no progress): first, because nothing happens there until the person answers.
+    Paused,
     Question,
     GaveUp,
     Limit,
@@ -70,6 +76,7 @@ impl Attention {
     /// Its keyword in `ls --json` and the lists (docs/machines.md).
     pub fn keyword(self) -> &'static str {
         match self {
+            Attention::Paused => "paused",
             Attention::Question => "question",
             Attention::GaveUp => "gave_up",
             Attention::Limit => "limit",

@@ -9,6 +9,7 @@ mod brief;
 mod child;
 mod draw;
 mod flash;
+mod guard_view;
 mod input;
 mod keyboards;
 mod layout;
@@ -228,6 +229,14 @@ impl Session {
                 self.utc_offset_secs = utc_offset_secs;
                 self.supervisor.set_utc_offset(utc_offset_secs);
                 fx.push(Effect::Redraw);
+            }
+            Input::Guard(order) => {
+                use crate::supervisor::guard::circuit::GuardOrder;
+                let event = match order {
+                    GuardOrder::Daily(news) => crate::supervisor::Event::Daily(news),
+                    GuardOrder::Breaker(order) => crate::supervisor::Event::Breaker(order),
+                };
+                self.supervise(event, now, &mut fx);
             }
         }
         if upward {

@@ -59,6 +59,7 @@ use self::arbiter::Arbiter;
 use self::compaction::Compaction;
 use self::delivery::SendLog;
 use self::flow::settle::Settle;
+use self::guard::Guard;
 use self::ledger::{Ledger, LedgerKind as Kind, rule};
 use self::monitor::Tools;
 use self::outcome::Outcomes;
@@ -117,6 +118,8 @@ pub struct Supervisor {
     promise: PromiseEpisode,
     /// The local offset from UTC in seconds (east positive), for reset times written without a zone.
     utc_offset_secs: i32,
+    /// The guard rails: budget, call cap, no-progress rails and their ladder, the pause.
+    guard: Guard,
     /// The user's stop is written in pi's session (and not lifted there yet).
     stop_saved: bool,
 }
@@ -144,6 +147,7 @@ impl Supervisor {
             provider: ProviderWaits::default(),
             promise: PromiseEpisode::default(),
             utc_offset_secs: 0,
+            guard: Guard::default(),
             stop_saved: false,
         }
     }
@@ -199,11 +203,16 @@ impl Supervisor {
                 id,
                 name,
                 args_preview,
+                args,
             } => {
+                self.guard_tool_started(&id, &name, &args, &args_preview, now);
                 self.tools.start(id, name, args_preview, now.mono_ms, now.wall_ms);
                 self.outcomes.saw_tool();
             }
-            Event::ToolEnd { id } => self.tools.end(&id),
+            Event::ToolEnd { id, outcome } => {
+                self.tools.end(&id);
+                self.guard_tool_ended(&id, &outcome, now, &mut out);
+            }
             Event::ToolsRunning { ids } => self.forget_ghost_tools(&ids, now, &mut out),
             Event::TimeAway { ms } => self.stall.away(ms),
             Event::CompactStart { .. } => self.compaction.start(now.mono_ms),
@@ -270,6 +279,11 @@ impl Supervisor {
             Event::CancelWakeup { id } => self.user_cancel_wakeup(&id, now, &mut out),
             Event::SendResult { send_id, error } => self.on_send_result(send_id, error, now, &mut out),
             Event::ModelAnswer { ask_id, result } => self.on_model_answer(ask_id, result, now, &mut out),
+            Event::ModelCall { session_cost_usd } => self.guard_model_call(session_cost_usd, now, &mut out),
+            Event::GuardAllow { usd } => self.guard_allow(usd, now, &mut out),
+            Event::GuardLeave => self.guard_leave(now, &mut out),
+            Event::Daily(news) => self.guard_daily(news, now, &mut out),
+            Event::Breaker(order) => self.guard_breaker(order, now, &mut out),
         }
         out
     }

@@ -58,6 +58,7 @@ pub mod kind {
         (0x10, "talk"),
         (0x11, "away"),
         (0x12, "web_logout_all"),
+        (0x14, "guard"),
     ];
 
     /// Server to client: 0x80 and above.
@@ -189,6 +190,25 @@ pub enum Up {
     Away {
         seen: Vec<Seen>,
     },
+    /// Answer a guard rail's pause in `session` (a name or number), whoever follows it: the web
+    /// view's buttons, a notification's action (GUARD-A1, GUARD-A2). Answered with [`Down::Done`].
+    Guard {
+        session: String,
+        answer: GuardAnswer,
+    },
+}
+
+/// The person's answer to a guard rail's pause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum GuardAnswer {
+    /// Allow `usd` more (else what the pause offered) and let the agent go on.
+    Allow {
+        #[serde(default)]
+        usd: Option<f64>,
+    },
+    /// Leave it stopped.
+    Leave,
 }
 
 /// The item of a session's conversation a client saw last ([`Up::Away`]).
@@ -368,6 +388,9 @@ pub struct Listing {
     /// The share of pi's context window in use, 0–100.
     #[serde(default)]
     pub context_percent: Option<f64>,
+    /// While a guard rail pauses the session: what allowing more grants ("allow $25.00 more").
+    #[serde(default)]
+    pub offer: Option<String>,
 }
 
 /// The whole frame (or frames) of a client message. Input longer than one frame holds is split into

@@ -28,4 +28,6 @@ pub enum WorldEvent {
     Request(pokeshell_core::bridge::UserRequest),
     /// The person answered one of the session's events with a link from a push (or was refused).
     Away(pokeshell_core::server::state::AwayAnswer),
+    /// The server's core on the rails that span sessions (the day's budget, the circuit breaker).
+    Guard(pokeshell_core::server::guards::GuardOrder),
 }

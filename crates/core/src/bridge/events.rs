@@ -283,6 +283,10 @@ pub struct ToolExecutionEnd {
     #[serde(default)]
     pub is_error: bool,
     pub duration_ms: Option<u64>,
+    /// A digest of the result's content (sha-256, hex, cut), for the no-progress rails; absent from
+    /// older bridges.
+    #[serde(default)]
+    pub result_digest: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -36,6 +36,14 @@ pub enum UserRequest {
     Wakeups,
     /// `/wakeups cancel ID`.
     WakeupCancel { id: String },
+    /// A guard rail's pause answered: allow more (`usd`, else what was offered) and go on, as
+    /// prefix+a (GUARD-A1). Asked by the web view's button; the bridge registers no command for it.
+    GuardAllow {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usd: Option<f64>,
+    },
+    /// Leave the paused session stopped, as prefix+x (GUARD-A2).
+    GuardLeave,
     /// A request this pokeshell does not know (a newer bridge); answered as such.
     #[serde(other)]
     Unknown,

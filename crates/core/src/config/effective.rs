@@ -1,6 +1,7 @@
 //! The resolved settings as plain typed fields, for the supervisor and the UI to consume.
 
 // The supervisor's own types: the settings files feed it exactly these fields.
+pub use crate::supervisor::guard::GuardConfig as GuardSettings;
 pub use crate::supervisor::{HandoffConfig as HandoffSettings, PokeConfig as PokeSettings};
 
 use super::schema::KeyId;
@@ -13,6 +14,7 @@ pub struct EffectiveSettings {
     pub recovery: RecoverySettings,
     pub wakeups: WakeupSettings,
     pub handoff: HandoffSettings,
+    pub guard: GuardSettings,
     pub display: DisplaySettings,
     /// pi's `toolTimeoutMs`, when a settings file sets a positive one.
     pub tool_timeout_ms: Option<u64>,
@@ -68,6 +70,10 @@ impl EffectiveSettings {
         // Every value passed its range check, so these conversions cannot fail; 0 is a safe fallback.
         let secs = |k| s.get(k).as_int().and_then(|i| u64::try_from(i).ok()).unwrap_or(0);
         let count = |k| s.get(k).as_int().and_then(|i| u32::try_from(i).ok()).unwrap_or(0);
+        let usd = |k| match s.get(k) {
+            SettingValue::Number(n) => *n,
+            _ => 0.0,
+        };
         EffectiveSettings {
             poke: PokeSettings {
                 enabled: flag(KeyId::PokeEnabled),
@@ -100,6 +106,16 @@ impl EffectiveSettings {
                 },
                 enabled: flag(KeyId::HandoffEnabled),
                 save: flag(KeyId::HandoffSave),
+            },
+            guard: GuardSettings {
+                budget_usd: usd(KeyId::BudgetUsd),
+                daily_budget_usd: usd(KeyId::DailyBudgetUsd),
+                max_calls_per_run: count(KeyId::MaxCallsPerRun),
+                same_call_repeats: count(KeyId::SameCallRepeats),
+                alternating_repeats: count(KeyId::AlternatingRepeats),
+                same_reply_repeats: count(KeyId::SameReplyRepeats),
+                idle_pokes: count(KeyId::IdlePokes),
+                poll_wait_seconds: secs(KeyId::PollWaitSeconds),
             },
             display: DisplaySettings {
                 prefix_key: s.get(KeyId::PrefixKey).edit_text(),
@@ -149,6 +165,7 @@ impl EffectiveSettings {
             global_cooldown_seconds: self.recovery.injection_cooldown_seconds,
             wakeup_min_seconds: self.wakeups.min_seconds,
             wakeup_max_seconds: self.wakeups.max_seconds,
+            guard: self.guard.clone(),
         }
     }
 }

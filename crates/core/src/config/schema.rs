@@ -37,6 +37,7 @@ pub enum Group {
     Recovery,
     Wakeups,
     Handoff,
+    Guards,
     Display,
 }
 
@@ -47,6 +48,7 @@ impl Group {
             Group::Recovery => "Recovery",
             Group::Wakeups => "Wakeups",
             Group::Handoff => "Handoff",
+            Group::Guards => "Guard rails",
             Group::Display => "Display",
         }
     }
@@ -78,6 +80,14 @@ pub enum KeyId {
     HandoffPercent,
     HandoffEnabled,
     HandoffSave,
+    BudgetUsd,
+    DailyBudgetUsd,
+    MaxCallsPerRun,
+    SameCallRepeats,
+    AlternatingRepeats,
+    SameReplyRepeats,
+    IdlePokes,
+    PollWaitSeconds,
     PrefixKey,
     SidePaneWidth,
     SidePaneVisibility,
@@ -107,6 +117,9 @@ pub enum ValueKind {
     Bool,
     /// A whole JSON number from `min` to `max`, both included.
     Int { min: i64, max: i64 },
+    /// 0 (off), or a whole JSON number from `min` to `max`: a threshold where 1 would mean "every
+    /// time" (the guard rails' repeats).
+    IntOrOff { min: i64, max: i64 },
     /// A finite JSON number above `above` (excluded) and at most `max`.
     Number { above: f64, max: f64 },
     /// A finite JSON number from `min` to `max`, both included.
@@ -195,6 +208,7 @@ impl KeySpec {
         match self.kind {
             ValueKind::Bool => "true or false".to_string(),
             ValueKind::Int { min, max } => format!("a whole number from {min} to {max}"),
+            ValueKind::IntOrOff { min, max } => format!("0 (off) or a whole number from {min} to {max}"),
             ValueKind::Number { above, max } => format!("a number above {above} and at most {max}"),
             ValueKind::NumberFrom { min, max } => format!("a number from {min} to {max}"),
             ValueKind::Choice(choices) => format!("one of {}", choices.join(", ")),
@@ -210,7 +224,7 @@ impl KeySpec {
     pub fn type_name(&self) -> &'static str {
         match self.kind {
             ValueKind::Bool => "boolean",
-            ValueKind::Int { .. } => "integer",
+            ValueKind::Int { .. } | ValueKind::IntOrOff { .. } => "integer",
             ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => "number",
             ValueKind::Choice(_) => "string (choice)",
             ValueKind::KeyChord => "string (key)",
@@ -233,6 +247,7 @@ impl KeySpec {
                 | KeyId::WebTlsCert
                 | KeyId::WebTlsKey
                 | KeyId::NtfyUrl
+                | KeyId::DailyBudgetUsd
         )
     }
 }
@@ -245,7 +260,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 const DAY_SECONDS: i64 = 86_400;
 
 /// The schema, in the dialog's order (grouped by area).
-pub static KEYS: [KeySpec; 43] = [
+pub static KEYS: [KeySpec; 51] = [
     KeySpec {
         id: KeyId::PokeEnabled,
         block: Block::Poke,
@@ -538,6 +553,109 @@ pub static KEYS: [KeySpec; 43] = [
         default: DefaultValue::Bool(true),
         label: "Keep handoff documents",
         description: "Write each handoff document as a file next to the session file.",
+    },
+    // The guard rails for unattended runs (docs/supervision.md, "Guard rails").
+    KeySpec {
+        id: KeyId::BudgetUsd,
+        block: Block::Pokeshell,
+        name: "budgetUsd",
+        group: Group::Guards,
+        kind: ValueKind::NumberFrom {
+            min: 0.0,
+            max: 10_000.0,
+        },
+        unit: Unit::None,
+        default: DefaultValue::Number(25.0),
+        label: "Session budget (USD)",
+        description: "What one session may cost, as pi prices its model's tokens, before pokeshell stops \
+                      its run and asks you to allow more; 0 sets no budget.",
+    },
+    KeySpec {
+        id: KeyId::DailyBudgetUsd,
+        block: Block::Pokeshell,
+        name: "dailyBudgetUsd",
+        group: Group::Guards,
+        kind: ValueKind::NumberFrom {
+            min: 0.0,
+            max: 100_000.0,
+        },
+        unit: Unit::None,
+        default: DefaultValue::Number(100.0),
+        label: "Daily budget (USD)",
+        description: "What all your sessions together may cost in a day (your local day) before every \
+                      one is stopped and you are asked; 0 sets none. Read only from the global settings.",
+    },
+    KeySpec {
+        id: KeyId::MaxCallsPerRun,
+        block: Block::Pokeshell,
+        name: "maxCallsPerRun",
+        group: Group::Guards,
+        kind: ValueKind::Int { min: 0, max: 100_000 },
+        unit: Unit::None,
+        default: DefaultValue::Int(400),
+        label: "Model calls without you",
+        description: "Model calls the agent may make since you last typed before pokeshell stops it and \
+                      asks you; it guards models pi has no prices for too. 0 sets no cap.",
+    },
+    KeySpec {
+        id: KeyId::SameCallRepeats,
+        block: Block::Pokeshell,
+        name: "sameCallRepeats",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(5),
+        label: "Same call, same result",
+        description: "Times in a row the same tool call may bring the same result before the \
+                      escalation ladder takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::AlternatingRepeats,
+        block: Block::Pokeshell,
+        name: "alternatingRepeats",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(4),
+        label: "Two calls taking turns",
+        description: "Rounds of two tool calls taking turns (A, B, A, B) with unchanged results before \
+                      the ladder takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::SameReplyRepeats,
+        block: Block::Pokeshell,
+        name: "sameReplyRepeats",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(4),
+        label: "Same reply again",
+        description: "Runs in a row, since you last typed, that may end on the very same reply before \
+                      the ladder takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::IdlePokes,
+        block: Block::Pokeshell,
+        name: "idlePokes",
+        group: Group::Guards,
+        kind: ValueKind::IntOrOff { min: 2, max: 100 },
+        unit: Unit::None,
+        default: DefaultValue::Int(3),
+        label: "Pokes that bring nothing",
+        description: "pokeshell's own pokes in a row that may bring no new tool call before the ladder \
+                      takes a step; 0 turns this rail off.",
+    },
+    KeySpec {
+        id: KeyId::PollWaitSeconds,
+        block: Block::Pokeshell,
+        name: "pollWaitSeconds",
+        group: Group::Guards,
+        kind: ValueKind::Int { min: 0, max: 3600 },
+        unit: Unit::Seconds,
+        default: DefaultValue::Int(5),
+        label: "A wait that makes a poll",
+        description: "A tool call that runs this long (a sleep, a watch) is a wait: repeats with such a \
+                      wait between them are a poll, not a loop. 0: only wakeups count as waits.",
     },
     KeySpec {
         id: KeyId::PrefixKey,
@@ -852,6 +970,7 @@ mod tests {
                 Group::Recovery,
                 Group::Wakeups,
                 Group::Handoff,
+                Group::Guards,
                 Group::Display
             ]
         );

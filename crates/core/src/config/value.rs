@@ -95,6 +95,14 @@ impl KeySpec {
                     Err(expected())
                 }
             }
+            ValueKind::IntOrOff { min, max } => {
+                let n = json_integer(value).ok_or_else(expected)?;
+                if n == 0 || (min..=max).contains(&n) {
+                    Ok(SettingValue::Int(n))
+                } else {
+                    Err(expected())
+                }
+            }
             ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => {
                 let n = value.as_f64().filter(|n| n.is_finite()).ok_or_else(expected)?;
                 if self.kind.number_in_range(n) {
@@ -140,6 +148,10 @@ impl KeySpec {
             },
             ValueKind::Int { min, max } => match text.parse::<i64>() {
                 Ok(n) if (min..=max).contains(&n) => Ok(SettingValue::Int(n)),
+                _ => Err(expected()),
+            },
+            ValueKind::IntOrOff { min, max } => match text.parse::<i64>() {
+                Ok(n) if n == 0 || (min..=max).contains(&n) => Ok(SettingValue::Int(n)),
                 _ => Err(expected()),
             },
             ValueKind::Number { .. } | ValueKind::NumberFrom { .. } => {

@@ -9,6 +9,9 @@ mod away;
 mod away_tests;
 mod clients;
 mod events;
+mod guards;
+#[cfg(test)]
+mod guards_tests;
 mod lifecycle;
 #[cfg(test)]
 mod lifecycle_tests;
@@ -115,6 +118,10 @@ pub struct ServerState {
     wall_ms: u64,
     /// The events that need the person, and who is where (`server::away`).
     pub(super) away: super::away::Away,
+    /// The day's budget across every session (GUARD-B2).
+    pub(super) daily: crate::server::guards::daily::DailyBudget,
+    /// The circuit breaker across sessions (GUARD-K1..K3).
+    pub(super) breakers: crate::server::guards::breaker::Breakers,
     /// Each session's conversation, as its loop heard it (`talk`).
     pub(super) talks: BTreeMap<u32, crate::talk::Talk>,
     /// Clients told each new item of a session's conversation ([`crate::wire::Up::Talk`]).
@@ -172,6 +179,7 @@ impl ServerState {
                 self.on_report(number, report, &mut fx)
             }
             ServerEvent::AwayTick => self.away_look(now, &mut fx),
+            ServerEvent::Guard { number, note } => self.on_guard(number, note, now, &mut fx),
             ServerEvent::Ended {
                 number,
                 code,

@@ -230,6 +230,7 @@ impl Table {
                 branch: None,
                 dirty: None,
                 context_percent: e.brief.as_ref().and_then(|b| b.context_percent),
+                offer: e.brief.as_ref().and_then(|b| b.offer.clone()),
             })
             .collect()
     }

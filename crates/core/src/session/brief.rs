@@ -123,6 +123,7 @@ impl Session {
             dirty: None,
             machine: None,
             context_percent: self.pi.context.as_ref().and_then(|u| u.percent),
+            offer: view.guard.halt.as_ref().map(|h| h.offer.label()),
         }
     }
 
@@ -174,6 +175,9 @@ impl Session {
         }
         if self.watch.restarting.is_some() {
             return (Attention::Working, "restarting pi".into());
+        }
+        if let Some(halt) = &view.guard.halt {
+            return (Attention::Paused, halt.cause.state());
         }
         if let Some(need) = self.need_in(view) {
             return match need.kind {

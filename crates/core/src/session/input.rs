@@ -230,6 +230,8 @@ impl Session {
                 self.workspace_command(client, id, &key, now, fx)
             }
             CommandId::Poke => self.supervise(SupEvent::ManualPoke, now, fx),
+            CommandId::Allow => self.supervise(SupEvent::GuardAllow { usd: None }, now, fx),
+            CommandId::Leave => self.supervise(SupEvent::GuardLeave, now, fx),
             CommandId::Handoff => {
                 let prompt = LinePrompt::new(
                     "Handoff now",

@@ -232,7 +232,12 @@ pub enum Wired {
     /// A record for the intervention ledger.
     Log(sup::LedgerRecord),
     /// pi did not settle after pokeshell's own abort (the supervisor's `Action::Unresponsive`).
-    Unresponsive { aborted_mono_ms: u64 },
+    Unresponsive {
+        aborted_mono_ms: u64,
+    },
+    /// For the server's core: a provider failure (GUARD-K1..K3), the answer to the day's pause.
+    Breaker(sup::guard::circuit::BreakerNote),
+    Daily(sup::guard::circuit::DailyAnswer),
 }
 
 /// A supervisor action in the wire's terms.
@@ -303,6 +308,8 @@ pub fn wire_action(action: Action) -> Wired {
         Action::Notify { level, text, desktop } => Wired::Notify { level, text, desktop },
         Action::Log(record) => Wired::Log(record),
         Action::Unresponsive { aborted_mono_ms } => Wired::Unresponsive { aborted_mono_ms },
+        Action::Breaker(note) => Wired::Breaker(note),
+        Action::Daily(answer) => Wired::Daily(answer),
     }
 }
 

@@ -8,6 +8,7 @@ use super::view::BridgeStatus;
 use super::{Effect, Session};
 use crate::bridge::BridgeEvent;
 use crate::bridge::{Command, PiEvent};
+use crate::supervisor::guard::circuit::{BreakerNote, GuardNote, failure_key};
 use crate::supervisor::{self as sup, Action, Now};
 use crate::ui::theme::Tone;
 
@@ -47,6 +48,8 @@ impl Session {
                     }
                 }
                 Wired::Log(record) => fx.push(Effect::Ledger(record)),
+                Wired::Breaker(note) => fx.push(Effect::Guard(self.breaker_note(note))),
+                Wired::Daily(answer) => fx.push(Effect::Guard(GuardNote::Daily(answer))),
                 // The supervisor already told the user and the ledger. The side pane says pi looks
                 // frozen until it settles or a new bridge connects; the restart watch, which saw the
                 // abort go out, relaunches pi (RST-F2).
@@ -55,6 +58,29 @@ impl Session {
                     fx.push(Effect::Redraw);
                 }
             }
+        }
+    }
+
+    /// A provider failure, for the server's core: two sessions meet the same one when their provider
+    /// (the model's, as pi names it) and its kind are the same (GUARD-K1).
+    fn breaker_note(&self, note: BreakerNote) -> GuardNote {
+        let provider = self
+            .pi
+            .model
+            .as_deref()
+            .and_then(|m| m.split_once('/').map(|(p, _)| p).or(Some(m)))
+            .unwrap_or("the provider");
+        match note {
+            BreakerNote::Failed { kind, until_wall_ms } => GuardNote::Failed {
+                key: failure_key(provider, kind),
+                until_wall_ms,
+            },
+            BreakerNote::Recovered { kind } => GuardNote::Recovered {
+                key: failure_key(provider, kind),
+            },
+            BreakerNote::Left { kind } => GuardNote::Left {
+                key: failure_key(provider, kind),
+            },
         }
     }
 
@@ -228,8 +254,16 @@ impl Session {
                 id: t.tool_call_id,
                 name: t.tool_name,
                 args_preview: link::args_preview(&t.args),
+                args: t.args,
             },
-            PiEvent::ToolExecutionEnd(t) => sup::Event::ToolEnd { id: t.tool_call_id },
+            PiEvent::ToolExecutionEnd(t) => sup::Event::ToolEnd {
+                id: t.tool_call_id,
+                outcome: sup::event::ToolOutcome {
+                    is_error: t.is_error,
+                    duration_ms: t.duration_ms,
+                    result_digest: t.result_digest,
+                },
+            },
             PiEvent::SessionBeforeCompact(c) => sup::Event::CompactStart {
                 reason: link::compact_reason(c.reason),
                 will_retry: c.will_retry,

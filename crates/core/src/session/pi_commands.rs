@@ -45,6 +45,8 @@ impl Session {
             UserRequest::PokeOff => self.switch_supervision(false, now, fx),
             UserRequest::Wakeups => (self.wakeups_text(now), WireLevel::Info),
             UserRequest::WakeupCancel { id } => self.supervise_told(sup::Event::CancelWakeup { id }, now, fx),
+            UserRequest::GuardAllow { usd } => self.supervise_told(sup::Event::GuardAllow { usd }, now, fx),
+            UserRequest::GuardLeave => self.supervise_told(sup::Event::GuardLeave, now, fx),
             UserRequest::Unknown => (
                 "This pokeshell does not know that command; the bridge is newer than pokeshell.".into(),
                 WireLevel::Warning,

@@ -99,6 +99,24 @@ impl Session {
         if lost > 0 {
             lines.push(LiveLine::new("Bridge lines lost", lost.to_string()));
         }
+        let g = &view.guard;
+        let guard = match &g.halt {
+            Some(halt) => halt.cause.state(),
+            None => {
+                let budget = g.budget_usd.map_or("no budget".to_string(), |limit| {
+                    format!(
+                        "{} of {}",
+                        crate::brief::dollars(g.spent_usd),
+                        crate::brief::dollars(limit)
+                    )
+                });
+                format!(
+                    "{budget}; {} of {} calls; ladder {} of 3",
+                    g.calls, g.max_calls, g.ladder
+                )
+            }
+        };
+        lines.push(LiveLine::new("Guard rails", guard));
         if let Some(who) = view.stopped_by {
             lines.push(LiveLine::new(
                 "Stopped",

@@ -4,7 +4,8 @@
 
 use super::{Effect, Session};
 use crate::bridge::TokenUsage;
-use crate::supervisor::Now;
+use crate::supervisor::guard::circuit::GuardNote;
+use crate::supervisor::{self as sup, Now};
 use crate::ui::theme::Tone;
 
 pub use crate::brief::{Spend, dollars, tokens};
@@ -61,8 +62,21 @@ impl Tally {
 impl Session {
     /// An assistant reply's usage: counted, and the cost warning given once when it is passed.
     pub(super) fn on_usage(&mut self, u: &TokenUsage, now: Now, fx: &mut Vec<Effect>) {
-        let display = self.settings.get().effective().display;
-        if let Some(text) = self.usage.add(u, display.cost_warn_micros) {
+        let effective = self.settings.get().effective();
+        let display = effective.display;
+        let warning = self.usage.add(u, display.cost_warn_micros);
+        // The day's budget across sessions is the server's core's to sum (GUARD-B2).
+        if let Some(usd) = u.cost_usd.filter(|c| c.is_finite() && *c > 0.0) {
+            fx.push(Effect::Guard(GuardNote::Spent {
+                usd,
+                daily_limit_usd: effective.guard.daily_budget_usd,
+                utc_offset_secs: self.utc_offset_secs,
+            }));
+        }
+        // The session's budget and the call cap (GUARD-B1, GUARD-C1).
+        let session_cost_usd = self.usage.session.cost();
+        self.supervise(sup::Event::ModelCall { session_cost_usd }, now, fx);
+        if let Some(text) = warning {
             let who = if self.opts.spec.name.is_empty() {
                 "pi"
             } else {

@@ -242,6 +242,7 @@ impl Session {
                 lines: view.wakeups.iter().flat_map(wakeup_lines).collect(),
             });
         }
+        sections.extend(super::guard_view::guard_section(&view.guard));
         let watch = supervision_lines(view, self.utc_offset_secs);
         if !watch.is_empty() {
             sections.push(Section {
@@ -368,6 +369,12 @@ fn supervision_lines(view: &View, utc_offset_secs: i32) -> Vec<Line<'static>> {
         };
         lines.push(toned(format!("⏸ {} — resume {when}", w.kind), Tone::Warn));
         lines.push(toned(format!("  {}", w.error_line), Tone::Dim));
+        if let Some(prober) = &w.probe_by {
+            lines.push(toned(
+                format!("  session {prober} probes first; this one follows"),
+                Tone::Warn,
+            ));
+        }
         lines.push(toned(
             "  prefix+p resumes now; typing cancels".to_string(),
             Tone::Dim,

@@ -70,6 +70,9 @@ pub enum Input {
     /// changes, e.g. with daylight saving): times are shown in it, and provider reset times written
     /// without a zone are read in it.
     LocalTime { utc_offset_secs: i32 },
+    /// The server's core on the rails that span sessions: the day's budget, a provider failure other
+    /// sessions met too.
+    Guard(crate::supervisor::guard::circuit::GuardOrder),
 }
 
 /// A request to the world, from [`Session::handle`].
@@ -113,4 +116,7 @@ pub enum Effect {
     /// Something only the server holding every session can do (detach, switch, start another),
     /// asked from this client's keyboard: the server does it for that client.
     Workspace { client: ClientId, req: WorkspaceRequest },
+    /// For the server's core: what spans sessions (a priced reply, a provider failure, an answer to
+    /// the day's pause).
+    Guard(crate::supervisor::guard::circuit::GuardNote),
 }

@@ -80,4 +80,10 @@ pub enum Action {
     Unresponsive { aborted_mono_ms: u64 },
     /// Append one record to the intervention ledger (a JSON line).
     Log(LedgerRecord),
+    /// Tell the server's core about a provider failure this session met (GUARD-K1..K3); the shell adds
+    /// which provider.
+    Breaker(super::guard::circuit::BreakerNote),
+    /// The person's answer to the day's pause (GUARD-B2), for the server's core: it holds the day's
+    /// budget for every session.
+    Daily(super::guard::circuit::DailyAnswer),
 }

@@ -3,6 +3,7 @@
 //! for it. At most one resume message goes out per settle; the priority order itself is applied by the
 //! supervisor (`flow/settle.rs`).
 
+use super::guard::ladder::Repeat;
 use super::ledger::rule;
 use super::limit::{ErrorKind, Plan};
 use super::recovery::emptiness::EmptyReply;
@@ -32,6 +33,8 @@ pub(crate) enum Resume {
     /// PROM-P1: the run ended on an announced step it did not take; `step` quotes it, `certain` says
     /// whether the cues were sure (else the run had tool calls and they were unsure).
     Promise { step: String, certain: bool },
+    /// GUARD-E1: the ladder's message about a repetition; GUARD-E2 after its handoff (`after_handoff`).
+    Guard { repeat: Repeat, after_handoff: bool },
 }
 
 impl Resume {
@@ -44,6 +47,12 @@ impl Resume {
             Self::Restart { .. } => rule::RESTART_RESUME,
             Self::Stall { kind, .. } => stall_rule(*kind),
             Self::Promise { .. } => rule::PROM_POKE,
+            Self::Guard {
+                after_handoff: false, ..
+            } => rule::GUARD_STEP_MESSAGE,
+            Self::Guard {
+                after_handoff: true, ..
+            } => rule::GUARD_STEP_HANDOFF,
         }
     }
 
@@ -63,6 +72,17 @@ impl Resume {
             Self::Promise { step, certain } => {
                 let how = if *certain { "certain" } else { "unsure" };
                 format!("the promise poke ({how}: \"{step}\")")
+            }
+            Self::Guard {
+                repeat,
+                after_handoff,
+            } => {
+                let what = if *after_handoff {
+                    "the message after the guard rail's handoff"
+                } else {
+                    "the guard rail's message"
+                };
+                format!("{what} ({})", repeat.evidence())
             }
         }
     }
@@ -158,6 +178,8 @@ pub enum StopCause {
     Handoff,
     /// pokeshell stopped a silent run (STALL-S1, STALL-R1); its settle resumes it.
     Stall,
+    /// A guard rail stopped the run (its budget, its call cap, no progress): the person is asked.
+    Guard,
 }
 
 impl StopCause {
@@ -168,6 +190,7 @@ impl StopCause {
             Self::AutoAbort => "pokeshell's auto-abort",
             Self::Handoff => "the handoff compaction",
             Self::Stall => "pokeshell's stall watch",
+            Self::Guard => "a guard rail",
         }
     }
 }

@@ -12,6 +12,8 @@ pub struct SupervisorConfig {
     /// `schedule_wakeup` delays are clamped to `[wakeup_min_seconds, wakeup_max_seconds]` (WAK-P1).
     pub wakeup_min_seconds: u64,
     pub wakeup_max_seconds: u64,
+    /// The guard rails for unattended runs (budget, call cap, no-progress rails).
+    pub guard: super::guard::GuardConfig,
 }
 
 /// pi-poke's seven keys (docs/configuration.md). `enabled` is pokeshell's master switch for everything automatic.
@@ -69,6 +71,7 @@ impl Default for SupervisorConfig {
             global_cooldown_seconds: 5,
             wakeup_min_seconds: 60,
             wakeup_max_seconds: 3600,
+            guard: Default::default(),
         }
     }
 }

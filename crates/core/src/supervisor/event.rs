@@ -51,6 +51,16 @@ pub struct ModelAnswer {
     pub output_tokens: Option<u64>,
 }
 
+/// How a tool call ended, as the no-progress rails compare it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolOutcome {
+    pub is_error: bool,
+    /// How long the call ran, as pi measured it.
+    pub duration_ms: Option<u64>,
+    /// A digest of the call's result (its text), from the bridge; `None` from an older bridge.
+    pub result_digest: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A bridge instance connected (a new one connects after `/new`, `/resume`, `/fork`, `/reload`).
@@ -87,9 +97,13 @@ pub enum Event {
         name: String,
         /// A short, single-line preview of the arguments, for the side pane.
         args_preview: String,
+        /// The arguments as the bridge bounds them: with the tool's name, the call's identity for the
+        /// no-progress rails (GUARD-L1, GUARD-L2).
+        args: Value,
     },
     ToolEnd {
         id: String,
+        outcome: ToolOutcome,
     },
     /// The tool calls pi says run right now (a heartbeat after lost lines): any other is a ghost
     /// whose end was lost, and is forgotten without a poke (POKE-E4).
@@ -177,6 +191,21 @@ pub enum Event {
         ask_id: u64,
         result: Result<ModelAnswer, String>,
     },
+    /// One model call finished (an assistant reply with its usage): `session_cost_usd` is the whole
+    /// session's cost after it, when pi priced any reply (GUARD-B1, GUARD-C1).
+    ModelCall {
+        session_cost_usd: Option<f64>,
+    },
+    /// The person answered a guard rail's pause: allow more (`usd`: how much, else what was offered)
+    /// and go on (GUARD-A1), or leave it stopped (GUARD-A2).
+    GuardAllow {
+        usd: Option<f64>,
+    },
+    GuardLeave,
+    /// The server's core on the day's budget across sessions (GUARD-B2).
+    Daily(super::guard::circuit::DailyNews),
+    /// The server's core on a provider failure other sessions met too (GUARD-K1..K3).
+    Breaker(super::guard::circuit::BreakerOrder),
     /// The bridge's reply to a [`super::Action::SendMessage`]: `error` is `None` when pi took it.
     SendResult {
         send_id: u64,

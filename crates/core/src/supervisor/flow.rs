@@ -1,6 +1,9 @@
 //! How the supervisor takes each event and tick through its parts. Every file here is part of
 //! `impl Supervisor`; the parts' state is only reached through their methods.
 
+pub(crate) mod guard;
+pub(crate) mod guard_circuit;
+pub(crate) mod guard_ladder;
 pub(crate) mod handoff;
 pub(crate) mod lifecycle;
 pub(crate) mod limit;

@@ -5,6 +5,7 @@
 //! climb (`ladder`), and the pause that asks the person (`halt`). This component keeps their state;
 //! the supervisor feeds it and acts (`flow/guard.rs`, `flow/guard_ladder.rs`).
 
+pub mod circuit;
 pub mod halt;
 pub mod ladder;
 pub mod pokes;
@@ -13,6 +14,9 @@ pub mod replies;
 pub mod spend;
 pub mod texts;
 
+use std::collections::VecDeque;
+
+use self::circuit::Circuit;
 use self::halt::Halt;
 use self::ladder::{Ladder, Repeat};
 use self::pokes::IdlePokes;
@@ -25,6 +29,9 @@ use self::spend::SpendRail;
 pub struct GuardConfig {
     /// `pokeshell.budgetUsd`: what one session may cost before it is stopped and the person asked.
     pub budget_usd: f64,
+    /// `pokeshell.dailyBudgetUsd`: what every session together may cost in a day (the server's core
+    /// sums it; the session reports it and offers it when the day's pause asks for more).
+    pub daily_budget_usd: f64,
     /// `pokeshell.maxCallsPerRun`: model calls since the person's last word.
     pub max_calls_per_run: u32,
     /// `pokeshell.sameCallRepeats`: the same call with the same result, times in a row.
@@ -43,10 +50,11 @@ impl Default for GuardConfig {
     fn default() -> Self {
         Self {
             budget_usd: 25.0,
+            daily_budget_usd: 100.0,
             max_calls_per_run: 400,
             same_call_repeats: 5,
             alternating_repeats: 4,
-            same_reply_repeats: 3,
+            same_reply_repeats: 4,
             idle_pokes: 3,
             poll_wait_seconds: 5,
         }
@@ -79,9 +87,29 @@ pub struct Guard {
     pub daily: Option<DailyState>,
     /// A ladder handoff is under way for this repetition: its end resumes the agent (GUARD-E2).
     pub handoff: Option<Repeat>,
+    /// The ladder's last handoff failed (pi could not compact): the message after it must not claim
+    /// a fresh context.
+    pub handoff_failed: bool,
     /// The last ladder step or pause, for the side pane: rule and evidence.
     pub last: Option<(&'static str, String)>,
+    /// The provider failure this session waits on with others, if any (GUARD-K1).
+    pub circuit: Option<Circuit>,
+    /// Tool calls under way: their identity and label, kept from their start for their end.
+    started: VecDeque<Started>,
 }
+
+/// A tool call under way, as the rails will compare it when it ends.
+#[derive(Debug)]
+pub struct Started {
+    pub id: String,
+    pub name: String,
+    pub signature: String,
+    pub label: String,
+    pub start_mono: u64,
+}
+
+/// Calls under way remembered at once: more than pi runs in one batch.
+const KEPT_STARTED: usize = 64;
 
 impl Guard {
     /// The person's word (a typed prompt): a new unattended stretch. The session's budget stays spent.
@@ -98,6 +126,26 @@ impl Guard {
         self.calls.restart();
         self.replies.clear();
         self.pokes.clear();
+    }
+
+    /// A tool call started.
+    pub fn started(&mut self, call: Started) {
+        self.started.retain(|s| s.id != call.id);
+        if self.started.len() == KEPT_STARTED {
+            self.started.pop_front();
+        }
+        self.started.push_back(call);
+    }
+
+    /// A tool call ended: what was kept from its start.
+    pub fn ended(&mut self, id: &str) -> Option<Started> {
+        let at = self.started.iter().position(|s| s.id == id)?;
+        self.started.remove(at)
+    }
+
+    /// pi's tools were forgotten (a new session, a new bridge): so are their starts.
+    pub fn forget_started(&mut self) {
+        self.started.clear();
     }
 
     /// A wait the agent planned itself (a wakeup fired): repeats across it are a poll's.

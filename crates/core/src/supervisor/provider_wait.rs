@@ -96,6 +96,14 @@ impl ProviderWaits {
         self.wait.take()
     }
 
+    /// The resume moves to another time (the circuit breaker's staggered resume, GUARD-K3).
+    pub(crate) fn reschedule(&mut self, due_mono: u64, at_wall: u64) {
+        if let Some(wait) = &mut self.wait {
+            wait.due_mono = due_mono;
+            wait.at_wall = at_wall;
+        }
+    }
+
     pub(crate) fn count_resume(&mut self) {
         self.streak += 1;
     }

@@ -3,6 +3,8 @@
 use super::Supervisor;
 use super::arbiter::StopCause;
 use super::event::ContextUsage;
+use super::guard::DailyState;
+use super::guard::halt::Halt;
 use super::ledger::LedgerRecord;
 use super::time::Now;
 use super::wake::WakePhase;
@@ -33,6 +35,27 @@ pub struct View {
     pub context: Option<ContextUsage>,
     /// The latest ledger records, oldest first.
     pub recent: Vec<LedgerRecord>,
+    /// What the guard rails watch and did (docs/supervision.md, "Guard rails").
+    pub guard: GuardView,
+}
+
+/// The guard rails, as the side pane and the session's brief show them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuardView {
+    /// The pause the person is asked about.
+    pub halt: Option<Halt>,
+    pub spent_usd: f64,
+    /// The budget in force (with what was allowed), when there is one.
+    pub budget_usd: Option<f64>,
+    /// Model calls since the person's last word, and the cap (0: none).
+    pub calls: u32,
+    pub max_calls: u32,
+    /// Ladder steps taken since the person's last word (0 to 3).
+    pub ladder: u8,
+    /// The day's budget across sessions, while it is spent.
+    pub daily: Option<DailyState>,
+    /// The last step or pause: its rule and evidence.
+    pub last: Option<(&'static str, String)>,
 }
 
 /// pi-poke's footer (docs/supervision.md, "Long tool calls"): `📌 p:on` / `📌 p:off` and one transient suffix.
@@ -54,6 +77,8 @@ pub enum FooterSuffix {
     Resume,
     /// `⏸ limit 0:24`: a planned resume after a provider error, counting down.
     LimitWait { remaining_ms: u64 },
+    /// `⛔ budget`: a guard rail paused the session and asks the person.
+    Paused { what: &'static str },
 }
 
 impl Footer {
@@ -79,6 +104,7 @@ impl FooterSuffix {
             FooterSuffix::LimitWait { remaining_ms } => {
                 format!("⏸ limit {}", super::provider_wait::countdown(*remaining_ms))
             }
+            FooterSuffix::Paused { what } => format!("{what} · prefix+a / prefix+x"),
         }
     }
 }
@@ -132,6 +158,8 @@ pub struct LimitWaitView {
     pub remaining_ms: u64,
     /// Why a due resume does not go out yet.
     pub held: Option<&'static str>,
+    /// GUARD-K1: the session that probes the provider first; this one resumes after it got through.
+    pub probe_by: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,17 +188,22 @@ pub struct Counters {
 impl Supervisor {
     pub(super) fn build_view(&self, now: Now) -> View {
         let tools = self.tools.views(now.mono_ms, self.config.threshold_ms());
-        let limit_remaining = self
-            .provider
-            .wait()
-            .map(|wait| wait.due_mono.saturating_sub(now.mono_ms));
+        let held = self.circuit_held();
+        let limit_remaining = self.provider.wait().map(|wait| match held {
+            // GUARD-K1: the shared countdown, the probing session's.
+            Some(held) => held.until_wall_ms.saturating_sub(now.wall_ms),
+            None => wait.due_mono.saturating_sub(now.mono_ms),
+        });
         let wakeups = self.wakeups.views(now.mono_ms, self.wakeups_held());
         let session = self.session_id.as_deref();
         View {
             footer: Footer {
                 enabled: self.config.poke.enabled,
-                suffix: match limit_remaining {
-                    Some(remaining_ms) if self.config.poke.enabled => {
+                suffix: match (&self.guard.halt, limit_remaining) {
+                    (Some(halt), _) if self.config.poke.enabled => Some(FooterSuffix::Paused {
+                        what: halt.cause.footer(),
+                    }),
+                    (_, Some(remaining_ms)) if self.config.poke.enabled => {
                         Some(FooterSuffix::LimitWait { remaining_ms })
                     }
                     _ => self.footer_suffix(&tools),
@@ -191,17 +224,18 @@ impl Supervisor {
             handoff_in_flight: self.compaction.handoff_in_flight(),
             stopped_by: self.arbiter.stopped(),
             limit_wait: self.provider.wait().map(|wait| {
-                let remaining_ms = wait.due_mono.saturating_sub(now.mono_ms);
+                let remaining_ms = limit_remaining.unwrap_or(0);
                 LimitWaitView {
                     kind: super::provider_wait::kind_label(wait.kind),
                     error_line: wait.error_line.clone(),
-                    at_wall_ms: wait.at_wall,
+                    at_wall_ms: held.map_or(wait.at_wall, |h| h.until_wall_ms),
                     remaining_ms,
                     held: if remaining_ms == 0 {
                         self.limit_held()
                     } else {
                         None
                     },
+                    probe_by: held.map(|h| h.prober.clone()),
                 }
             }),
             stall_abort_pending: self.stall.pending_abort().is_some(),
@@ -217,6 +251,16 @@ impl Supervisor {
             },
             context: self.context,
             recent: self.ledger.recent().cloned().collect(),
+            guard: GuardView {
+                halt: self.guard.halt.clone(),
+                spent_usd: self.guard.spend.spent_usd(),
+                budget_usd: self.guard.spend.limit_usd(self.config.guard.budget_usd),
+                calls: self.guard.spend.calls(),
+                max_calls: self.config.guard.max_calls_per_run,
+                ladder: self.guard.ladder.taken(),
+                daily: self.guard.daily,
+                last: self.guard.last.clone(),
+            },
         }
     }
 

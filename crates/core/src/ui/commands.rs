@@ -22,6 +22,8 @@ pub enum CommandId {
     NewSession,
     SwitchTo,
     Detach,
+    Allow,
+    Leave,
 }
 
 /// The key that runs a command once the prefix was pressed.
@@ -103,7 +105,7 @@ impl Command {
 }
 
 /// Every command, in the order the help and the footer list them.
-pub const COMMANDS: [Command; 12] = [
+pub const COMMANDS: [Command; 14] = [
     command(CommandId::ToggleSide),
     command(CommandId::Poke),
     command(CommandId::Handoff),
@@ -113,6 +115,8 @@ pub const COMMANDS: [Command; 12] = [
     command(CommandId::SwitchTo),
     command(CommandId::NewSession),
     command(CommandId::Detach),
+    command(CommandId::Allow),
+    command(CommandId::Leave),
     command(CommandId::Help),
     command(CommandId::SendPrefix),
     command(CommandId::Cancel),
@@ -194,6 +198,25 @@ pub const fn command(id: CommandId) -> Command {
             name: "detach",
             summary: "detach: leave every session running",
             description: "Detach: this terminal lets go; every session keeps running in the server.",
+            needs: Needs::Nothing,
+        },
+        CommandId::Allow => Command {
+            id: CommandId::Allow,
+            key: CommandKey::Char("a"),
+            name: "allow",
+            summary: "allow more: let a session a guard rail paused go on",
+            description: "Allow more: a session a guard rail paused (its budget, the day's budget, the call \
+                          cap, no progress) gets the amount the pause offered and goes on; the run it \
+                          stopped is resumed (see docs/supervision.md, Guard rails).",
+            needs: Needs::Nothing,
+        },
+        CommandId::Leave => Command {
+            id: CommandId::Leave,
+            key: CommandKey::Char("x"),
+            name: "stop",
+            summary: "leave a session a guard rail paused stopped",
+            description: "Leave it stopped: answers a guard rail's pause without allowing more; nothing \
+                          is sent on its own while the limit holds.",
             needs: Needs::Nothing,
         },
         CommandId::Help => Command {

@@ -45,6 +45,7 @@ fn suffix_tone(suffix: &FooterSuffix) -> Tone {
             Tone::Warn
         }
         FooterSuffix::Resume => Tone::Accent,
+        FooterSuffix::Paused { .. } => Tone::Error,
     }
 }
 

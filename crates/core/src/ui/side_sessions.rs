@@ -15,7 +15,7 @@ use crate::format::duration;
 pub fn tone(attention: Attention) -> Tone {
     match attention {
         Attention::Question | Attention::Limit | Attention::Stalled => Tone::Warn,
-        Attention::GaveUp => Tone::Error,
+        Attention::GaveUp | Attention::Paused => Tone::Error,
         Attention::Working => Tone::Ok,
         Attention::Idle | Attention::Exited => Tone::Dim,
     }

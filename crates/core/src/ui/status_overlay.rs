@@ -191,7 +191,32 @@ fn config_items(e: &EffectiveSettings) -> Vec<Item> {
             format!("{}s to {}s", e.wakeups.min_seconds, e.wakeups.max_seconds),
         ),
         pair("Handoff", handoff),
+        pair("Guard rails", guard_rails(&e.guard)),
     ]
+}
+
+/// The guard rails' limits in a line (0 is off for each).
+fn guard_rails(g: &crate::config::effective::GuardSettings) -> String {
+    let money = |usd: f64, per: &str| {
+        if usd > 0.0 {
+            format!("{} {per}", crate::brief::dollars(usd))
+        } else {
+            format!("no budget {per}")
+        }
+    };
+    let count = |n: u32| if n == 0 { "off".to_string() } else { n.to_string() };
+    format!(
+        "{}, {}, {} calls without you; repeats: same call {}, taking turns {}, same reply {}, idle pokes {}; \
+         a wait of {}s makes a poll",
+        money(g.budget_usd, "a session"),
+        money(g.daily_budget_usd, "a day"),
+        count(g.max_calls_per_run),
+        count(g.same_call_repeats),
+        count(g.alternating_repeats),
+        count(g.same_reply_repeats),
+        count(g.idle_pokes),
+        g.poll_wait_seconds
+    )
 }
 
 impl Widget for &StatusOverlay {

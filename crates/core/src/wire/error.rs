@@ -1,4 +1,4 @@
-//! Why a frame could not be read or a message not decoded.
+//! Why a frame could not be read or a message not decoded ([`WireError`]), and how it reads.
 
 use std::fmt;
 use std::io;

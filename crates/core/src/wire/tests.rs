@@ -113,6 +113,7 @@ fn listing() -> impl Strategy<Value = Listing> {
                 branch: None,
                 dirty: None,
                 context_percent,
+                offer: None,
             },
         )
 }

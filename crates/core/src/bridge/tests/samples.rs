@@ -142,6 +142,7 @@ pub(super) fn every_event() -> Vec<PiEvent> {
             tool_name: "bash".into(),
             is_error: false,
             duration_ms: Some(3012),
+            result_digest: Some("5d41402abc4b2a76b9719d911017c592".into()),
         }),
         PiEvent::SessionBeforeCompact(SessionBeforeCompact {
             reason: CompactReason::Manual,

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::GuardOrder;
+use super::BreakerOrder;
 
 /// Between the resumes of the sessions held behind a probe that got through.
 pub const STAGGER_MS: u64 = 2_000;
@@ -22,7 +22,7 @@ struct Circuit {
 }
 
 /// The orders to send: (session, order).
-pub type Orders = Vec<(u32, GuardOrder)>;
+pub type Orders = Vec<(u32, BreakerOrder)>;
 
 #[derive(Debug, Default)]
 pub struct Breakers {
@@ -38,9 +38,8 @@ impl Breakers {
             .map(|(key, _)| key.clone())
     }
 
-    fn hold(key: &str, circuit: &Circuit, number: u32, label: &impl Fn(u32) -> String) -> (u32, GuardOrder) {
-        let order = GuardOrder::Hold {
-            key: key.to_string(),
+    fn hold(circuit: &Circuit, number: u32, label: &impl Fn(u32) -> String) -> (u32, BreakerOrder) {
+        let order = BreakerOrder::Hold {
             until_wall_ms: circuit.until_wall_ms,
             prober: label(circuit.prober),
         };
@@ -74,14 +73,14 @@ impl Breakers {
             // The probe failed again: a new countdown for everyone behind it.
             circuit.until_wall_ms = until_wall_ms;
             for &held in &circuit.held {
-                orders.push(Self::hold(key, circuit, held, &label));
+                orders.push(Self::hold(circuit, held, &label));
             }
             return orders;
         }
         if !circuit.held.contains(&number) {
             circuit.held.push(number);
         }
-        orders.push(Self::hold(key, circuit, number, &label));
+        orders.push(Self::hold(circuit, number, &label));
         orders
     }
 
@@ -104,10 +103,7 @@ impl Breakers {
             .enumerate()
             .map(|(i, n)| {
                 let after_ms = STAGGER_MS.saturating_mul(i as u64 + 1);
-                let order = GuardOrder::Resume {
-                    key: key.to_string(),
-                    after_ms,
-                };
+                let order = BreakerOrder::Resume { after_ms };
                 (n, order)
             })
             .collect()
@@ -128,7 +124,7 @@ impl Breakers {
         }
         let next = circuit.held.remove(0);
         circuit.prober = next;
-        vec![(next, GuardOrder::Probe { key: key.to_string() })]
+        vec![(next, BreakerOrder::Probe)]
     }
 
     /// Session `number` ended: it leaves whatever circuit it was in.
@@ -155,9 +151,8 @@ mod tests {
         format!("{n}:s{n}")
     }
 
-    fn hold(until: u64, prober: u32) -> GuardOrder {
-        GuardOrder::Hold {
-            key: KEY.into(),
+    fn hold(until: u64, prober: u32) -> BreakerOrder {
+        BreakerOrder::Hold {
             until_wall_ms: until,
             prober: label(prober),
         }
@@ -190,10 +185,7 @@ mod tests {
         for n in 1..=3 {
             b.failed(n, KEY, 10_000, label);
         }
-        let resume = |after_ms| GuardOrder::Resume {
-            key: KEY.into(),
-            after_ms,
-        };
+        let resume = |after_ms| BreakerOrder::Resume { after_ms };
         assert_eq!(
             b.recovered(1, KEY),
             vec![(2, resume(STAGGER_MS)), (3, resume(2 * STAGGER_MS))]
@@ -208,7 +200,7 @@ mod tests {
         for n in 1..=3 {
             b.failed(n, KEY, 10_000, label);
         }
-        assert_eq!(b.left(1, KEY), vec![(2, GuardOrder::Probe { key: KEY.into() })]);
+        assert_eq!(b.left(1, KEY), vec![(2, BreakerOrder::Probe)]);
         assert_eq!(
             b.left(3, KEY),
             vec![],
@@ -245,13 +237,7 @@ mod tests {
         let resumed = b.recovered(3, KEY);
         assert_eq!(
             resumed,
-            vec![(
-                2,
-                GuardOrder::Resume {
-                    key: KEY.into(),
-                    after_ms: STAGGER_MS
-                }
-            )],
+            vec![(2, BreakerOrder::Resume { after_ms: STAGGER_MS })],
             "the prober is not held: its own wait resumes it"
         );
     }
@@ -262,6 +248,6 @@ mod tests {
         b.failed(1, KEY, 10_000, label);
         b.failed(2, KEY, 10_000, label);
         let orders = b.failed(1, "mock · network error", 20_000, label);
-        assert_eq!(orders, vec![(2, GuardOrder::Probe { key: KEY.into() })]);
+        assert_eq!(orders, vec![(2, BreakerOrder::Probe)]);
     }
 }

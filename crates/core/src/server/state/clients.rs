@@ -104,6 +104,7 @@ impl ServerState {
                 });
             }
             Up::Command(command) => self.on_command(id, command, fx),
+            Up::Guard { session, answer } => self.on_guard_answer(id, &session, answer, fx),
             Up::Web { listen } => fx.push(ServerEffect::StartWeb { id, listen }),
             Up::Visible { visible } => self.page_visible(id, visible),
             Up::Act { session, event, act } => self.on_act(id, session, event, act, now, fx),

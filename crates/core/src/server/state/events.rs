@@ -94,6 +94,12 @@ pub enum ServerEvent {
     /// The time the list of events that need the person asked to be looked at again has come
     /// ([`ServerEffect::AwayTimer`]).
     AwayTick,
+    /// What a session met that spans sessions: a priced reply, a provider failure, an answer to the
+    /// day's pause (GUARD-B2, GUARD-K1..K3).
+    Guard {
+        number: u32,
+        note: crate::server::guards::GuardNote,
+    },
     /// What session `number`'s loop heard of its conversation (`crate::talk`).
     Talk {
         number: u32,

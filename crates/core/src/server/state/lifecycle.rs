@@ -32,6 +32,7 @@ impl ServerState {
                 for id in waiting {
                     self.attach(id, number, fx);
                 }
+                self.guard_session_up(number, fx);
                 self.share_briefs(fx);
             }
             Err(message) => {
@@ -68,6 +69,7 @@ impl ServerState {
         fx: &mut Vec<ServerEffect>,
     ) {
         let kill = self.killing.remove(&number);
+        self.guard_session_ended(number, fx);
         // A session can end before the server hears that it started (the two come by different
         // ways): the terminals waiting for it are told as its followers are.
         let waiting = match self.runs.remove(&number) {

@@ -26,6 +26,8 @@ pub enum SessionMsg {
     Client(ClientMsg),
     /// The person answered one of its events from afar, with a capability link (or was refused).
     Away(AwayAnswer),
+    /// The rails that span sessions: the day's budget, the circuit breaker.
+    Guard(crate::server::guards::GuardOrder),
 }
 
 /// A following client's doing; its coming is `ServerEffect::Follow`, which the binary performs.

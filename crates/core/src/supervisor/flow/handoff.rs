@@ -25,6 +25,8 @@ impl Supervisor {
         }
         let blocked = if !self.config.handoff.enabled {
             Some("the automatic handoff is off".to_string())
+        } else if let Some(why) = self.guard_holds() {
+            Some(why.to_string())
         } else if self.compaction.busy() {
             Some("a compaction is already running".to_string())
         } else if !is_idle {
@@ -87,7 +89,12 @@ impl Supervisor {
         });
     }
 
-    fn start_handoff(&mut self, focus: Option<String>, now: Now, out: &mut Vec<Action>) {
+    pub(in crate::supervisor) fn start_handoff(
+        &mut self,
+        focus: Option<String>,
+        now: Now,
+        out: &mut Vec<Action>,
+    ) {
         self.compaction.start_handoff(now.mono_ms);
         out.push(Action::Compact {
             focus,
@@ -105,6 +112,7 @@ impl Supervisor {
         if !self.compaction.finish_handoff() {
             return;
         }
+        self.guard_handoff_done(error.is_some(), now, out);
         match error {
             None => {
                 let reason = "the handoff compaction finished".to_string();

@@ -28,6 +28,9 @@ impl Supervisor {
         self.run.session_started();
         // Ghost tools of the previous session cannot be orphans of this one.
         self.tools.clear();
+        // Calls under way died with the old session; the unattended stretch goes on (a restarted pi
+        // resumes the same work: its repetitions still count).
+        self.guard.forget_started();
         self.compaction.reset();
         self.recovery.reset(self.session_id.as_deref());
         self.stall.reset();
@@ -63,6 +66,7 @@ impl Supervisor {
         // start would stay forever (a ghost, and a false orphan). Tools started from now on are
         // watched as usual.
         self.tools.clear();
+        self.guard.forget_started();
     }
 
     pub(in crate::supervisor) fn on_bridge_disconnected(
@@ -79,6 +83,7 @@ impl Supervisor {
     /// POKE-E5.
     pub(in crate::supervisor) fn on_agent_start(&mut self, now: Now, out: &mut Vec<Action>) {
         self.run.started();
+        self.guard_agent_start(now, out);
         self.recovery.new_run();
         self.cancel_deferred("the agent started a new run", now, out);
         self.cancel_limit_wait("the agent started a new run", now, out);

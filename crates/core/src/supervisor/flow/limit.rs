@@ -23,6 +23,7 @@ impl Supervisor {
     pub(in crate::supervisor) fn evaluate_limit(&mut self, now: Now, out: &mut Vec<Action>) -> Option<Claim> {
         let Some(error) = self.run.provider_error().map(str::to_string) else {
             self.provider.end_streak();
+            self.circuit_recovered(out);
             return None;
         };
         let max_minutes = self.config.poke.provider_retry_max_minutes;
@@ -87,6 +88,7 @@ impl Supervisor {
                     custom_type: texts::ENTRY_LIMIT_WAIT,
                     data,
                 });
+                self.circuit_failed(label, at_wall_ms, out);
                 let whence = match source {
                     ResumeSource::Hint => "the reset time the provider named",
                     ResumeSource::Ladder => "pokeshell's backoff ladder",
@@ -131,6 +133,10 @@ impl Supervisor {
 
     /// Why a due wait does not resume yet, if it is held.
     pub(in crate::supervisor) fn limit_held(&self) -> Option<&'static str> {
+        if self.circuit_held().is_some() {
+            // GUARD-K1: another session probes first.
+            return Some("another session probes the provider first");
+        }
         self.planned_message_held("the agent was stopped (Esc)")
     }
 
@@ -182,6 +188,7 @@ impl Supervisor {
         let Some(wait) = self.provider.take() else {
             return;
         };
+        self.circuit_left(out);
         out.push(Action::AppendEntry {
             custom_type: texts::ENTRY_LIMIT_DONE,
             data: json!({ "reason": why }),
@@ -203,11 +210,13 @@ impl Supervisor {
         let Some(wait) = self.provider.restore(entries, now.mono_ms, now.wall_ms) else {
             return;
         };
+        let (kind, at_wall) = (kind_label(wait.kind), wait.at_wall);
         let reason = format!(
             "re-armed the planned resume after a {} from the session: due in {}",
             kind_label(wait.kind),
             countdown(wait.at_wall.saturating_sub(now.wall_ms))
         );
         self.record(out, now, rule::LIMIT_RESTORE, LedgerKind::Action, reason, None);
+        self.circuit_failed(kind, at_wall, out);
     }
 }

@@ -84,7 +84,7 @@ impl Supervisor {
             return;
         }
         let aborting = last_visible(tail).is_some_and(Message::is_aborted_tool_result);
-        if aborting || self.arbiter.stopped().is_some() {
+        if aborting || self.arbiter.stopped().is_some() || self.guard_holds().is_some() {
             return;
         }
         let Some(found) = detect_tool_loop(tail) else {

@@ -26,6 +26,11 @@ impl Supervisor {
 
     /// Sends the winner now, or parks it until the cooldown ends or the compaction is over.
     pub(in crate::supervisor) fn dispatch(&mut self, resume: Resume, now: Now, out: &mut Vec<Action>) {
+        if let Some(why) = self.guard_holds() {
+            let reason = format!("{} held back: {why}", resume.describe());
+            self.record(out, now, resume.rule(), LedgerKind::Declined, reason, None);
+            return;
+        }
         if let Some(cause) = self.arbiter.stopped() {
             if resume == Resume::WakePoke {
                 self.post_compact.drop_wake();
@@ -86,6 +91,13 @@ impl Supervisor {
         }
     }
 
+    /// A resume that came due while a guard rail holds everything: recorded, not sent.
+    fn cancel_deferred_resume(&mut self, resume: Resume, now: Now, out: &mut Vec<Action>) {
+        let why = self.guard_holds().unwrap_or("a guard rail holds it");
+        let reason = format!("{} cancelled: {why}", resume.describe());
+        self.record(out, now, resume.rule(), LedgerKind::Declined, reason, None);
+    }
+
     /// Drops a parked resume because something else took over (user input, a new run, a session change).
     pub(in crate::supervisor) fn cancel_deferred(&mut self, why: &str, now: Now, out: &mut Vec<Action>) {
         if let Some(deferred) = self.arbiter.unpark() {
@@ -103,6 +115,20 @@ impl Supervisor {
 
     /// Applies the winner's bookkeeping and sends it. Re-checks what may have changed while it waited.
     pub(in crate::supervisor) fn commit_and_send(&mut self, resume: Resume, now: Now, out: &mut Vec<Action>) {
+        if self.guard_holds().is_some() {
+            self.cancel_deferred_resume(resume, now, out);
+            return;
+        }
+        if let Resume::Guard {
+            repeat,
+            after_handoff,
+        } = resume
+        {
+            self.arbiter.injected(now.mono_ms, false);
+            let deliver_as = self.auto_deliver_as();
+            self.send_ladder_message(repeat, after_handoff, deliver_as, now, out);
+            return;
+        }
         let rule = resume.rule();
         let (custom_type, text, notify) = match &resume {
             Resume::WakePoke => {
@@ -175,6 +201,7 @@ impl Supervisor {
                     Some(notify),
                 )
             }
+            Resume::Guard { .. } => return,
             Resume::Promise { step, .. } => {
                 let max = self.config.recovery.max_promise_pokes;
                 if !self.config.recovery.promise_poke || self.promise.pokes() >= max {
@@ -198,6 +225,11 @@ impl Supervisor {
         );
         self.outcomes
             .expect(rule, send_id, self.run.awaiting_start(), now.mono_ms);
+        // GUARD-L4 judges what comes of pokeshell's own pokes; the retry and the loop guard are
+        // bounded on their own and left out.
+        if !matches!(resume, Resume::Retry { .. } | Resume::Loop { .. }) {
+            self.guard.pokes.poked();
+        }
         let reason = format!("sent {}", resume.describe());
         self.record(out, now, rule, LedgerKind::Action, reason, Some(text));
         if let Some((level, text)) = notify {

@@ -1,5 +1,6 @@
 //! `agent_settled`: every rule looks at the same moment and at most one resume message goes out
-//! (docs/supervision.md, "Arbitration"). Priority: the user's abort, then the loop guard, then the
+//! (docs/supervision.md, "Arbitration"). Priority: the user's abort, then a guard rail's pause or
+//! ladder (GUARD-*), then the loop guard, then the
 //! post-compaction wake, then a provider limit's resume, then the empty-reply retry, then the promise
 //! poke; the orphaned-tool poke acts between settles. A rule
 //! that loses keeps its counters untouched.
@@ -39,6 +40,8 @@ impl Supervisor {
             return;
         }
         if aborted {
+            // A stopped run is nobody's progress: the pokes before it are not judged.
+            self.guard.pokes.clear();
             match stall_abort {
                 Some(abort) if cause == StopCause::Stall => self.settle_after_stall(abort, now, out),
                 _ => self.settle_aborted(cause, now, out),
@@ -48,7 +51,18 @@ impl Supervisor {
         if !self.run.failed() {
             self.stall.end_episode();
         }
+        if let Some(why) = self.guard_holds() {
+            let rule = self
+                .guard
+                .halt
+                .as_ref()
+                .map_or(rule::GUARD_BUDGET, |h| h.cause.rule());
+            let reason = format!("the agent settled, but {why}: nothing resumes it");
+            self.record(out, now, rule, LedgerKind::Declined, reason, None);
+            return;
+        }
 
+        let guard_claim = self.evaluate_guard(&settle, now, out);
         let loop_claim = self.evaluate_loop(&settle.tail, now, out);
         let (wake_handled, wake_claim) = self.evaluate_wake(now, out);
         if !wake_handled {
@@ -68,9 +82,16 @@ impl Supervisor {
         let retry_claim = self.evaluate_retry(&settle.tail);
         let promise_claim = self.evaluate_promise(&settle, now, out);
 
-        let mut claims = [loop_claim, wake_claim, limit_claim, retry_claim, promise_claim]
-            .into_iter()
-            .flatten();
+        let mut claims = [
+            guard_claim,
+            loop_claim,
+            wake_claim,
+            limit_claim,
+            retry_claim,
+            promise_claim,
+        ]
+        .into_iter()
+        .flatten();
         if let Some(winner) = claims.next() {
             self.arbiter.claim();
             let winner_rule = winner.rule();

@@ -89,6 +89,7 @@ impl Supervisor {
             && self.arbiter.stopped().is_none()
             && !self.compaction.active()
             && self.connected
+            && self.guard_holds().is_none()
     }
 
     /// POKE-O1: a tool still running past the threshold after its run ended in error or length and the

@@ -15,6 +15,8 @@ impl Supervisor {
         if !source.is_user() {
             return;
         }
+        // The person's word: the guard rails count a new unattended stretch (GUARD-C1, GUARD-L1..L4).
+        self.guard.person_spoke();
         if self.post_compact.drop_wake() {
             let reason = "you typed: the pending post-compaction resume is cancelled".to_string();
             self.record(out, now, rule::POKE_INPUT, LedgerKind::Declined, reason, None);
@@ -36,12 +38,25 @@ impl Supervisor {
 
     /// POKE-P1: works whatever the toggles say; cancels the wake and resets the episode counter.
     pub(in crate::supervisor) fn on_manual_poke(&mut self, now: Now, out: &mut Vec<Action>) {
+        if let Some(why) = self.guard_holds() {
+            let text = format!(
+                "No poke sent: {why}. {} allows more, {} leaves it stopped.",
+                crate::supervisor::guard::texts::ALLOW_KEY,
+                crate::supervisor::guard::texts::LEAVE_KEY
+            );
+            self.refuse(out, now, rule::POKE_MANUAL, text);
+            return;
+        }
         self.post_compact.drop_wake();
         self.post_compact.end_episode();
         self.arbiter.lift_stop();
         self.lift_saved_stop(out);
         self.stall.end_episode();
+        // A poke by hand probes the provider for the sessions held behind this one (GUARD-K1): the
+        // session stays in its circuit.
+        let circuit = self.guard.circuit.take();
         self.cancel_limit_wait("you poked by hand: your poke resumes the agent now", now, out);
+        self.guard.circuit = circuit;
         self.cancel_deferred("you poked by hand", now, out);
         if !self.connected {
             let text = texts::notify_not_connected("No poke sent");

@@ -167,6 +167,8 @@ impl Supervisor {
             Some("a compaction is running")
         } else if !self.connected {
             Some("the bridge is not connected")
+        } else if let Some(why) = self.guard_holds() {
+            Some(why)
         } else if self.arbiter.stopped().is_some() {
             Some(stopped)
         } else if self.arbiter.injected_since_settle() {
@@ -193,6 +195,8 @@ impl Supervisor {
                 reason: wakeup.reason.clone(),
             };
             self.send(out, texts::CT_WAKEUP, text.clone(), true, deliver_as, sent);
+            // The agent's own wait: what it repeats across it is a poll (GUARD-P1).
+            self.guard.waited();
             let late_s = now.wall_ms.saturating_sub(wakeup.fire_at_wall) / 1000;
             let when = if late_s > 1 {
                 format!(" ({late_s}s late: nothing was running then)")

@@ -167,6 +167,13 @@ impl CallHistory {
     /// GUARD-L2: how many full rounds of two different calls taking turns end the history. Counted back
     /// to (and including) the nearest round with a call that waited, unless `through_waits`.
     fn alternating_cycles(&self, through_waits: bool) -> Option<(String, String, u32)> {
+        self.alternation(through_waits)
+            .map(|(a, b, cycles, _)| (a, b, cycles))
+    }
+
+    /// The alternation at the end of the history, and whether it began half a round earlier (the
+    /// call before its first round is its second call): the same alternation seen a call later.
+    fn alternation(&self, through_waits: bool) -> Option<(String, String, u32, bool)> {
         let calls = self.calls(through_waits);
         let n = calls.len();
         if n < 2 {
@@ -178,18 +185,21 @@ impl CallHistory {
         }
         let mut cycles = 0;
         let mut end = n;
+        let mut cut = false;
         while end >= 2 {
             let (x, y) = (calls[end - 2], calls[end - 1]);
             if !(x.same(a) && y.same(b)) {
                 break;
             }
             cycles += 1;
+            end -= 2;
             if (x.waited || y.waited) && !through_waits {
+                cut = true;
                 break;
             }
-            end -= 2;
         }
-        Some((a.label.clone(), b.label.clone(), cycles))
+        let half = !cut && end >= 1 && calls[end - 1].same(b);
+        Some((a.label.clone(), b.label.clone(), cycles, half))
     }
 
     fn last_failed(&self) -> bool {
@@ -228,7 +238,11 @@ impl CallHistory {
         }
         match self.find(same_threshold, alternating_threshold, true)? {
             found @ Found::Same { count, .. } if count == same_threshold => Some(found),
-            found @ Found::Alternating { cycles, .. } if cycles == alternating_threshold => Some(found),
+            found @ Found::Alternating { cycles, .. } if cycles == alternating_threshold => {
+                // Seen from its other phase a call later, the same poll is not said twice.
+                let (_, _, _, half) = self.alternation(true)?;
+                (!half).then_some(found)
+            }
             _ => None,
         }
     }

@@ -208,3 +208,16 @@ fn guard_l1_a_repeated_failure_is_left_to_the_loop_guard() {
         "a round with a failure is the loop guard's too"
     );
 }
+
+#[test]
+fn guard_p1_a_poll_is_noted_once_from_either_phase() {
+    let mut h = CallHistory::default();
+    let mut said = 0;
+    for _ in 0..10 {
+        h.push(slow("bash sleep 30", ""));
+        said += usize::from(h.poll(5, 4).is_some());
+        h.push(call("bash gh run view", "pending"));
+        said += usize::from(h.poll(5, 4).is_some());
+    }
+    assert_eq!(said, 1);
+}

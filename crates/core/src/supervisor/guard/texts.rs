@@ -7,6 +7,10 @@ use super::ladder::Repeat;
 /// customType of the ladder's messages (hidden).
 pub const CT_GUARD: &str = "guard-rail";
 
+/// The keys that answer a pause, as the texts name them (docs/keys.md).
+pub const ALLOW_KEY: &str = "prefix+a";
+pub const LEAVE_KEY: &str = "prefix+x";
+
 /// How much of a call's label a text quotes.
 const LABEL_CHARS: usize = 100;
 
@@ -45,6 +49,17 @@ pub fn after_handoff(repeat: &Repeat) -> String {
         "[Guard] Your context was handed off to a fresh start because the work made no progress: {}.\n\
          Read the handoff notes, then take a different approach. If you are stuck, stop and write the \
          user a short report of what blocks you.",
+        repeat.evidence()
+    )
+}
+
+/// GUARD-E2 when pi could not compact: the message goes to the same context, and says so.
+pub fn after_failed_handoff(repeat: &Repeat) -> String {
+    format!(
+        "[Guard] pokeshell tried to hand your context off to a fresh start (the compaction failed), \
+         because the work still makes no progress: {}.\n\
+         Take a clearly different approach now. If you are stuck, stop and write the user a short \
+         report of what blocks you; the next repetition stops the run and asks the user.",
         repeat.evidence()
     )
 }
@@ -146,6 +161,9 @@ mod tests {
         assert!(first.contains("different approach") && first.contains("short report"));
         let after = after_handoff(&repeat);
         assert!(after.contains("handed off") && after.contains("npm test"));
+        let failed = after_failed_handoff(&repeat);
+        assert!(failed.contains("compaction failed") && failed.contains("npm test"));
+        assert!(!failed.contains("handed off to"), "{failed}");
         assert!(handoff_focus(&repeat).contains("npm test"));
     }
 

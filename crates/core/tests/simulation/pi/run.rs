@@ -168,6 +168,7 @@ impl Pi {
             tool_name: name.to_string(),
             is_error,
             duration_ms: None,
+            result_digest: None,
         }));
         conv.messages.push(Msg::ToolResult {
             id,

@@ -181,6 +181,7 @@ impl World {
                 self.session_hears(number, Input::Stdin { client: id, bytes });
                 self.session_hears(number, Input::InputIdle { client: id });
             }
+            SessionMsg::Guard(order) => self.session_hears(number, Input::Guard(order)),
             SessionMsg::Client(_) => {}
         }
     }

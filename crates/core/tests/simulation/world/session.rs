@@ -185,6 +185,8 @@ impl World {
                 command: String::new(),
             }),
             Effect::Workspace { client, req } => self.server_hears(ServerEvent::Request { id: client, req }),
+            // The guard rails that span sessions (GUARD-B2, GUARD-K1..K3): the server's core decides.
+            Effect::Guard(note) => self.server_hears(ServerEvent::Guard { number, note }),
             // Read off the loop's thread in the binary: the answer comes after this input's effects.
             Effect::LoadSettings(_) => {
                 let era = self.era;
