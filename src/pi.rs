@@ -8,4 +8,5 @@ pub mod locate;
 
 pub mod notify_command;
 pub mod passthrough;
+pub mod private_file;
 pub mod settings_files;

@@ -20,3 +20,4 @@ mod saver;
 pub mod serve;
 mod session_thread;
 pub mod store;
+pub mod web_push;

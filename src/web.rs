@@ -14,14 +14,18 @@ mod listing;
 pub mod new_session;
 pub mod page_msg;
 mod page_socket;
+pub mod push;
 pub mod qr;
+pub mod reach;
 mod routes;
+mod tls;
 mod upstream;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use auth::Logins;
+use reach::Reach;
 
 pub use pokeshell_core::config::schema::DEFAULT_LISTEN;
 
@@ -36,6 +40,8 @@ pub struct Login {
 struct Running {
     addr: SocketAddr,
     logins: Arc<Logins>,
+    /// Where links point and whether the web view speaks TLS itself.
+    reach: Reach,
 }
 
 /// One web view per server process.
@@ -68,21 +74,22 @@ pub fn serve_here(listen: Option<&str>) -> Result<Login, String> {
                 .parse()
                 .map_err(|e| format!("bad default address: {e}"))?,
         };
-        *running = Some(start(addr)?);
+        *running = Some(start(addr, Reach::read()?)?);
     }
     let r = running.as_ref().ok_or("the web view did not start")?;
     let token = auth::random_token().map_err(|e| format!("cannot make a login token: {e}"))?;
     r.logins.add_login(token.clone());
     Ok(Login {
-        url: url(r.addr),
+        url: url(r.addr, &r.reach),
         token,
         exposed: !r.addr.ip().is_loopback(),
     })
 }
 
-/// Where the web view is reached, for the links sent out (`http://ADDR:PORT/`), while it runs.
+/// Where the web view is reached, for the links sent out, while it runs: the same as
+/// [`link_base`] (the public address when one is set).
 pub fn base_url() -> Option<String> {
-    RUNNING.lock().ok()?.as_ref().map(|r| url(r.addr))
+    link_base()
 }
 
 /// Ends every login to the web view (every browser's, and every login link not used yet); every
@@ -92,16 +99,33 @@ pub fn logout_all() -> Option<usize> {
     running.as_ref().map(|r| r.logins.log_out_all())
 }
 
-/// The address a browser uses: an unspecified one (all interfaces) is shown as loopback.
-fn url(addr: SocketAddr) -> String {
+/// Where every link to the web view starts (`https://box.tailnet.ts.net/`), while it runs: the
+/// public address when one is set, else the address it listens on.
+pub fn link_base() -> Option<String> {
+    let running = RUNNING.lock().ok()?;
+    running.as_ref().map(|r| url(r.addr, &r.reach))
+}
+
+/// The address a browser uses: the public one when set; else the listening one, an unspecified
+/// one (all interfaces) shown as loopback.
+fn url(addr: SocketAddr, reach: &Reach) -> String {
+    if let Some(public) = &reach.public_url {
+        return public.clone();
+    }
+    let scheme = if reach.tls.is_some() { "https" } else { "http" };
     if addr.ip().is_unspecified() {
-        format!("http://127.0.0.1:{}/", addr.port())
+        format!("{scheme}://127.0.0.1:{}/", addr.port())
     } else {
-        format!("http://{addr}/")
+        format!("{scheme}://{addr}/")
     }
 }
 
-fn start(addr: SocketAddr) -> Result<Running, String> {
+fn start(addr: SocketAddr, reach: Reach) -> Result<Running, String> {
+    // The files are read before anything listens: a bad one is said and nothing starts.
+    let tls = match &reach.tls {
+        Some((cert, key)) => Some(tls::config(cert, key)?),
+        None => None,
+    };
     let std_listener = std::net::TcpListener::bind(addr)
         .map_err(|e| format!("the web view cannot listen on {addr}: {e}"))?;
     std_listener
@@ -113,12 +137,16 @@ fn start(addr: SocketAddr) -> Result<Running, String> {
     let logins = Arc::new(Logins::default());
     let shared = routes::Shared {
         logins: logins.clone(),
-        port: addr.port(),
+        allowed: Arc::new(guard::Allowed {
+            port: addr.port(),
+            names: reach.names.clone(),
+        }),
         feed: listing::start(),
         home: std::env::var("HOME").unwrap_or_else(|_| "/".to_string()),
     };
     let app = routes::router(shared);
-    tokio::spawn(listener::serve(listener, app));
-    eprintln!("pokeshell web: listening on {addr}");
-    Ok(Running { addr, logins })
+    tokio::spawn(listener::serve(listener, app, tls));
+    let scheme = if reach.tls.is_some() { "https" } else { "http" };
+    eprintln!("pokeshell web: listening on {addr} ({scheme})");
+    Ok(Running { addr, logins, reach })
 }

@@ -7,9 +7,12 @@
 
 #[path = "e2e_server/common.rs"]
 mod common;
+#[path = "e2e_web/push_service.rs"]
+mod push_service;
 mod support;
 
-use common::{cli, ls_cell, start, wait_ls};
+use common::{cli, detach, ls_cell, start, wait_ls};
+use push_service::{DevTools, PushService, TestSubscription, check_vapid};
 use serde_json::json;
 use support::browser::{Browser, click, list_names, raw_request, web_login};
 use support::matrix::{COLS, Matrix};
@@ -246,5 +249,215 @@ async fn wrong_used_and_foreign_requests_are_refused_and_bad_input_gets_a_clear_
     );
     let out = home.pokeshell(&["ls"]);
     assert!(out.status.success(), "the server goes on: {out:?}");
+    b.close().await;
+}
+
+/// Web Push (issue 33 item 3) end to end, on loopback: a page subscribes (with a subscription the
+/// test made, pointed at a push service of the test's own: headless Chromium has no push service),
+/// the stalled model stream pokeshell stops while nobody is attached is pushed, encrypted for that
+/// subscription (decrypted here with ring, per RFC 8291) and signed with the VAPID key the page was
+/// given; a subscription whose service answers 410 is dropped. The decrypted push is handed to the
+/// page's service worker in Chromium (DevTools' `ServiceWorker.deliverPushMessage`): it shows the
+/// notification with its buttons, and its "open" brings up the session's page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it() {
+    const STALL_SECONDS: u64 = 6;
+    let home = ServerHome::new();
+    let service = PushService::start();
+    let server = model_server();
+    server.push(Step::stall("Let me think", 1000));
+    server.set_default(Step::text(ANSWER));
+    let settings = json!({ "poke": {"streamStallSeconds": STALL_SECONDS} });
+    let mut m = start(&home, server, settings);
+    let (addr, link) = web_login_in(&m);
+    let origin = format!("http://{addr}");
+    let devtools_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let b = Browser::start_with(390, 844, &[format!("--remote-debugging-port={devtools_port}")]).await;
+    b.client.goto(&link).await.expect("open the login link");
+    assert_eq!(list_names(&b).await, json!(["1:work"]));
+
+    // The page's service worker (a loopback page is a secure context) and the server's key.
+    b.wait_for(
+        "the service worker active",
+        "return !!(PS.push.reg && PS.push.reg.active)",
+        |v| v == &json!(true),
+    )
+    .await;
+    b.eval("window.__key = null; PS.push.onKey = (k) => { window.__key = k; }; PS.push.send({type: 'push_key'}); return true")
+        .await;
+    let key = b
+        .wait_for("the VAPID key", "return window.__key", |v| v.is_string())
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, &key)
+            .map(|k| (k.len(), k[0])),
+        Ok((65, 4)),
+        "an uncompressed P-256 point: {key}"
+    );
+
+    // Two subscriptions: one the service keeps, one it has forgotten.
+    let sub = TestSubscription::new();
+    let gone = TestSubscription::new();
+    for (endpoint, keys) in [
+        (service.endpoint("/ok/1"), sub.keys()),
+        (service.endpoint("/gone/2"), gone.keys()),
+    ] {
+        let msg = json!({ "type": "push_subscribe", "endpoint": endpoint, "keys": keys, "origin": origin });
+        b.eval(&format!("PS.push.on = false; PS.push.send({msg}); return true"))
+            .await;
+        b.wait_for("the subscription kept", "return PS.push.on", |v| {
+            v == &json!(true)
+        })
+        .await;
+    }
+    // Beside the ledger, in the state directory the server was started with.
+    let store = m.ledger_path().with_file_name("push");
+    let subs_file = store.join("subscriptions.json");
+    let kept = std::fs::read_to_string(&subs_file).expect("the subscriptions' file");
+    assert!(kept.contains("/ok/1") && kept.contains("/gone/2"), "{kept}");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode =
+            |p: &std::path::Path| std::fs::metadata(p).expect("a push file").permissions().mode() & 0o777;
+        assert_eq!(mode(&store), 0o700, "the push directory is the user's alone");
+        assert_eq!(mode(&subs_file), 0o600);
+        assert_eq!(
+            mode(&store.join("vapid.json")),
+            0o600,
+            "the private key is the user's alone"
+        );
+    }
+
+    // Nobody attached: the stall pokeshell acts on is pushed.
+    m.submit("think it over");
+    detach(&mut m.pty);
+    let mut pushes = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
+    while pushes.len() < 2 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let p = service
+            .pushed
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("the two pushes never came; got {pushes:?}"));
+        pushes.push(p);
+    }
+    let push = pushes
+        .iter()
+        .find(|p| p.path == "/ok/1")
+        .expect("the push to the kept subscription")
+        .clone();
+    assert!(pushes.iter().any(|p| p.path == "/gone/2"), "{pushes:?}");
+    assert_eq!(
+        push.headers.get("content-encoding").map(String::as_str),
+        Some("aes128gcm")
+    );
+    assert_eq!(push.headers.get("urgency").map(String::as_str), Some("high"));
+    assert!(
+        push.headers
+            .get("ttl")
+            .is_some_and(|t| t.parse::<u64>().is_ok_and(|t| t > 0))
+    );
+    let authorization = push.headers.get("authorization").expect("a VAPID authorization");
+    // The audience is the push service's scheme and host: web-push-native leaves a port out, which
+    // matters only for a service off its scheme's default port (the browsers' are all on 443).
+    check_vapid(authorization, &key, "http://127.0.0.1");
+    assert!(
+        !push.body.windows(8).any(|w| w == b"stalled "),
+        "the body is not plaintext"
+    );
+    let plain = sub.decrypt(&push.body);
+    let payload: serde_json::Value = serde_json::from_slice(&plain).expect("the push's JSON");
+    assert!(
+        payload["title"].as_str().is_some_and(|t| t.contains("work")),
+        "{payload}"
+    );
+    assert!(
+        payload["body"]
+            .as_str()
+            .is_some_and(|t| t.contains("stalled model stream")),
+        "{payload}"
+    );
+    assert!(
+        payload["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with(&origin) && u.contains("session=work")),
+        "{payload}"
+    );
+    assert!(
+        payload["actions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["action"] == "open")),
+        "{payload}"
+    );
+    // The forgotten subscription is dropped; the other is kept.
+    common::wait_file(&subs_file, "the gone subscription dropped", support::WAIT, |t| {
+        !t.contains("/gone/2") && t.contains("/ok/1")
+    });
+
+    // The same push in the page's service worker.
+    let mut page = DevTools::attach(devtools_port, "page", &origin).await;
+    page.call(
+        "Browser.grantPermissions",
+        json!({ "origin": origin, "permissions": ["notifications"] }),
+    )
+    .await;
+    page.call("ServiceWorker.enable", json!({})).await;
+    let regs = page
+        .event("ServiceWorker.workerRegistrationUpdated", |p| {
+            p["registrations"].as_array().is_some_and(|r| {
+                r.iter()
+                    .any(|r| r["scopeURL"] == format!("{origin}/") && r["isDeleted"] == false)
+            })
+        })
+        .await;
+    let registration = regs["registrations"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["scopeURL"] == format!("{origin}/")))
+        .map(|r| r["registrationId"].as_str().unwrap_or_default().to_string())
+        .expect("the page's registration");
+    // A DevTools session on the worker too (the "open" below is run there).
+    let mut worker = DevTools::attach(devtools_port, "service_worker", &origin).await;
+    let data = String::from_utf8(plain).expect("UTF-8");
+    page.call(
+        "ServiceWorker.deliverPushMessage",
+        json!({ "origin": origin, "registrationId": registration, "data": data }),
+    )
+    .await;
+    b.eval("window.__shown = null; PS.push.reg.getNotifications().then(ns => { window.__shown = ns.map(n => ({title: n.title, body: n.body, tag: n.tag, actions: n.actions.map(a => a.action)})); }); return true")
+        .await;
+    let shown = b
+        .wait_for(
+            "the notification shown",
+            "PS.push.reg.getNotifications().then(ns => { window.__shown = ns.map(n => ({title: n.title, body: n.body, tag: n.tag, actions: n.actions.map(a => a.action)})); }); return window.__shown",
+            |v| v.as_array().is_some_and(|a| !a.is_empty()),
+        )
+        .await;
+    assert_eq!(shown[0]["title"], payload["title"], "{shown}");
+    assert_eq!(shown[0]["body"], payload["body"], "{shown}");
+    assert_eq!(shown[0]["tag"], payload["tag"], "{shown}");
+    assert_eq!(shown[0]["actions"], json!(["open"]), "{shown}");
+
+    // Its "open", as a tap does it: the page goes to the session.
+    worker
+        .call(
+            "Runtime.evaluate",
+            json!({
+                "expression": "self.registration.getNotifications().then(ns => self.onAction(ns[0].data, 'open')).then(() => true)",
+                "awaitPromise": true,
+            }),
+        )
+        .await;
+    b.wait_for(
+        "the session's page opened from the notification",
+        "return PS.app.current || null",
+        |v| v == &json!("1:work"),
+    )
+    .await;
     b.close().await;
 }

@@ -202,6 +202,7 @@
     switch (msg.type) {
       case "sessions":
         app.sessions = msg.sessions;
+        if (app.lists === 0) openAsked(msg.sessions);
         app.listedAt = Date.now();
         app.lists += 1;
         PS.renderList(msg.sessions, (n) => open(n, true), confirmKill);
@@ -251,6 +252,14 @@
         break;
       case "meanwhile":
         onMeanwhile(msg.digests);
+        break;
+      case "push_key":
+        PS.push.onKey(msg.key, toast);
+        break;
+      case "pushing":
+        PS.push.on = msg.on;
+        toast(msg.on ? "this device gets pokeshell's notifications, also while no page is open" : "no more notifications on this device");
+        showPermission();
         break;
     }
   }
@@ -393,16 +402,33 @@
   });
   $("notify").addEventListener("click", async () => {
     if (!("Notification" in window)) { toast("this browser has no notifications; they show here instead", true); return; }
+    if (PS.push.on && window.confirm("Stop pokeshell's notifications on this device?")) { PS.push.stop(); return; }
     const p = await Notification.requestPermission();
     toast(p === "granted" ? "notifications on while this page is open" : "notifications refused; they show here instead");
     showPermission();
+    if (p === "granted") PS.push.ask();
   });
-  // The button says when notifications are already on.
+  // The button says when notifications are already on; its title, whether pushes reach this device.
   function showPermission() {
     const on = "Notification" in window && Notification.permission === "granted";
     $("notify").textContent = on ? "Notifying" : "Notify me";
+    $("notify").title = PS.push.on ? "This device gets notifications, also while no page is open (tap to stop)"
+      : on ? "Notifications while a page is open" : "Show a notification when an agent needs you";
   }
   showPermission();
+
+  // A link from a notification names its session (?session=3:api or ?session=api): opened once the
+  // list is here.
+  function openAsked(sessions) {
+    const asked = new URLSearchParams(location.search).get("session");
+    if (!asked) return;
+    history.replaceState(null, "", "/");
+    // By its label (3:api), its number, or its name alone (what a note names).
+    const bare = (name) => String(name || "").split(":").slice(1).join(":");
+    const s = sessions.find((x) => x.name === asked || num(x.name) === num(asked) || bare(x.name) === asked);
+    if (s) open(s.name, true);
+    else toast("no session " + asked + " any more", true);
+  }
 
   // For tests and the measuring script: the screen's text, row by row.
   PS.screenText = function () {
@@ -417,4 +443,5 @@
   setInterval(() => { if (!app.current && app.listedAt) PS.tickList(Math.floor((Date.now() - app.listedAt) / 1000)); }, 1000);
 
   connect();
+  PS.push.start(send);
 })();

@@ -80,9 +80,14 @@ pub fn announce(url: &str, login: &str, exposed: bool, qr: bool) -> String {
     if exposed {
         out.push_str(
             "WARNING: the web view listens beyond this machine. Whoever reaches it and logs in can make \
-             your agents run commands. Traffic is not encrypted: prefer an SSH tunnel or a private \
-             network (docs/web.md).\n",
+             your agents run commands.",
         );
+        // Over the built-in TLS (or a public https address in front) the traffic is encrypted.
+        out.push_str(if url.starts_with("https://") {
+            "\n"
+        } else {
+            " Traffic is not encrypted: prefer an SSH tunnel, a private network or HTTPS (docs/web.md).\n"
+        });
     }
     out.push_str("`pokeshell web` again gives a new login link.\n");
     out
@@ -98,5 +103,9 @@ mod tests {
         let text = super::announce("http://0.0.0.0:7878/", "abc", true, true);
         assert!(text.contains("WARNING") && text.contains("run commands"));
         assert!(text.lines().count() > 15, "with the QR code");
+        assert!(text.contains("not encrypted"));
+        let text = super::announce("https://box.tailnet.ts.net/", "abc", true, false);
+        assert!(text.contains("https://box.tailnet.ts.net/login#token=abc"));
+        assert!(text.contains("WARNING") && !text.contains("not encrypted"));
     }
 }

@@ -216,6 +216,8 @@ impl Performer {
             }
             ServerEffect::SaveList { seq, list } => self.saver.save(seq, list),
             ServerEffect::RunNotifyCommand(note) => {
+                // Every browser that asked for pushes hears it too.
+                super::web_push::push_note(&note);
                 // The command may take its time: not on the server's thread.
                 tokio::task::spawn_blocking(move || super::away_note::run_command(&note));
             }

@@ -10,7 +10,7 @@
 //! ([`settle`]): one it cannot parse is moved aside, not deleted, and said; one a newer pokeshell
 //! wrote is left alone and not saved over.
 
-mod private_file;
+use crate::pi::private_file;
 
 use std::fs;
 use std::path::{Path, PathBuf};

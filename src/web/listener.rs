@@ -9,6 +9,7 @@
 //! * a connection must send a whole request header within [`HEADER_READ`] of opening or of its last
 //!   answer (hyper's header timeout: it covers a slow header and an idle kept-alive connection);
 //! * an answer (reading the request's body included) must be ready within [`REQUEST`];
+//! * a TLS handshake (built-in HTTPS) must end within [`super::tls::HANDSHAKE`];
 //! * an error accepting (no file left) waits a moment instead of spinning, and is logged once.
 //!
 //! A WebSocket outlives its request: its connection stays counted until the socket ends
@@ -87,8 +88,10 @@ pub fn open_file_limit() -> u64 {
     lim.rlim_cur
 }
 
-/// Serves `app` on `listener` until the process ends.
-pub async fn serve(listener: TcpListener, app: Router) {
+/// Serves `app` on `listener` until the process ends; over TLS when `tls` is given (the handshake
+/// on each connection's own task, within [`super::tls::HANDSHAKE`]).
+pub async fn serve(listener: TcpListener, app: Router, tls: Option<Arc<rustls::ServerConfig>>) {
+    let acceptor = tls.map(super::tls::TlsAcceptor::from);
     let cap = web_connection_cap(open_file_limit());
     let table = Arc::new(Table {
         admission: Mutex::new(Admission::new(cap)),
@@ -142,7 +145,23 @@ pub async fn serve(listener: TcpListener, app: Router) {
             id,
             table: table.clone(),
         };
-        tokio::spawn(serve_one(io, tag, app.clone(), closer));
+        let app = app.clone();
+        match acceptor.clone() {
+            None => {
+                tokio::spawn(serve_one(io, tag, app, closer));
+            }
+            Some(acceptor) => {
+                tokio::spawn(async move {
+                    let shaken = tokio::select! {
+                        s = super::tls::accept(&acceptor, io) => s,
+                        () = closer.notified() => None,
+                    };
+                    if let Some(stream) = shaken {
+                        serve_one(stream, tag, app, closer).await;
+                    }
+                });
+            }
+        }
     }
 }
 

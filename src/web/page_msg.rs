@@ -94,6 +94,28 @@ pub enum FromPage {
         session: String,
         comments: Vec<Comment>,
     },
+    /// The public key this server's pushes are signed with (`applicationServerKey`).
+    PushKey,
+    /// Keep this browser's push subscription (`PushSubscription.toJSON()`) and send it pushes.
+    PushSubscribe {
+        endpoint: String,
+        keys: PushKeys,
+        /// `location.origin` of the page.
+        #[serde(default)]
+        origin: String,
+    },
+    /// No more pushes to this subscription.
+    PushUnsubscribe {
+        endpoint: String,
+    },
+}
+
+/// A subscription's keys, as the browser names them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushKeys {
+    pub p256dh: String,
+    pub auth: String,
 }
 
 /// A message to the page (besides the pane's bytes).
@@ -154,6 +176,14 @@ pub enum ToPage {
         ok: bool,
         message: String,
     },
+    /// The key to subscribe with.
+    PushKey {
+        key: String,
+    },
+    /// Whether this browser's subscription is kept now.
+    Pushing {
+        on: bool,
+    },
 }
 
 /// What a page message asks of the server.
@@ -176,6 +206,16 @@ pub enum Ask {
         session: String,
         comments: Vec<Comment>,
     },
+    /// Web Push's keys and subscriptions, kept by the web view itself (`web::push`).
+    Push(PushAsk),
+}
+
+/// What a page asks of Web Push.
+#[derive(Debug, PartialEq)]
+pub enum PushAsk {
+    Key,
+    Subscribe(super::push::Subscription),
+    Unsubscribe(String),
 }
 
 /// A page message as what to ask the server, or what to tell the page instead.
@@ -239,6 +279,22 @@ pub fn to_wire(msg: FromPage, home: &str) -> Result<Ask, String> {
             epoch,
             since,
         },
+        FromPage::PushKey => return Ok(Ask::Push(PushAsk::Key)),
+        FromPage::PushSubscribe {
+            endpoint,
+            keys,
+            origin,
+        } => {
+            let sub = super::push::Subscription {
+                endpoint,
+                p256dh: keys.p256dh,
+                auth: keys.auth,
+                origin,
+            };
+            super::push::check(&sub)?;
+            return Ok(Ask::Push(PushAsk::Subscribe(sub)));
+        }
+        FromPage::PushUnsubscribe { endpoint } => return Ok(Ask::Push(PushAsk::Unsubscribe(endpoint))),
         FromPage::Away { seen } => Up::Away { seen },
         FromPage::Changes { session } => return Ok(Ask::Changes { session }),
         FromPage::Review { session, comments } => return Ok(Ask::Review { session, comments }),

@@ -12,7 +12,7 @@ use super::auth::{LoginId, Logins};
 use super::changes::Asks;
 use super::listing::Feed;
 use super::new_session::{self, Plan};
-use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, ToPage};
+use super::page_msg::{self, Ask, MAX_PAGE_MESSAGE, PushAsk, ToPage};
 use super::upstream::Upstream;
 use pokeshell_core::wire::Target;
 use pokeshell_core::wire::{Down, Up};
@@ -127,6 +127,10 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
                         Ok(target) => deliver(&mut up, &page_msg::open_new(target, cols, rows), seen).await,
                         Err(message) => Err(message),
                     },
+                    Ok(Ask::Push(ask)) => match push(ask).await {
+                        Ok(msg) => tell(&mut ws, msg).await.map_err(|e| e.to_string()),
+                        Err(message) => Err(message),
+                    },
                     Err(message) => Err(message),
                 };
                 if let Err(message) = sent
@@ -195,6 +199,28 @@ async fn prepare(plan: Plan) -> Result<Target, String> {
     tokio::task::spawn_blocking(move || new_session::prepare(plan))
         .await
         .map_err(|e| format!("the new session could not be prepared: {e}"))?
+}
+
+/// Web Push's files, read and written off the page's task.
+async fn push(ask: PushAsk) -> Result<ToPage, String> {
+    tokio::task::spawn_blocking(move || {
+        let store = super::push::Store::here()?;
+        Ok(match ask {
+            PushAsk::Key => ToPage::PushKey {
+                key: store.public_key()?,
+            },
+            PushAsk::Subscribe(sub) => {
+                store.add(sub)?;
+                ToPage::Pushing { on: true }
+            }
+            PushAsk::Unsubscribe(endpoint) => {
+                store.remove(&endpoint)?;
+                ToPage::Pushing { on: false }
+            }
+        })
+    })
+    .await
+    .map_err(|e| format!("Web Push's files: {e}"))?
 }
 
 /// Sends a wire message, connecting first when there is no connection (and then saying first

@@ -27,7 +27,8 @@ use super::{assets, page_socket};
 #[derive(Clone)]
 pub struct Shared {
     pub logins: Arc<Logins>,
-    pub port: u16,
+    /// Who this server is, as requests may name it (the Host and Origin checks).
+    pub allowed: Arc<guard::Allowed>,
     pub feed: Feed,
     pub home: String,
 }
@@ -44,8 +45,8 @@ const MAX_BODY: usize = 4096;
 /// Scripts and styles from this server only; no inline script, no frames, no other site.
 /// xterm.js sets styles on its own elements, hence `'unsafe-inline'` for styles alone.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-                   connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; \
-                   form-action 'none'; frame-ancestors 'none'";
+                   connect-src 'self'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; \
+                   worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 pub fn router(shared: Shared) -> Router {
     Router::new()
@@ -55,6 +56,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/logout", axum::routing::post(logout))
         .route("/logout-all", axum::routing::post(logout_all))
         .route("/assets/{name}", get(asset))
+        .route("/{name}", get(public_asset))
         .route("/ws", get(socket))
         .merge(super::act::routes())
         .fallback(|| async {
@@ -84,14 +86,14 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = header_str(headers, header::HOST).unwrap_or("");
-    if !guard::host_ok(host, shared.port) {
+    if !shared.allowed.host(host) {
         return plain(
             StatusCode::MISDIRECTED_REQUEST,
-            "pokeshell: refused: the Host of this request does not name this server (reach it by its address or localhost).",
+            "pokeshell: refused: the Host of this request does not name this server (reach it by its address, localhost, or a name in pokeshell.webHosts).",
         );
     }
     if let Some(origin) = header_str(headers, header::ORIGIN)
-        && !guard::origin_ok(origin, host)
+        && !shared.allowed.origin(origin, host)
     {
         return plain(
             StatusCode::FORBIDDEN,
@@ -175,6 +177,16 @@ async fn asset(Path(name): Path<String>) -> Response {
     match assets::get(&name) {
         Some(a) => ([(header::CONTENT_TYPE, a.content_type)], a.bytes).into_response(),
         None => plain(StatusCode::NOT_FOUND, "pokeshell: no such file."),
+    }
+}
+
+async fn public_asset(Path(name): Path<String>) -> Response {
+    match assets::public(&name) {
+        Some(a) => ([(header::CONTENT_TYPE, a.content_type)], a.bytes).into_response(),
+        None => plain(
+            StatusCode::NOT_FOUND,
+            "pokeshell: there is nothing at this address.",
+        ),
     }
 }
 

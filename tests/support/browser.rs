@@ -35,6 +35,12 @@ fn which(name: &str) -> String {
 impl Browser {
     /// A headless Chromium with a window of `width`×`height` CSS pixels.
     pub async fn start(width: u32, height: u32) -> Browser {
+        Browser::start_with(width, height, &[]).await
+    }
+
+    /// [`Browser::start`] with more of Chromium's switches (`--host-resolver-rules=…`, a test
+    /// certificate to accept).
+    pub async fn start_with(width: u32, height: u32, more: &[String]) -> Browser {
         let chromium = which("chromium");
         let port = free_port();
         let driver = Command::new(which("chromedriver"))
@@ -48,14 +54,23 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver did not listen");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        let mut args: Vec<String> = [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        args.push(format!("--window-size={width},{height}"));
+        args.extend(more.iter().cloned());
         let caps = json!({
             "goog:chromeOptions": {
                 "binary": chromium,
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--no-first-run", "--no-default-browser-check",
-                    format!("--window-size={width},{height}"),
-                ],
+                "args": args,
             }
         });
         let Value::Object(caps) = caps else { unreachable!() };

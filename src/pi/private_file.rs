@@ -1,5 +1,6 @@
-//! The saved list's file and directory, treated as what they are: the file decides what a restored
-//! server runs. The directory must be a plain directory of the user's, private like the runtime
+//! Private files in pokeshell's state directory (the server's saved list, Web Push's keys and
+//! subscriptions), treated as what they are: the saved list decides what a restored server runs,
+//! the push keys sign what this user's server sends. The directory must be a plain directory of the user's, private like the runtime
 //! directory; the file is read without following a link and only when it is the user's own; the
 //! temporary file of a save is always created anew, never through a link planted at its name.
 
