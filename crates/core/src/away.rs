@@ -23,6 +23,10 @@ pub enum Act {
     /// A quick answer to a yes-or-no question, sent as the person's own message.
     Yes,
     No,
+    /// A guard rail's pause: allow what it offers more and let the agent go on (GUARD-A1).
+    Allow,
+    /// A guard rail's pause: leave the session stopped (GUARD-A2).
+    Leave,
 }
 
 impl Act {
@@ -34,6 +38,8 @@ impl Act {
             Act::Stop => "Stop the run",
             Act::Yes => "Yes",
             Act::No => "No",
+            Act::Allow => "Allow more",
+            Act::Leave => "Leave it stopped",
         }
     }
 
@@ -45,6 +51,8 @@ impl Act {
             Act::Stop => "stop",
             Act::Yes => "yes",
             Act::No => "no",
+            Act::Allow => "allow",
+            Act::Leave => "leave",
         }
     }
 

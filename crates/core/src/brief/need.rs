@@ -1,5 +1,5 @@
 //! Why a session needs its person now: the one definition that the lists' attention (a question, a
-//! give-up, a provider limit first), the pushes to a phone (`server::away`) and anything else that
+//! give-up, a provider limit, a guard rail's pause), the pushes to a phone (`server::away`) and anything else that
 //! asks "does it need me?" read. A session says it of itself ([`crate::session::Session::need`]); its
 //! end, which only the server sees, is told apart there.
 
@@ -24,6 +24,9 @@ pub enum NeedKind {
     GaveUp,
     /// A provider limit: pokeshell waits until this moment (wall ms) and then resumes on its own.
     Limit { until_wall_ms: u64 },
+    /// A guard rail paused the session (its budget, the day's budget, the call cap, a runaway): it
+    /// waits for the person to allow more or to leave it stopped.
+    Paused,
 }
 
 impl NeedKind {
@@ -34,6 +37,7 @@ impl NeedKind {
             NeedKind::Answer { .. } => "question",
             NeedKind::GaveUp => "gave_up",
             NeedKind::Limit { .. } => "limit",
+            NeedKind::Paused => "paused",
         }
     }
 }

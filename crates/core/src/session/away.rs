@@ -43,6 +43,10 @@ impl Session {
                 let text = act.answer().unwrap_or_default().to_string();
                 self.answer_from_afar(text, now, fx);
             }
+            // As the web view's buttons and the prefix keys answer a pause (GUARD-A1, GUARD-A2):
+            // the supervisor records it as the person's own answer too.
+            Act::Allow => self.on_client_request(UserRequest::GuardAllow { usd: None }, now, fx),
+            Act::Leave => self.on_client_request(UserRequest::GuardLeave, now, fx),
         }
     }
 

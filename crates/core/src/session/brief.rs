@@ -159,6 +159,15 @@ impl Session {
                 quote: quote.to_string(),
             })
         };
+        if let Some(halt) = &view.guard.halt {
+            // What was reached, and what allowing more grants (GUARD-A1) or leaving it (GUARD-A2).
+            let quote = format!(
+                "{}.\nAllow more: {}; or leave it stopped.",
+                halt.cause.state(),
+                halt.offer.label()
+            );
+            return need(NeedKind::Paused, &quote);
+        }
         let reported = self.pi.program_status.as_ref();
         if let Some(status) = reported.filter(|s| s.state == ProgramState::Blocked) {
             let what = status.msg.as_ref().or(status.kind.as_ref());
@@ -207,6 +216,11 @@ impl Session {
                 NeedKind::Limit { until_wall_ms } => {
                     let until = &clock(until_wall_ms, self.utc_offset_secs)[..5];
                     (Attention::Limit, format!("waiting for the limit until {until}"))
+                }
+                // A pause is told above, from the halt itself.
+                NeedKind::Paused => {
+                    let first = need.quote.lines().next().unwrap_or_default();
+                    (Attention::Paused, first.trim_end_matches('.').to_string())
                 }
             };
         }

@@ -278,3 +278,114 @@ fn healthy_twin_a_run_that_ends_on_a_result_needs_nobody_and_counts_as_finished(
     assert_eq!(s.finished().runs, 1);
     assert_eq!(s.finished().quote, "All 42 tests pass; the fix is committed.");
 }
+
+/// A reply priced at `usd` (pi's `message_end` with its usage).
+fn priced_reply(s: &mut Session, usd: f64, ms: u64) {
+    let reply = json!({"role": "assistant", "stopReason": "toolUse",
+        "content": [{"type": "text", "nonBlank": true}]});
+    let usage = json!({"input": 1000, "output": 200, "cacheRead": 0, "cacheWrite": 0, "costUsd": usd});
+    event(
+        s,
+        json!({"type": "message_end", "message": reply, "usage": usage, "text": "Working on it."}),
+        ms,
+    );
+}
+
+/// What the server's list of events that need the person pushes for `s` (nobody attached), after
+/// its report at `ms`.
+fn pushed(away: &mut crate::server::away::Away, s: &Session, ms: u64) -> Vec<crate::server::away::Push> {
+    use crate::server::away::{Presence, PushPolicy};
+    let need = s.need(at(ms));
+    let working = attention(s, ms).0 == Attention::Working;
+    let policy = PushPolicy::default();
+    away.report(
+        1,
+        "1:api",
+        need.as_ref(),
+        s.finished(),
+        working,
+        policy,
+        Presence::default(),
+        at(ms),
+    );
+    away.evaluate(at(ms), &|_| Vec::new())
+}
+
+fn budget(s: &mut Session, usd: f64) {
+    let change = Change {
+        key: KeyId::BudgetUsd,
+        value: SettingValue::Number(usd),
+    };
+    s.handle(Input::ApplySettings(vec![change]), at(0));
+}
+
+/// Issue 33: a guard rail's pause is one of the events pushed while the person is away, quoting what
+/// was reached and what allowing more grants, with "allow more" and "leave it stopped" as answers.
+#[test]
+fn a_budget_pause_needs_the_person_and_is_pushed_with_allow_and_leave() {
+    use crate::server::away::{Act, Away, EventKind};
+    let mut s = pi();
+    budget(&mut s, 1.0);
+    let mut away = Away::default();
+    event(&mut s, json!({"type": "agent_start"}), 1000);
+    priced_reply(&mut s, 0.6, 2000);
+    assert!(pushed(&mut away, &s, 2000).is_empty(), "under budget: nothing");
+    priced_reply(&mut s, 0.6, 3000);
+    assert_eq!(attention(&s, 3000).0, Attention::Paused);
+    let need = s.need(at(3000)).expect("the pause waits for the person");
+    assert_eq!(need.kind, crate::brief::NeedKind::Paused);
+    assert!(
+        need.quote.starts_with("paused by its budget: $1.20 of $1.00"),
+        "{need:?}"
+    );
+    assert!(need.quote.contains("allow $1.00 more"), "{need:?}");
+    let pushes = pushed(&mut away, &s, 3000);
+    assert_eq!(pushes.len(), 1, "{pushes:?}");
+    let e = &pushes[0].event;
+    assert_eq!(e.kind, EventKind::Paused);
+    assert_eq!(e.acts, [Act::Allow, Act::Leave]);
+    assert_eq!(e.quote, need.quote);
+
+    // The person allows more from afar: their own answer (GUARD-A1), and the pause is over.
+    let answer = crate::away::AwayAnswer {
+        act: Act::Allow,
+        event: e.id,
+        about: "the guard rail's pause".into(),
+        refused: None,
+    };
+    let fx = s.handle(Input::Away(answer), at(4000));
+    assert_eq!(s.need(at(4000)), None, "allowed: nothing waits");
+    assert_ne!(attention(&s, 4000).0, Attention::Paused);
+    let records: Vec<(String, LedgerKind)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Ledger(r) => Some((r.rule.to_string(), r.kind)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        records.contains(&("AWAY-U1".into(), LedgerKind::Action)),
+        "{records:?}"
+    );
+    assert!(
+        records.contains(&("GUARD-A1".into(), LedgerKind::Action)),
+        "the supervisor's own record of the person's answer: {records:?}"
+    );
+    assert!(pushed(&mut away, &s, 4000).is_empty());
+}
+
+#[test]
+fn healthy_twin_a_session_under_its_budget_never_pushes() {
+    use crate::server::away::Away;
+    let mut s = pi();
+    budget(&mut s, 5.0);
+    let mut away = Away::default();
+    event(&mut s, json!({"type": "agent_start"}), 1000);
+    for i in 0..8 {
+        let ms = 2000 + i * 1000;
+        priced_reply(&mut s, 0.5, ms);
+        assert_ne!(attention(&s, ms).0, Attention::Paused);
+        assert_eq!(s.need(at(ms)), None);
+        assert!(pushed(&mut away, &s, ms).is_empty(), "$4.00 of $5.00: no push");
+    }
+}

@@ -70,7 +70,7 @@ fn up() -> impl Strategy<Value = Up> {
         opt_string().prop_map(|listen| Up::Web { listen }),
         Just(Up::Subscribe),
         any::<bool>().prop_map(|visible| Up::Visible { visible }),
-        (any::<u32>(), any::<u64>(), 0..5usize).prop_map(|(session, event, i)| Up::Act {
+        (any::<u32>(), any::<u64>(), 0..7usize).prop_map(|(session, event, i)| Up::Act {
             session,
             event,
             act: [
@@ -78,7 +78,9 @@ fn up() -> impl Strategy<Value = Up> {
                 crate::away::Act::ResumeNow,
                 crate::away::Act::Stop,
                 crate::away::Act::Yes,
-                crate::away::Act::No
+                crate::away::Act::No,
+                crate::away::Act::Allow,
+                crate::away::Act::Leave
             ][i]
         }),
         Just(Up::WebLogoutAll),

@@ -21,6 +21,8 @@ pub enum EventKind {
     Ended { code: i32 },
     /// A run finished without asking anything (pushed only with `pokeshell.pushFinished`).
     Finished,
+    /// A guard rail paused the session: it waits for the person to allow more or leave it stopped.
+    Paused,
 }
 
 impl EventKind {
@@ -31,6 +33,7 @@ impl EventKind {
             NeedKind::Answer { yes_no } => EventKind::Question { yes_no },
             NeedKind::GaveUp => EventKind::GaveUp,
             NeedKind::Limit { until_wall_ms } => EventKind::LimitBegan { until_wall_ms },
+            NeedKind::Paused => EventKind::Paused,
         }
     }
 
@@ -44,6 +47,7 @@ impl EventKind {
             EventKind::LimitBegan { .. } | EventKind::LimitEnded => "limit",
             EventKind::Ended { .. } => "ended",
             EventKind::Finished => "finished",
+            EventKind::Paused => "paused",
         }
     }
 
@@ -58,6 +62,7 @@ impl EventKind {
             EventKind::Dialog => vec![Act::Stop],
             EventKind::LimitBegan { .. } => vec![Act::ResumeNow, Act::Stop],
             EventKind::LimitEnded => vec![Act::Stop],
+            EventKind::Paused => vec![Act::Allow, Act::Leave],
             EventKind::Ended { .. } => Vec::new(),
         }
     }

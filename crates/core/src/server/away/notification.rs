@@ -60,6 +60,7 @@ pub fn build(event: &AwayEvent, links: &Links, now_wall_ms: u64, utc_offset_secs
         EventKind::Ended { code: 0 } => ("pi ended".to_string(), 3, "checkered_flag"),
         EventKind::Ended { code } => (format!("pi ended with code {code}"), 3, "stop_sign"),
         EventKind::Finished => ("the run finished".to_string(), 2, "white_check_mark"),
+        EventKind::Paused => ("a guard rail paused it".to_string(), 4, "no_entry"),
     };
     let mut message = clean(&event.quote);
     if let EventKind::LimitBegan { until_wall_ms } = event.kind {
@@ -215,6 +216,28 @@ mod tests {
         assert!(n.message.contains("rate limit: 429"), "{}", n.message);
         assert!(n.message.contains("at 13:30 (in 2h 30m)"), "{}", n.message);
         assert_eq!(n.actions.len(), 1, "yes and no are not this event's: only open");
+    }
+
+    #[test]
+    fn a_guard_rails_pause_quotes_the_limit_and_offers_allow_and_leave() {
+        let quote =
+            "paused by its budget: $20.03 of $20.00.\nAllow more: allow $20.00 more; or leave it stopped.";
+        let e = event(EventKind::Paused, quote);
+        let links = Links {
+            open: Some("https://box.example/?session=3".into()),
+            acts: vec![
+                (Act::Allow, "https://box.example/act/a".into()),
+                (Act::Leave, "https://box.example/act/l".into()),
+            ],
+        };
+        let n = build(&e, &links, 0, 0);
+        assert_eq!(n.title, "3:api: a guard rail paused it");
+        assert_eq!(n.message, quote);
+        assert_eq!((n.priority, n.tags[0].as_str()), (4, "no_entry"));
+        assert_eq!(n.tag, "pokeshell-3-paused");
+        let labels: Vec<&str> = n.actions.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!(labels, ["Allow more", "Leave it stopped", "Open"]);
+        assert!(!n.actions[0].open && n.actions[2].open);
     }
 
     #[test]

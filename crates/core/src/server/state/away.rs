@@ -166,6 +166,7 @@ fn about(event: &AwayEvent) -> String {
         EventKind::LimitBegan { .. } | EventKind::LimitEnded => "the provider-limit wait",
         EventKind::Ended { .. } => "the end",
         EventKind::Finished => "the finished run",
+        EventKind::Paused => "the guard rail's pause",
     };
     let last = event.quote.lines().last().unwrap_or_default().trim();
     if last.is_empty() {
