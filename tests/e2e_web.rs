@@ -21,6 +21,9 @@ use support::{Step, model_server};
 
 const ANSWER: &str = "Figs: the answer the browser asked for.";
 const AFTER_POKE: &str = "Grapes: picked up after the poke.";
+const QUESTION: &str = "The schema is updated.\n\nShould I also migrate the old rows?";
+const ASKED: &str = "Should I also migrate the old rows?";
+const GOING_ON: &str = "Migrating the old rows now.";
 
 fn web_login_in(m: &Matrix) -> (String, String) {
     web_login(|args| cli(m, args))
@@ -260,14 +263,14 @@ async fn wrong_used_and_foreign_requests_are_refused_and_bad_input_gets_a_clear_
 /// page's service worker in Chromium (DevTools' `ServiceWorker.deliverPushMessage`): it shows the
 /// notification with its buttons, and its "open" brings up the session's page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it() {
-    const STALL_SECONDS: u64 = 6;
+async fn a_question_nobody_saw_is_pushed_encrypted_and_its_yes_from_the_service_worker_reaches_the_model() {
     let home = ServerHome::new();
     let service = PushService::start();
     let server = model_server();
-    server.push(Step::stall("Let me think", 1000));
-    server.set_default(Step::text(ANSWER));
-    let settings = json!({ "poke": {"streamStallSeconds": STALL_SECONDS} });
+    // The question comes once the person who asked has left.
+    server.push(Step::text(QUESTION).with_delay_ms(1500));
+    server.set_default(Step::text(GOING_ON));
+    let settings = json!({});
     let mut m = start(&home, server, settings);
     let (addr, link) = web_login_in(&m);
     let origin = format!("http://{addr}");
@@ -334,8 +337,8 @@ async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it()
         );
     }
 
-    // Nobody attached: the stall pokeshell acts on is pushed.
-    m.submit("think it over");
+    // Nobody attached: the question is pushed.
+    m.submit("update the schema");
     detach(&mut m.pty);
     let mut pushes = Vec::new();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
@@ -368,32 +371,43 @@ async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it()
     // matters only for a service off its scheme's default port (the browsers' are all on 443).
     check_vapid(authorization, &key, "http://127.0.0.1");
     assert!(
-        !push.body.windows(8).any(|w| w == b"stalled "),
+        !push.body.windows(8).any(|w| w == b"migrate "),
         "the body is not plaintext"
     );
     let plain = sub.decrypt(&push.body);
     let payload: serde_json::Value = serde_json::from_slice(&plain).expect("the push's JSON");
+    assert_eq!(payload["title"], "1:work: the agent asks you", "{payload}");
     assert!(
-        payload["title"].as_str().is_some_and(|t| t.contains("work")),
+        payload["body"].as_str().is_some_and(|t| t.ends_with(ASKED)),
         "{payload}"
     );
-    assert!(
-        payload["body"]
-            .as_str()
-            .is_some_and(|t| t.contains("stalled model stream")),
+    assert_eq!(payload["url"], format!("{origin}/?session=1"), "{payload}");
+    assert_eq!(payload["tag"], "pokeshell-1-question", "{payload}");
+    let actions: Vec<(String, String)> = payload["actions"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| {
+                    (
+                        x["action"].as_str().unwrap_or_default().into(),
+                        x["title"].as_str().unwrap_or_default().into(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        actions,
+        [("yes", "Yes"), ("no", "No"), ("open", "Open")].map(|(a, t)| (a.to_string(), t.to_string())),
         "{payload}"
     );
+    let yes = payload["actions"][0]["url"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(
-        payload["url"]
-            .as_str()
-            .is_some_and(|u| u.starts_with(&origin) && u.contains("session=work")),
-        "{payload}"
-    );
-    assert!(
-        payload["actions"]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|x| x["action"] == "open")),
-        "{payload}"
+        yes.starts_with(&format!("{origin}/act/")),
+        "a capability link: {yes}"
     );
     // The forgotten subscription is dropped; the other is kept.
     common::wait_file(&subs_file, "the gone subscription dropped", support::WAIT, |t| {
@@ -429,35 +443,51 @@ async fn a_note_nobody_saw_is_pushed_encrypted_and_the_service_worker_shows_it()
         json!({ "origin": origin, "registrationId": registration, "data": data }),
     )
     .await;
-    b.eval("window.__shown = null; PS.push.reg.getNotifications().then(ns => { window.__shown = ns.map(n => ({title: n.title, body: n.body, tag: n.tag, actions: n.actions.map(a => a.action)})); }); return true")
-        .await;
+    let shown_js = "PS.push.reg.getNotifications().then(ns => { window.__shown = ns.map(n => ({title: n.title, body: n.body, tag: n.tag, actions: n.actions.map(a => a.action)})); }); return window.__shown";
+    b.eval("window.__shown = null; return true").await;
     let shown = b
-        .wait_for(
-            "the notification shown",
-            "PS.push.reg.getNotifications().then(ns => { window.__shown = ns.map(n => ({title: n.title, body: n.body, tag: n.tag, actions: n.actions.map(a => a.action)})); }); return window.__shown",
-            |v| v.as_array().is_some_and(|a| !a.is_empty()),
-        )
+        .wait_for("the notification shown", shown_js, |v| {
+            v.as_array().is_some_and(|a| !a.is_empty())
+        })
         .await;
     assert_eq!(shown[0]["title"], payload["title"], "{shown}");
     assert_eq!(shown[0]["body"], payload["body"], "{shown}");
     assert_eq!(shown[0]["tag"], payload["tag"], "{shown}");
-    assert_eq!(shown[0]["actions"], json!(["open"]), "{shown}");
+    // Chromium shows two buttons; a tap on the notification itself opens the session.
+    assert_eq!(shown[0]["actions"], json!(["yes", "no"]), "{shown}");
 
     // Its "open", as a tap does it: the page goes to the session.
-    worker
-        .call(
-            "Runtime.evaluate",
-            json!({
-                "expression": "self.registration.getNotifications().then(ns => self.onAction(ns[0].data, 'open')).then(() => true)",
-                "awaitPromise": true,
-            }),
-        )
-        .await;
+    let tap = |action: &str| {
+        json!({
+            "expression": format!("self.registration.getNotifications({{tag: 'pokeshell-1-question'}}).then(ns => self.onAction(ns[0].data, '{action}')).then(() => true)"),
+            "awaitPromise": true,
+        })
+    };
+    worker.call("Runtime.evaluate", tap("open")).await;
     b.wait_for(
         "the session's page opened from the notification",
         "return PS.app.current || null",
         |v| v == &json!("1:work"),
     )
     .await;
+
+    // Its Yes: the worker POSTs the capability link, and the person's "Yes." reaches the model once.
+    worker.call("Runtime.evaluate", tap("yes")).await;
+    m.wait_trailing("Yes.");
+    b.wait_for(
+        "the worker's word that it was done",
+        "PS.push.reg.getNotifications({tag: 'pokeshell-done'}).then(ns => { window.__done = ns.map(n => n.body); }); return window.__done || null",
+        |v| v == &json!(["Yes: done"]),
+    )
+    .await;
+    // Used: a second tap sends nothing (the worker opens the refusal's page instead).
+    worker.call("Runtime.evaluate", tap("yes")).await;
+    m.assert_model_quiet(std::time::Duration::from_secs(2));
+    let yes_count = m
+        .trailing_user_texts()
+        .iter()
+        .filter(|t| t.as_str() == "Yes.")
+        .count();
+    assert_eq!(yes_count, 1, "the answer reached the agent once");
     b.close().await;
 }

@@ -59,6 +59,9 @@ impl Performer {
         saver: Saver,
         kinds: Kinds,
     ) -> Self {
+        let pusher = super::push::Pusher::start();
+        // Every push goes to the browsers that asked for Web Push too (`web_push.rs`).
+        super::web_push::follow(&pusher);
         let wall_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
@@ -72,7 +75,7 @@ impl Performer {
             saver,
             kinds,
             ticket: None,
-            pusher: super::push::Pusher::start(),
+            pusher,
             away_timer: None,
         }
     }
@@ -216,8 +219,6 @@ impl Performer {
             }
             ServerEffect::SaveList { seq, list } => self.saver.save(seq, list),
             ServerEffect::RunNotifyCommand(note) => {
-                // Every browser that asked for pushes hears it too.
-                super::web_push::push_note(&note);
                 // The command may take its time: not on the server's thread.
                 tokio::task::spawn_blocking(move || super::away_note::run_command(&note));
             }

@@ -15,6 +15,10 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde::Serialize;
 use web_push_native::jwt_simple::algorithms::ES256KeyPair;
 
+use pokeshell_core::server::away::Notification;
+use tokio::sync::broadcast;
+
+use super::push::Pusher;
 use crate::web::push::{self, Store, Subscription};
 
 /// The notification a phone shows (the same fields an ntfy message carries).
@@ -238,22 +242,61 @@ pub async fn deliver(payload: PushPayload) -> Vec<Outcome> {
     outcomes
 }
 
-/// A note nobody saw (the server's [`pokeshell_core::server::notes::AwayNote`]), pushed: until the
-/// list of events that need the person has its own notification, the away note is it.
-pub fn push_note(note: &pokeshell_core::server::notes::AwayNote) {
-    let base = crate::web::link_base().unwrap_or_else(|| "/".into());
-    let payload = PushPayload {
-        title: format!("pokeshell — {}", note.session),
-        body: note.text.clone(),
-        url: format!("{base}?session={}", note.session),
-        tag: format!("{}-note", note.session),
-        actions: vec![PushAction {
-            action: "open".into(),
-            title: "Open".into(),
-            url: format!("{base}?session={}", note.session),
-        }],
-    };
-    tokio::spawn(deliver(payload));
+/// The notification the list of events that need the person built (`server::push`), as a Web Push
+/// payload: the same title, words, click link and tag; "Open" stays `open`, every other button is
+/// a POST to its capability link, named after its label.
+pub fn payload_of(n: &Notification) -> PushPayload {
+    let url = n.click.clone().unwrap_or_else(|| "/".into());
+    let actions = n
+        .actions
+        .iter()
+        .map(|a| PushAction {
+            action: if a.open {
+                "open".into()
+            } else {
+                action_name(&a.label)
+            },
+            title: a.label.clone(),
+            url: a.url.clone(),
+        })
+        .collect();
+    PushPayload {
+        title: n.title.clone(),
+        body: n.message.clone(),
+        url,
+        tag: n.tag.clone(),
+        actions,
+    }
+}
+
+/// A button's label as the service worker's action name: "Stop the run" is `stop-the-run`.
+fn action_name(label: &str) -> String {
+    label
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Every notification the pusher builds goes to every subscribed browser too, each on a task of
+/// its own (nothing here holds the pusher or a session).
+pub fn follow(pusher: &Pusher) {
+    let mut built = pusher.subscribe();
+    tokio::spawn(async move {
+        loop {
+            match built.recv().await {
+                Ok(one) => {
+                    tokio::spawn(deliver(payload_of(&one.1)));
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    eprintln!(
+                        "pokeshell server: web push: {n} notifications were too many at once; not pushed"
+                    )
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
 }
 
 #[cfg(test)]
@@ -275,5 +318,51 @@ mod tests {
         assert!(back["body"].as_str().unwrap().ends_with('…'));
         assert_eq!(topic("3:api question/x"), "3-api-question-x");
         assert_eq!(topic(&"a".repeat(50)).len(), 32);
+    }
+
+    #[test]
+    fn a_notification_becomes_a_payload_whose_buttons_post_their_links_and_open_opens() {
+        use pokeshell_core::server::away::NoteAction;
+        let button = |label: &str, url: &str, open: bool| NoteAction {
+            label: label.into(),
+            url: url.into(),
+            open,
+        };
+        let n = Notification {
+            title: "1:work: the agent asks you".into(),
+            message: "Should I also migrate the old rows?".into(),
+            priority: 4,
+            tags: vec!["question".into()],
+            click: Some("https://box/?session=1".into()),
+            tag: "pokeshell-1-question".into(),
+            actions: vec![
+                button("Yes", "https://box/act/y", false),
+                button("Stop the run", "https://box/act/s", false),
+                button("Open", "https://box/?session=1", true),
+            ],
+        };
+        let p = payload_of(&n);
+        assert_eq!(
+            (p.title.as_str(), p.body.as_str(), p.url.as_str(), p.tag.as_str()),
+            (
+                "1:work: the agent asks you",
+                "Should I also migrate the old rows?",
+                "https://box/?session=1",
+                "pokeshell-1-question"
+            )
+        );
+        let actions: Vec<(&str, &str, &str)> = p
+            .actions
+            .iter()
+            .map(|a| (a.action.as_str(), a.title.as_str(), a.url.as_str()))
+            .collect();
+        assert_eq!(
+            actions,
+            [
+                ("yes", "Yes", "https://box/act/y"),
+                ("stop-the-run", "Stop the run", "https://box/act/s"),
+                ("open", "Open", "https://box/?session=1"),
+            ]
+        );
     }
 }
