@@ -8,6 +8,9 @@
 
 #[path = "e2e_server/common.rs"]
 mod common;
+#[path = "e2e_web/push_service.rs"]
+#[allow(dead_code)]
+mod push_service;
 #[path = "e2e_away/recorder.rs"]
 mod recorder;
 #[path = "e2e_away/speed.rs"]

@@ -1,7 +1,8 @@
 //! The speed figures of docs/away.md ("Speed"), measured on real pi against the scripted model with
-//! the recording ntfy, everything on loopback: how long from the model's last word of a question to
-//! ntfy's receipt of its push, and from a one-tap answer's POST to the model's receipt of the
-//! person's message (which pi sends on, so pi's own work is counted too). Each round a person types
+//! the recording ntfy and a Web Push service of the test's own, everything on loopback: how long
+//! from the model's last word of a question to ntfy's receipt of its push, and to the push
+//! service's receipt of the Web Push (encrypted and signed), and from a one-tap answer's POST to
+//! the model's receipt of the person's message (which pi sends on, so pi's own work is counted too). Each round a person types
 //! a prompt and leaves; the question comes while they are away. Not part of the suite (it takes a
 //! minute or two and a loaded machine's figures say little): `scripts/away-speed.sh` runs it and
 //! prints the figures; AWAY_SPEED_ROUNDS sets the rounds (20).
@@ -9,6 +10,7 @@
 use std::time::{Duration, Instant};
 
 use super::common::{client, detach, wait_ready};
+use super::push_service::{PushService, TestSubscription};
 use super::recorder::{Recorder, http};
 use super::support::matrix::trailing_user_text;
 use super::support::pty::ServerHome;
@@ -48,8 +50,13 @@ fn speed_a_push_reaches_ntfy_and_a_tap_reaches_the_model_in_time() {
     let home = ServerHome::new();
     let ntfy = Recorder::start(&[]);
     let mut m = asking(&home, &ntfy, DELAY_MS, &[]);
+    let web = PushService::start();
+    subscribe(
+        &m.ledger_path().with_file_name("push"),
+        &web.endpoint("/ok/speed"),
+    );
     let started = m.server.started();
-    let (mut pushed, mut tapped) = (Vec::new(), Vec::new());
+    let (mut pushed, mut web_pushed, mut tapped) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let prompt = format!("do step {round}");
         if round == 0 {
@@ -75,6 +82,12 @@ fn speed_a_push_reaches_ntfy_and_a_tap_reaches_the_model_in_time() {
         };
         let answered_at = started + asked.at + Duration::from_millis(DELAY_MS);
         pushed.push(got[round].at.saturating_duration_since(answered_at));
+        let arrived = web
+            .pushed
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("round {round}: no Web Push"));
+        assert_eq!(arrived.path, "/ok/speed");
+        web_pushed.push(arrived.at.saturating_duration_since(answered_at));
 
         let yes = button(&body(&got[round]), "Yes");
         let tapped_at = Instant::now();
@@ -100,13 +113,43 @@ fn speed_a_push_reaches_ntfy_and_a_tap_reaches_the_model_in_time() {
     }
     assert_eq!(ntfy.requests().len(), rounds, "one push a round");
     let push_p99 = summary("question answered by the model -> push received by ntfy", pushed);
+    let web_p99 = summary(
+        "question answered by the model -> Web Push received by the push service",
+        web_pushed,
+    );
     let tap_p99 = summary(
         "one-tap POST -> the person's message received by the model",
         tapped,
     );
     assert!(push_p99 < Duration::from_secs(2), "a push within 2 s (p99)");
+    assert!(web_p99 < Duration::from_secs(2), "a Web Push within 2 s (p99)");
     assert!(
         tap_p99 < Duration::from_secs(1),
         "a tap's message within 1 s (p99)"
     );
+}
+
+/// A browser's subscription in the server's push directory (as a page's **Notify me** leaves it),
+/// pointed at `endpoint`: the server reads the file at each push.
+fn subscribe(dir: &std::path::Path, endpoint: &str) {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .expect("the push directory");
+    let keys = TestSubscription::new().keys();
+    let file = serde_json::json!({"subscriptions": [{
+        "endpoint": endpoint,
+        "p256dh": keys["p256dh"],
+        "auth": keys["auth"],
+        "origin": "http://127.0.0.1",
+    }]});
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(dir.join("subscriptions.json"))
+        .expect("the subscriptions' file");
+    std::io::Write::write_all(&mut f, file.to_string().as_bytes()).expect("write it");
 }

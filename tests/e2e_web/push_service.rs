@@ -21,6 +21,9 @@ pub struct Pushed {
     /// Header names lowercase.
     pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
+    /// When its body was read in full (the speed figures of docs/away.md read it).
+    #[allow(dead_code)]
+    pub at: std::time::Instant,
 }
 
 pub struct PushService {
@@ -58,6 +61,7 @@ impl PushService {
                     .unwrap_or(0);
                 let mut body = vec![0; len];
                 let _ = reader.read_exact(&mut body);
+                let at = std::time::Instant::now();
                 let status = if path.starts_with("/gone/") {
                     "410 Gone"
                 } else {
@@ -66,7 +70,12 @@ impl PushService {
                 let _ = stream.write_all(
                     format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").as_bytes(),
                 );
-                let _ = tx.send(Pushed { path, headers, body });
+                let _ = tx.send(Pushed {
+                    path,
+                    headers,
+                    body,
+                    at,
+                });
             }
         });
         PushService { port, pushed }
