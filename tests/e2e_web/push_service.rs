@@ -11,7 +11,7 @@ use std::net::TcpListener;
 use std::sync::mpsc;
 
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::{aead, agreement, hkdf, rand, signature};
 
 /// One push as the service received it.
@@ -130,7 +130,7 @@ impl TestSubscription {
 
     /// `PushSubscription.toJSON()`'s keys.
     pub fn keys(&self) -> serde_json::Value {
-        serde_json::json!({ "p256dh": B64.encode(&self.p256dh), "auth": B64.encode(self.auth) })
+        serde_json::json!({ "p256dh": URL_SAFE_NO_PAD.encode(&self.p256dh), "auth": URL_SAFE_NO_PAD.encode(self.auth) })
     }
 
     /// The plaintext of an aes128gcm body (RFC 8188 with RFC 8291's key derivation), one record.
@@ -196,19 +196,19 @@ pub fn check_vapid(authorization: &str, public_key: &str, audience: &str) -> ser
     }
     assert_eq!(k, public_key, "the key the page subscribed with");
     let (signed, sig) = t.rsplit_once('.').expect("a JWT");
-    let key = B64.decode(k).expect("the key's base64url");
+    let key = URL_SAFE_NO_PAD.decode(k).expect("the key's base64url");
     signature::UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, key)
         .verify(
             signed.as_bytes(),
-            &B64.decode(sig).expect("the signature's base64url"),
+            &URL_SAFE_NO_PAD.decode(sig).expect("the signature's base64url"),
         )
         .expect("the JWT is signed with the server's VAPID key");
     let (header, claims) = signed.split_once('.').expect("header.claims");
     let header: serde_json::Value =
-        serde_json::from_slice(&B64.decode(header).expect("base64url")).expect("JSON");
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(header).expect("base64url")).expect("JSON");
     assert_eq!(header["alg"], "ES256");
     let claims: serde_json::Value =
-        serde_json::from_slice(&B64.decode(claims).expect("base64url")).expect("JSON");
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(claims).expect("base64url")).expect("JSON");
     assert_eq!(claims["aud"], audience, "{claims}");
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
