@@ -21,7 +21,8 @@
 //! Run: `cargo bench --bench throughput` (needs tmux; the idle-pi parts need `scripts/setup-pi.sh`).
 //! Environment: BENCH_MB (default 64), BENCH_RUNS (default 3), BENCH_KEYS (keys per latency run,
 //! default 150), BENCH_SOAK_MB (default 1024, 0 skips), BENCH_SOAK_EVERY_MB (default 64),
-//! BENCH_IDLE_SECS (default 10, 0 skips).
+//! BENCH_IDLE_SECS (default 10, 0 skips), BENCH_POKESHELL (the pokeshell binary to measure instead of
+//! this tree's release build: an older commit's, for a before and after).
 
 #[path = "throughput/echo.rs"]
 mod echo;
@@ -129,6 +130,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn release_binary() -> PathBuf {
+    // Another build of pokeshell side by side with this one's figures (an older commit's, say).
+    if let Some(other) = std::env::var_os("BENCH_POKESHELL") {
+        return PathBuf::from(other);
+    }
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "--bin", "pokeshell"])
         .current_dir(root())

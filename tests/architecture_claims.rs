@@ -40,7 +40,10 @@ fn sources(dir: &str) -> Vec<(String, String)> {
     files.sort();
     files
         .into_iter()
-        .filter(|p| !p.components().any(|c| c.as_os_str() == "tests") && !p.ends_with("tests.rs"))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            !p.components().any(|c| c.as_os_str() == "tests") && !name.ends_with("tests.rs")
+        })
         .map(|p| {
             let rel = p
                 .strip_prefix(root())
@@ -209,7 +212,8 @@ fn keys_through_the_core_keep_their_ticket_outside_the_pure_crate() {
     );
     let holders: Vec<String> = sources("crates/core/src")
         .into_iter()
-        .filter(|(_, text)| text.contains("Ticket") || text.contains("ticket"))
+        // The meter's type is `input_meter::Ticket`; the word alone is used for other things.
+        .filter(|(_, text)| text.contains("Ticket") || text.contains("input_meter"))
         .map(|(path, _)| path)
         .collect();
     assert!(
