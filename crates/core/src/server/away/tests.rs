@@ -70,6 +70,14 @@ impl World {
     }
 }
 
+fn paused() -> Need {
+    Need {
+        kind: NeedKind::Paused,
+        quote: "paused by its budget: $1.20 of $1.00.\nAllow more: allow $1.00 more; or leave it stopped."
+            .to_string(),
+    }
+}
+
 fn kinds(pushes: &[Push]) -> Vec<EventKind> {
     pushes.iter().map(|p| p.event.kind).collect()
 }
@@ -86,6 +94,34 @@ fn a_question_while_nobody_is_there_is_pushed_at_once_with_its_quote_and_answers
     assert_eq!(e.acts, [Act::Yes, Act::No]);
     assert_eq!(w.away.open_event(1).map(|e| e.id), Some(e.id));
     assert!(w.look(2000).is_empty(), "pushed once");
+}
+
+/// Issue 33: a guard rail's pause is pushed while the person is away, with "allow more" and "leave it
+/// stopped"; one answer closes it. Its healthy twin: a session under its budget reports no need
+/// (`session::brief_tests`), and a session that works on, needing nothing, is never pushed.
+#[test]
+fn a_guard_rails_pause_is_pushed_with_allow_and_leave_and_one_answer_closes_it() {
+    let mut w = World::new();
+    let pushes = w.report(Some(paused()), false, 1000);
+    assert_eq!(kinds(&pushes), [EventKind::Paused]);
+    let e = &pushes[0].event;
+    assert_eq!(e.acts, [Act::Allow, Act::Leave]);
+    assert!(e.quote.contains("allow $1.00 more"), "{}", e.quote);
+    assert_eq!(
+        w.away.act(1, e.id, Act::Allow, true).map(|a| a.kind),
+        Ok(EventKind::Paused)
+    );
+    assert_eq!(w.away.act(1, e.id, Act::Leave, true), Err(Refusal::MovedOn));
+    assert!(w.report(None, true, 2000).is_empty(), "allowed: it works again");
+}
+
+#[test]
+fn healthy_twin_a_session_under_its_budget_working_on_is_never_pushed() {
+    let mut w = World::new();
+    for ms in (0..20).map(|i| i * 60_000) {
+        assert!(w.report(None, true, ms).is_empty());
+    }
+    assert_eq!(w.away.open_event(1), None);
 }
 
 #[test]
