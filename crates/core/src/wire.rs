@@ -19,6 +19,8 @@ pub mod frame;
 mod kind_tests;
 mod listing;
 #[cfg(test)]
+mod message_strategies;
+#[cfg(test)]
 mod talk_strategies;
 #[cfg(test)]
 mod tests;
