@@ -438,18 +438,34 @@ async fn a_question_nobody_saw_is_pushed_encrypted_and_its_yes_from_the_service_
     // A DevTools session on the worker too (the "open" below is run there).
     let mut worker = DevTools::attach(devtools_port, "service_worker", &origin).await;
     let data = String::from_utf8(plain).expect("UTF-8");
-    page.call(
-        "ServiceWorker.deliverPushMessage",
-        json!({ "origin": origin, "registrationId": registration, "data": data }),
-    )
-    .await;
     let shown_js = "PS.push.reg.getNotifications().then(ns => { window.__shown = ns.map(n => ({title: n.title, body: n.body, tag: n.tag, actions: n.actions.map(a => a.action)})); }); return window.__shown";
     b.eval("window.__shown = null; return true").await;
-    let shown = b
-        .wait_for("the notification shown", shown_js, |v| {
-            v.as_array().is_some_and(|a| !a.is_empty())
-        })
+    // A loaded machine's Chromium may start the worker's push handler late or drop a delivery made
+    // while the worker starts; a push service delivers again, and so does this test (the same tag
+    // replaces the notification, so a second delivery shows one).
+    let mut shown = serde_json::Value::Null;
+    for _ in 0..4 {
+        page.call(
+            "ServiceWorker.deliverPushMessage",
+            json!({ "origin": origin, "registrationId": registration, "data": data }),
+        )
         .await;
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < until {
+            shown = b.eval(shown_js).await;
+            if shown.as_array().is_some_and(|a| !a.is_empty()) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        if shown.as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+    }
+    assert!(
+        shown.as_array().is_some_and(|a| a.len() == 1),
+        "the worker showed one notification: {shown}"
+    );
     assert_eq!(shown[0]["title"], payload["title"], "{shown}");
     assert_eq!(shown[0]["body"], payload["body"], "{shown}");
     assert_eq!(shown[0]["tag"], payload["tag"], "{shown}");
