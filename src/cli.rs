@@ -108,8 +108,9 @@ pub enum Mode {
         /// reaches it and logs in drive your agents.
         #[arg(long, value_name = "ADDR:PORT")]
         listen: Option<String>,
-        /// End every login to the web view instead (every browser's, and the links not used yet):
-        /// every open page is logged out at once.
+        /// End every login to the web view instead (every browser's, and the links not used yet),
+        /// every one-tap link from a push and every device's Web Push subscription: every open page
+        /// is logged out at once.
         #[arg(long, conflicts_with = "listen")]
         logout_all: bool,
     },

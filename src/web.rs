@@ -92,11 +92,65 @@ pub fn base_url() -> Option<String> {
     link_base()
 }
 
-/// Ends every login to the web view (every browser's, and every login link not used yet); every
-/// open page's socket closes. How many logins there were, or `None` when the web view does not run.
-pub fn logout_all() -> Option<usize> {
-    let running = RUNNING.lock().ok()?;
-    running.as_ref().map(|r| r.logins.log_out_all())
+/// What "log out everywhere" ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ended {
+    /// Browsers' logins; `None` when the web view does not run (then no browser is logged in).
+    pub logins: Option<usize>,
+    /// One-tap links from pushes, not used yet.
+    pub links: usize,
+    /// Browsers' Web Push subscriptions.
+    pub subscriptions: usize,
+}
+
+/// Ends everything a browser or a phone holds: every login to the web view (every browser's, and
+/// every login link not used yet; every open page's socket closes), every one-tap link a push
+/// carried, and every Web Push subscription (a lost phone's notifications are news to nobody else,
+/// and their buttons act). The pushes' subscriptions are kept on disk, so they end even when the
+/// web view does not run.
+pub fn logout_all() -> Ended {
+    let logins = RUNNING
+        .lock()
+        .ok()
+        .and_then(|running| running.as_ref().map(|r| r.logins.log_out_all()));
+    let links = links::LINKS.lock().map(|mut l| l.forget_all()).unwrap_or(0);
+    let subscriptions = match push::Store::here().and_then(|s| s.remove_all()) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("pokeshell server: web push: {e}");
+            0
+        }
+    };
+    Ended {
+        logins,
+        links,
+        subscriptions,
+    }
+}
+
+impl Ended {
+    /// What ended, in words.
+    pub fn said(&self) -> String {
+        let plural = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        let logins = match self.logins {
+            Some(n) => format!(
+                "ended {} to the web view (its pages are logged out)",
+                plural(n, "login", "logins")
+            ),
+            None => "the web view does not run: no browser is logged in".to_string(),
+        };
+        format!(
+            "{logins}; forgot {} and {}",
+            plural(self.links, "one-tap link from a push", "one-tap links from pushes"),
+            plural(self.subscriptions, "device's Web Push subscription", "devices' Web Push subscriptions"),
+        )
+    }
 }
 
 /// Where every link to the web view starts (`https://box.tailnet.ts.net/`), while it runs: the

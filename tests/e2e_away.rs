@@ -13,6 +13,8 @@ mod common;
 mod push_service;
 #[path = "e2e_away/recorder.rs"]
 mod recorder;
+#[path = "e2e_away/second_pass.rs"]
+mod second_pass;
 #[path = "e2e_away/speed.rs"]
 mod speed;
 mod support;

@@ -233,3 +233,126 @@ fn a_page_that_answers_nothing_is_let_go() {
     wait_attached(&home, "watched", 0, "the silent page let go");
     drop(page);
 }
+
+/// Issue 34, second pass: the answer's header `name`, lowercase, as `raw_request` gave it.
+fn header_of<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
+    let head = answer.split("\r\n\r\n").next().unwrap_or_default();
+    head.lines().find_map(|l| {
+        let (n, v) = l.split_once(':')?;
+        n.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+/// Second pass: the refusals of a foreign `Host` (421) and a foreign `Origin` (403) carried none of
+/// the headers every other answer has (the policy, nosniff, no frames, no caching).
+#[test]
+fn refusals_carry_the_security_headers_too() {
+    let home = Home::new();
+    let addr = web_with_file_limits(&home, 1024, 1024);
+    let port = addr.rsplit(':').next().unwrap_or_default();
+    for (request, status) in [
+        (
+            format!("GET / HTTP/1.1\r\nHost: evil.example:{port}\r\nConnection: close\r\n\r\n"),
+            "421",
+        ),
+        (
+            format!(
+                "POST /act/{} HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://evil.example\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                "a".repeat(64)
+            ),
+            "403",
+        ),
+        (
+            format!("GET /nothing-here HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+            "404",
+        ),
+    ] {
+        let (line, answer) = raw_request(&addr, &request);
+        assert!(line.contains(status), "{line}: {answer}");
+        let csp = header_of(&answer, "content-security-policy").unwrap_or_default();
+        assert!(csp.contains("default-src 'none'"), "{status} has no policy: {answer}");
+        for (name, value) in [
+            ("x-content-type-options", "nosniff"),
+            ("x-frame-options", "DENY"),
+            ("cache-control", "no-store"),
+            ("referrer-policy", "no-referrer"),
+        ] {
+            assert_eq!(header_of(&answer, name), Some(value), "{status}: {answer}");
+        }
+    }
+}
+
+/// Second pass: `POKESHELL_NTFY_TOKEN`, the documented way to give the server ntfy's token, was in
+/// the environment of every session's program: pi, its bash tool, and so the model.
+#[test]
+fn the_ntfy_token_never_reaches_a_session() {
+    let home = Home::new();
+    let dump = home.work.join("env-dump");
+    // pokeshell runs the line as `exec LINE`: a shell of its own runs the three steps.
+    let line = format!(
+        "sh -c 'env > {0}.tmp && mv {0}.tmp {0}; exec sleep 600'",
+        dump.display()
+    );
+    let out = home
+        .command(&["new", "-d", "--name", "envs", "--command", &line])
+        .env("POKESHELL_NTFY_TOKEN", "tk_second_pass_secret")
+        .output()
+        .expect("run pokeshell new");
+    assert!(out.status.success(), "{out:?}");
+    let deadline = Instant::now() + WAIT;
+    while !dump.exists() {
+        assert!(Instant::now() < deadline, "the session never ran");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let env = std::fs::read_to_string(&dump).expect("the dump");
+    assert!(env.contains("XDG_STATE_HOME="), "the client's environment: {env}");
+    assert!(
+        !env.contains("tk_second_pass_secret") && !env.contains("POKESHELL_NTFY_TOKEN"),
+        "the session's program got ntfy's token:\n{env}"
+    );
+}
+
+/// A subscription as the state directory keeps it, for an endpoint nobody answers.
+fn one_subscription(home: &Home) -> std::path::PathBuf {
+    let dir = home.state().join("push");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let file = dir.join("subscriptions.json");
+    let sub = serde_json::json!({"subscriptions": [{
+        "endpoint": "https://push.example/lost-phone",
+        "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+        "auth": "tBHItJI5svbpez7KI4CCXg",
+        "origin": "https://box.example"
+    }]});
+    std::fs::write(&file, sub.to_string()).unwrap();
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    file
+}
+
+/// Second pass: "log out everywhere" (the lost phone's remedy) ended the logins but left the phone's
+/// Web Push subscription: it went on receiving every question with buttons that answer it. Now
+/// `pokeshell web --logout-all` forgets every subscription, with the server running or not.
+#[test]
+fn logging_out_everywhere_forgets_every_push_subscription() {
+    let home = Home::new();
+    let file = one_subscription(&home);
+    let out = home.pokeshell(&["web", "--logout-all"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("forgot 1 device's Web Push subscription"), "{said}");
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert!(!kept.contains("lost-phone"), "no server: {kept}");
+
+    let _addr = web_with_file_limits(&home, 1024, 1024);
+    let file = one_subscription(&home);
+    let out = home.pokeshell(&["web", "--logout-all"]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("ended 0 logins") && said.contains("forgot 0 one-tap links")
+            && said.contains("1 device's Web Push subscription"),
+        "{said}"
+    );
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert!(!kept.contains("lost-phone"), "a running server: {kept}");
+}

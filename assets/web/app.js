@@ -321,7 +321,7 @@
   $("logout-all").addEventListener("click", () => {
     fetch("/logout-all", { method: "POST", headers: authHeaders() })
       .then((res) => res.json())
-      .then((body) => loggedOut("logged out", "Every login ended (" + body.ended + "). " + LOG_IN_AGAIN.slice("Logged out. ".length)))
+      .then((body) => loggedOut("logged out", "Every login ended (" + body.ended + "), with every one-tap link from a push (" + body.links + ") and every device's push subscription (" + body.subscriptions + "). " + LOG_IN_AGAIN.slice("Logged out. ".length)))
       .catch(() => loggedOut("logged out", LOG_IN_AGAIN));
   });
 

@@ -242,7 +242,7 @@ impl Pokeshell {
         opt("--name", p.name);
         opt("--worktree", p.worktree);
         opt("--on", p.machine);
-        if let Some(prompt) = p.prompt {
+        if let Some(prompt) = p.prompt.as_deref().map(pokeshell_core::drive::defused) {
             args.push("--".into());
             // pi reads a word starting with a dash as an option: its own `--` ends them.
             if prompt.starts_with('-') {

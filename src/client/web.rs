@@ -28,7 +28,8 @@ pub fn run(listen: Option<String>) -> i32 {
     }
 }
 
-/// `pokeshell web --logout-all`: ends every login; never starts a server (logins end with it).
+/// `pokeshell web --logout-all`: ends every login, every one-tap link and every Web Push
+/// subscription; never starts a server (logins and links end with it).
 pub fn logout_all() -> i32 {
     let limit = crate::client::deadline::ANSWER_LIMIT;
     match crate::client::ask(&Up::WebLogoutAll, false, "`web --logout-all`", limit) {
@@ -45,8 +46,25 @@ pub fn logout_all() -> i32 {
             1
         }
         Err(_) if crate::client::connect::connect().is_err() => {
-            println!("no pokeshell server runs: no browser is logged in (logins end with the server)");
-            0
+            // No login outlives the server, nor a one-tap link; push subscriptions are on disk.
+            let forgot = crate::web::push::Store::here().and_then(|s| s.remove_all());
+            match forgot {
+                Ok(n) => {
+                    let subs = if n == 1 {
+                        "1 device's Web Push subscription".to_string()
+                    } else {
+                        format!("{n} devices' Web Push subscriptions")
+                    };
+                    println!(
+                        "no pokeshell server runs: no browser is logged in (logins end with the server); forgot {subs}"
+                    );
+                    0
+                }
+                Err(e) => {
+                    eprintln!("pokeshell: {}", pokeshell_core::safe_text::escape(&e));
+                    1
+                }
+            }
         }
         Err(e) => {
             eprintln!("pokeshell: {e}");

@@ -240,11 +240,7 @@ impl Performer {
                 self.to_conn(id, ConnCmd::Down(down));
             }
             ServerEffect::WebLogoutAll { id } => {
-                let message = match crate::web::logout_all() {
-                    Some(1) => "ended 1 login to the web view; its pages are logged out".to_string(),
-                    Some(n) => format!("ended {n} logins to the web view; their pages are logged out"),
-                    None => "the web view does not run: no browser is logged in".to_string(),
-                };
+                let message = crate::web::logout_all().said();
                 self.to_conn(id, ConnCmd::Down(Down::Done { message }));
             }
             ServerEffect::Log(line) => eprintln!("pokeshell server: {line}"),

@@ -44,6 +44,10 @@ pub const SCRUBBED_ENV: &[&str] = &[
     "KONSOLE_VERSION",
 ];
 
+/// Secrets of pokeshell's own that reach it through the environment of the shell that started it:
+/// the hosted program (pi, its bash tool, the model that reads its output) never gets them.
+pub const SECRET_ENV: &[&str] = &["POKESHELL_NTFY_TOKEN"];
+
 /// What to run: a program with its arguments, the directory and extra environment.
 #[derive(Debug, Clone)]
 pub struct CommandSpec {
@@ -209,7 +213,7 @@ impl ChildPty {
                 cmd.env(k, v);
             }
         }
-        for var in SCRUBBED_ENV {
+        for var in SCRUBBED_ENV.iter().chain(SECRET_ENV) {
             cmd.env_remove(var);
         }
         cmd.env("TERM", "xterm-256color");

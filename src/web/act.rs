@@ -19,6 +19,12 @@ use pokeshell_core::wire::{Down, Up};
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; \
                    frame-ancestors 'none'";
 
+/// A browser sends `Origin: null` with a form's POST from a page whose referrer policy is
+/// `no-referrer`, and the guard refuses a foreign origin: these pages' policy is `same-origin`,
+/// so that their button's POST says it comes from the web view itself. The page has no link to
+/// anywhere else, so the link's token still goes to no other site.
+const REFERRER: &str = "same-origin";
+
 /// A token is 64 hex digits; anything else is refused before it is compared.
 const TOKEN_LEN: usize = 64;
 
@@ -119,7 +125,7 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <meta name=\"referrer\" content=\"no-referrer\"><title>{t}</title>\
+         <meta name=\"referrer\" content=\"{REFERRER}\"><title>{t}</title>\
          <style>body{{font:17px/1.4 system-ui,sans-serif;max-width:32em;margin:2em auto;padding:0 1em}}\
          button{{font-size:1.2em;padding:.6em 1.4em}}.small{{color:#666;font-size:.85em}}\
          p{{white-space:pre-wrap}}</style></head><body><h1>{t}</h1>{body}</body></html>",
@@ -128,6 +134,8 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let mut res = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response();
     res.headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    res.headers_mut()
+        .insert(header::REFERRER_POLICY, HeaderValue::from_static(REFERRER));
     res
 }
 

@@ -108,6 +108,14 @@ impl Links {
         self.check(token, now).map(|i| self.links[i].grant.clone())
     }
 
+    /// Forgets every link ("log out everywhere"): each is then refused as unknown. How many were
+    /// still good.
+    pub fn forget_all(&mut self) -> usize {
+        let good = self.links.iter().filter(|l| !l.used).count();
+        self.links.clear();
+        good
+    }
+
     /// Uses `token`: it never works again, whatever the server makes of the act.
     pub fn take(&mut self, token: &str, now: Instant) -> Result<Grant, Refused> {
         let i = self.check(token, now)?;
@@ -192,6 +200,18 @@ mod tests {
             Ok((8, Act::Continue))
         );
         assert_eq!(l.take(&"y".repeat(64), now).map(|g| g.act), Ok(Act::Yes));
+    }
+
+    #[test]
+    fn forgetting_every_link_leaves_each_unknown() {
+        let mut l = Links::default();
+        let now = Instant::now();
+        l.add("a".repeat(64), grant(7, Act::Yes), now, LINK_TTL);
+        l.add("b".repeat(64), grant(7, Act::No), now, LINK_TTL);
+        assert!(l.take(&"a".repeat(64), now).is_ok());
+        assert_eq!(l.forget_all(), 1, "one was still good");
+        assert_eq!(l.look(&"b".repeat(64), now), Err(Refused::Unknown));
+        assert_eq!(l.take(&"a".repeat(64), now), Err(Refused::Unknown));
     }
 
     #[test]

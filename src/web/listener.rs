@@ -194,6 +194,11 @@ where
 fn too_slow() -> Response<Body> {
     let mut res = Response::new(Body::from("pokeshell: this request took too long to arrive."));
     *res.status_mut() = StatusCode::REQUEST_TIMEOUT;
+    res.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    super::routes::harden(res.headers_mut());
     res
 }
 

@@ -127,8 +127,38 @@ impl Store {
     }
 }
 
-/// Whether `endpoint` may be sent to: https, or http to this machine (a push service of one's own
-/// on loopback); at most [`MAX_ENDPOINT`] characters.
+/// The longest page origin kept with a subscription (a scheme and a host name, perhaps a port).
+const MAX_ORIGIN: usize = 300;
+
+/// Whether `ip` is an address of a network of one's own or of no network at all (private,
+/// link-local, shared, unspecified, multicast, broadcast): never a push service's. Loopback is
+/// this machine, allowed as a push service of one's own.
+fn internal(ip: std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+        }
+        std::net::IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return internal(std::net::IpAddr::V4(v4));
+            }
+            v6.is_unspecified() || v6.is_multicast() || (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80
+        }
+    }
+}
+
+/// Whether `endpoint` may be sent to: https to a name or a public address, or http or https to this
+/// machine (a push service of one's own on loopback); never an address of a private network, a
+/// link-local one (a cloud's metadata service) or none; no user or password; at most
+/// [`MAX_ENDPOINT`] characters. A browser's push service is always a public https address.
 pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
     let bad = |why: &str| Err(format!("this push endpoint {why}"));
     if endpoint.len() > MAX_ENDPOINT {
@@ -137,7 +167,18 @@ pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
     let Ok(uri) = endpoint.parse::<axum::http::Uri>() else {
         return bad("is not an address");
     };
+    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
+        return bad("holds a user or password");
+    }
     let host = uri.host().unwrap_or_default();
+    let ip = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+        .ok();
+    if ip.is_some_and(internal) {
+        return bad("is an address of a private network or of none, not a push service's");
+    }
     match uri.scheme_str() {
         Some("https") if !host.is_empty() => Ok(()),
         Some("http") => {
@@ -150,9 +191,17 @@ pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
     }
 }
 
-/// Checks a subscription's keys: a P-256 point and a 16-byte secret.
+/// Checks a subscription: its endpoint, its keys (a P-256 point and a 16-byte secret), and the
+/// page's origin it names (empty, or an http or https origin of at most [`MAX_ORIGIN`] characters).
 pub fn check(sub: &Subscription) -> Result<(), String> {
     check_endpoint(&sub.endpoint)?;
+    let origin_ok = sub.origin.is_empty()
+        || (sub.origin.len() <= MAX_ORIGIN
+            && (sub.origin.starts_with("https://") || sub.origin.starts_with("http://"))
+            && !sub.origin.chars().any(|c| c.is_control() || c.is_whitespace()));
+    if !origin_ok {
+        return Err("the subscription's origin is not a page's origin".to_string());
+    }
     let p256dh = URL_SAFE_NO_PAD
         .decode(sub.p256dh.trim_end_matches('=').as_bytes())
         .map_err(|_| "the subscription's p256dh key is not base64url".to_string())?;
@@ -182,6 +231,21 @@ impl Store {
         let extra = file.subscriptions.len().saturating_sub(MAX_SUBSCRIPTIONS);
         file.subscriptions.drain(..extra);
         self.write("subscriptions.json", &file)
+    }
+
+    /// Forgets every subscription ("log out everywhere"); how many there were.
+    pub fn remove_all(&self) -> Result<usize, String> {
+        let _files = FILES
+            .lock()
+            .map_err(|_| "the push files' lock is broken".to_string())?;
+        let Some(file) = self.read::<SubscriptionFile>("subscriptions.json")? else {
+            return Ok(0);
+        };
+        if file.subscriptions.is_empty() {
+            return Ok(0);
+        }
+        self.write("subscriptions.json", &SubscriptionFile::default())?;
+        Ok(file.subscriptions.len())
     }
 
     /// Forgets the subscription of `endpoint` (the browser asked, or its push service said it is gone);

@@ -86,34 +86,41 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
 async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = header_str(headers, header::HOST).unwrap_or("");
-    if !shared.allowed.host(host) {
-        return plain(
+    let mut res = if !shared.allowed.host(host) {
+        plain(
             StatusCode::MISDIRECTED_REQUEST,
             "pokeshell: refused: the Host of this request does not name this server (reach it by its address, localhost, or a name in pokeshell.webHosts).",
-        );
-    }
-    if let Some(origin) = header_str(headers, header::ORIGIN)
+        )
+    } else if let Some(origin) = header_str(headers, header::ORIGIN)
         && !shared.allowed.origin(origin, host)
     {
-        return plain(
+        plain(
             StatusCode::FORBIDDEN,
             "pokeshell: refused: this request comes from another site's page.",
-        );
-    }
-    let mut res = next.run(req).await;
-    let h = res.headers_mut();
-    // A page with a policy of its own keeps it (the links' pages post their one form).
+        )
+    } else {
+        next.run(req).await
+    };
+    harden(res.headers_mut());
+    res
+}
+
+/// The headers every answer carries, refusals included: the policy and the referrer policy
+/// (unless a page brings its own: the links' pages post their one form), no sniffing, no frames,
+/// no caching.
+pub(super) fn harden(h: &mut HeaderMap) {
     if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
         h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    }
+    if !h.contains_key(header::REFERRER_POLICY) {
+        h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
 }
 
 /// Older versions kept the login in a cookie, which every port of the host received: forget it.
@@ -167,10 +174,15 @@ async fn logout(State(shared): State<Shared>, LoggedIn(id): LoggedIn) -> StatusC
     StatusCode::NO_CONTENT
 }
 
-/// Ends every login (every browser, this one too) and every login link not used yet.
+/// Ends every login (every browser, this one too), every login link not used yet, every one-tap
+/// link from a push and every Web Push subscription (`super::logout_all`).
 async fn logout_all(State(shared): State<Shared>, LoggedIn(_): LoggedIn) -> Response {
-    let ended = shared.logins.log_out_all();
-    Json(json!({ "ended": ended })).into_response()
+    let ended = tokio::task::spawn_blocking(super::logout_all)
+        .await
+        .unwrap_or_default();
+    // This web view is the running one; its logins ended there (or just now, here).
+    let logins = ended.logins.unwrap_or_else(|| shared.logins.log_out_all());
+    Json(json!({ "ended": logins, "links": ended.links, "subscriptions": ended.subscriptions })).into_response()
 }
 
 async fn asset(Path(name): Path<String>) -> Response {

@@ -75,6 +75,24 @@ pub fn check_text(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The text of a `send` as it goes to pi. pi draws a message's text on its screen as it is, so an
+/// escape sequence in it would act on the terminal there (raise a notification naming the session,
+/// clear the screen, write the clipboard where that is allowed): every character a terminal acts on
+/// (C0 and C1 controls, DEL, the marks that reorder text) is written out as `\x1b`, `\u{202e}`.
+/// Line ends and tabs stay; a CR LF is a line end.
+pub fn defused(text: &str) -> String {
+    let text = text.replace("\r\n", "\n");
+    text.split('\n')
+        .map(|line| {
+            line.split('\t')
+                .map(crate::safe_text::escape)
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// What a session says of its runs, for `wait`: messages are numbered by the server as they are
 /// sent ("markers"); a session that was given a first prompt on its command line counts it as 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -49,3 +49,12 @@ pub fn read() -> Result<Option<String>, String> {
     let t = text.trim().to_string();
     Ok((!t.is_empty()).then_some(t))
 }
+
+#[cfg(test)]
+mod tests {
+    /// The hosted programs' environment drops the token's variable (second red-team pass).
+    #[test]
+    fn the_token_variable_is_kept_from_hosted_programs() {
+        assert!(crate::term::pty::SECRET_ENV.contains(&super::TOKEN_ENV));
+    }
+}

@@ -101,3 +101,63 @@ fn bad_subscriptions_are_refused_with_the_reason() {
     bad.p256dh = "not base64!".into();
     assert!(check(&bad).is_err());
 }
+
+/// Second red-team pass (issue 34): a logged-in page could hand over an endpoint on a private
+/// network or the cloud's metadata address, and an origin of 60,000 characters that every push then
+/// read and sent in its signature.
+#[test]
+fn endpoints_inside_private_networks_and_oversized_origins_are_refused() {
+    for endpoint in [
+        "https://169.254.169.254/latest/meta-data",
+        "https://10.1.2.3:8443/p",
+        "https://192.168.1.1/",
+        "https://172.16.0.9/",
+        "https://100.64.0.1/",
+        "https://0.0.0.0/",
+        "https://[fe80::1]/",
+        "https://[fd00::1]/",
+        "https://[::ffff:10.0.0.1]/",
+        "https://[::]/",
+        "http://169.254.169.254/",
+        "https://user:pw@push.example/a",
+    ] {
+        assert!(
+            check(&browser_subscription(endpoint)).is_err(),
+            "{endpoint} was taken"
+        );
+    }
+    for endpoint in [
+        "https://push.example/a",
+        "https://fcm.googleapis.com/fcm/send/x",
+        "https://203.0.113.9/p",
+        "http://127.0.0.1:9000/push",
+        "https://[::1]/push",
+        "http://localhost:9000/push",
+    ] {
+        assert_eq!(check(&browser_subscription(endpoint)), Ok(()), "{endpoint}");
+    }
+    let mut long = browser_subscription("https://push.example/a");
+    long.origin = format!("https://{}", "a".repeat(60_000));
+    assert!(check(&long).is_err(), "an origin of 60,000 characters");
+    for origin in ["javascript:alert(1)", "https://a b", "https://x\n"] {
+        let mut odd = browser_subscription("https://push.example/a");
+        odd.origin = origin.into();
+        assert!(check(&odd).is_err(), "{origin:?}");
+    }
+    let mut none = browser_subscription("https://push.example/a");
+    none.origin = String::new();
+    assert_eq!(check(&none), Ok(()), "an older page sends no origin");
+}
+
+/// "Log out everywhere" forgets every device's subscription (a lost phone's too).
+#[test]
+fn every_subscription_can_be_forgotten_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Store::at(tmp.path().join("push"));
+    assert_eq!(store.remove_all(), Ok(0), "no file yet");
+    store.add(browser_subscription("https://push.example/a")).unwrap();
+    store.add(browser_subscription("https://push.example/b")).unwrap();
+    assert_eq!(store.remove_all(), Ok(2));
+    assert_eq!(store.subscriptions().unwrap(), vec![]);
+    assert_eq!(mode(&tmp.path().join("push/subscriptions.json")), 0o600);
+}

@@ -196,3 +196,18 @@ fn the_transcript_document_keeps_its_field_names() {
     let back: Transcript = serde_json::from_value(v).unwrap();
     assert_eq!(back, doc);
 }
+
+/// Second red-team pass (issue 34): pi drew a sent text as it was, so `send` could put escape
+/// sequences on its screen (a notification in the session's name, a cleared screen, a clipboard
+/// write where allowed). They are written out; lines, tabs and the words stay.
+#[test]
+fn a_sent_text_holds_nothing_a_terminal_acts_on() {
+    assert_eq!(defused("fix it\n\tplease"), "fix it\n\tplease");
+    assert_eq!(defused("a\r\nb"), "a\nb");
+    assert_eq!(
+        defused("x\u{1b}]9;done\u{7} \u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J\ry"),
+        "x\\x1b]9;done\\x07 \\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\ry"
+    );
+    assert_eq!(defused("\u{202e}evil \u{9b}31m"), "\\u{202e}evil \\x9b31m");
+    assert_eq!(defused("Grüße, 世界"), "Grüße, 世界");
+}

@@ -244,6 +244,7 @@ impl ServerState {
     ) -> Result<(), String> {
         let n = self.running(session)?;
         drive::check_text(&text)?;
+        let text = drive::defused(&text);
         if self.origin_number(from.as_deref()) == Some(n) {
             return Err(format!(
                 "session {} cannot send a message to itself",

@@ -389,3 +389,20 @@ fn events_follow_state_changes_interventions_messages_and_ends() {
     };
     assert!(told(&s.handle(ServerEvent::Drive { number: 2, out }, now()), 2).is_empty());
 }
+
+/// Second red-team pass (issue 34): pi draws a sent text as it is, so escape sequences in it acted
+/// on the terminal (a notification in the session's name, a cleared screen): they reach pi written
+/// out.
+#[test]
+fn a_sent_text_reaches_pi_with_its_escape_sequences_written_out() {
+    let mut s = server();
+    let n = client_with_session(&mut s, 1, "w");
+    report(&mut s, n, Attention::Idle, marks(0, 0));
+    s.handle(ServerEvent::Connected { id: 2 }, now());
+    let fx = up(&mut s, 2, send("w", "look\u{1b}]9;fake\u{7}\nnext", None));
+    let asked = to_session(&fx, n);
+    let [ToSession::Send { text, .. }] = asked.as_slice() else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(text, "look\\x1b]9;fake\\x07\nnext");
+}
