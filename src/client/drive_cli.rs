@@ -88,13 +88,19 @@ pub fn send(args: &SendArgs) -> i32 {
     }
 }
 
+/// The longest `--timeout` kept as one: a hundred years.
+const LONGEST_TIMEOUT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
 /// `pokeshell wait SESSION [--until …] [--timeout SECS]`.
 pub fn wait(args: &WaitArgs) -> i32 {
     let timeout = match args.timeout {
         Some(t) if !(t.is_finite() && t >= 0.0) => {
             return fail(&format!("--timeout {t}: give a number of seconds, 0 or more"));
         }
-        t => t.map(Duration::from_secs_f64),
+        // A timeout past a century is no timeout (and would not fit a deadline).
+        t => t
+            .and_then(|t| Duration::try_from_secs_f64(t).ok())
+            .filter(|d| *d <= LONGEST_TIMEOUT),
     };
     let until = Until::from(args.until);
     if let Some((dest, name)) = ssh::split_target(&args.session) {

@@ -299,7 +299,8 @@ impl Pokeshell {
                     "timeout_seconds {t}: give a number of seconds, 0 or more"
                 )));
             }
-            Some(t) => Duration::from_secs_f64(t).min(WAIT_MAX),
+            // Finite and not negative, but perhaps past what a Duration holds (1e308).
+            Some(t) => Duration::try_from_secs_f64(t).map_or(WAIT_MAX, |d| d.min(WAIT_MAX)),
             None => WAIT_DEFAULT,
         };
         let session = p.session.clone();

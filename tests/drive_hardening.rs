@@ -1,0 +1,85 @@
+//! Issue 34, second red-team pass over the driving commands' inputs, on the real binary with no
+//! server: a timeout too large for a `Duration` (1e308 seconds, u64::MAX) made `pokeshell wait` panic,
+//! and made `pokeshell mcp`'s `wait_for` panic in its task, so that the call was never answered (pi
+//! waits for it until its own deadline).
+
+#[path = "server_hardening/common.rs"]
+mod common;
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::Home;
+use support::WAIT;
+
+#[test]
+fn a_huge_wait_timeout_is_an_answer_not_a_panic() {
+    let home = Home::new();
+    for t in ["1e308", "18446744073709551615", "1e20"] {
+        let out = home.pokeshell(&["wait", "w", "--timeout", t]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "--timeout {t}: {err}");
+        assert_eq!(out.status.code(), Some(1), "--timeout {t}: {out:?}");
+        assert!(err.contains("no pokeshell server runs"), "--timeout {t}: {err}");
+    }
+}
+
+#[test]
+fn mcp_answers_a_wait_for_with_a_huge_timeout() {
+    let home = Home::new();
+    let mut mcp = home
+        .command(&["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start pokeshell mcp");
+    let mut stdin = mcp.stdin.take().expect("stdin");
+    let stdout = mcp.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| {
+        writeln!(stdin, "{v}").expect("write to pokeshell mcp");
+    };
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "redteam", "version": "1"}}}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    send(
+        &mut stdin,
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "wait_for", "arguments": {"session": "w", "timeout_seconds": 1e308}}}),
+    );
+    let deadline = std::time::Instant::now() + WAIT;
+    let answer = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = rx
+            .recv_timeout(left.max(Duration::from_millis(1)))
+            .unwrap_or_else(|_| panic!("wait_for was never answered"));
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        if v["id"] == 2 {
+            break v;
+        }
+    };
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let said = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(said.contains("no pokeshell server runs"), "{answer}");
+    drop(stdin);
+    let _ = mcp.kill();
+    let _ = mcp.wait();
+}
