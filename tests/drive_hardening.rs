@@ -83,3 +83,43 @@ fn mcp_answers_a_wait_for_with_a_huge_timeout() {
     let _ = mcp.kill();
     let _ = mcp.wait();
 }
+
+/// Second pass: `read`, `wait`, `events`, `send` and `diff` on `DEST:NAME` passed the other
+/// machine's output on as it was (found with an ssh that answers like a machine taken over):
+/// a clipboard write (OSC 52), a title and a screen clear reached the user's terminal.
+#[test]
+fn another_machines_output_cannot_drive_this_terminal() {
+    let home = Home::new();
+    let ssh = home.work.join("hostile-ssh");
+    std::fs::write(
+        &ssh,
+        "#!/bin/sh\nprintf 'reply \\033]52;c;cHduZWQ=\\007 \\033]0;TITLE\\007\\033[2J \\033[32mgreen\\033[m\\n'\n\
+         printf 'err \\033]52;c;ZXJy\\007\\n' >&2\nexit 0\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&ssh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let ssh = ssh.to_string_lossy().into_owned();
+    for args in [
+        &["read", "box:w"][..],
+        &["wait", "box:w"],
+        &["events", "box:w"],
+        &["send", "box:w", "hi"],
+        &["diff", "box:w", "--no-pager", "--color=always"],
+    ] {
+        let out = home
+            .command(args)
+            .env("POKESHELL_SSH", &ssh)
+            .output()
+            .expect("run pokeshell");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(stdout.contains("reply \\x1b]52;c;cHduZWQ=\\x07"), "{args:?}: {stdout:?}");
+        let raw = stdout.replace("\x1b[32m", "").replace("\x1b[m", "");
+        let colour_kept = args[0] == "diff";
+        assert!(!raw.contains('\x1b'), "{args:?}: raw escapes on stdout: {stdout:?}");
+        assert_eq!(stdout.contains("\x1b[32mgreen\x1b[m"), colour_kept, "{args:?}: {stdout:?}");
+        assert!(!stderr.contains('\x1b'), "{args:?}: raw escapes on stderr: {stderr:?}");
+    }
+}

@@ -127,7 +127,12 @@ fn remote(dest: &str, name: &str, stat: bool, colour: bool) -> Result<String, St
         ));
     }
     match ran.status.and_then(|s| s.code()) {
-        Some(0) => Ok(String::from_utf8_lossy(&ran.stdout).into_owned()),
+        // Its colours, and nothing else a terminal would act on.
+        Some(0) => Ok(String::from_utf8_lossy(&ran.stdout)
+            .split('\n')
+            .map(|l| pokeshell_core::safe_text::escape_line(l, colour))
+            .collect::<Vec<_>>()
+            .join("\n")),
         Some(127) => Err(format!(
             "{dest}: pokeshell is not installed there (or not on the PATH of a non-interactive ssh session)"
         )),

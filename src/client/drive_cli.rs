@@ -27,6 +27,9 @@ impl From<UntilArg> for Until {
 }
 
 /// Runs `pokeshell WORDS` on `dest` through ssh, with `input` on its standard input; its status.
+/// What the other machine prints is passed on line by line as it comes (`events` follows), with
+/// anything a terminal would act on written out: that machine's text is not this terminal's
+/// master.
 fn remote(dest: &str, words: &[String], input: Option<String>) -> i32 {
     let mut all = vec!["pokeshell".to_string()];
     all.extend(words.iter().cloned());
@@ -34,21 +37,51 @@ fn remote(dest: &str, words: &[String], input: Option<String>) -> i32 {
     if input.is_some() {
         cmd.stdin(std::process::Stdio::piped());
     }
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return fail(&format!("cannot run {}: {e}", ssh::ssh_words()[0])),
     };
+    let relays = [
+        child.stdout.take().map(|o| relay(o, false)),
+        child.stderr.take().map(|e| relay(e, true)),
+    ];
     if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
         let _ = stdin.write_all(text.as_bytes());
     }
-    match child.wait().map(|s| s.code()) {
+    let status = child.wait().map(|s| s.code());
+    for relay in relays.into_iter().flatten() {
+        let _ = relay.join();
+    }
+    match status {
         Ok(Some(255)) => {
-            eprintln!("pokeshell: ssh to {dest} failed (see its message above)");
+            eprintln!("pokeshell: ssh to {} failed (see its message above)", escape(dest));
             255
         }
         Ok(Some(c)) => c,
         Ok(None) | Err(_) => 1,
     }
+}
+
+/// Copies `from` to this process's standard output (or error), a line at a time, made safe.
+fn relay(from: impl Read + Send + 'static, to_stderr: bool) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(from).split(b'\n') {
+            let Ok(line) = line else { return };
+            let text = pokeshell_core::safe_text::escape_line(&String::from_utf8_lossy(&line), false);
+            let written = if to_stderr {
+                writeln!(std::io::stderr(), "{text}")
+            } else {
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{text}").and_then(|()| out.flush())
+            };
+            if written.is_err() {
+                return;
+            }
+        }
+    })
 }
 
 /// The text of `send`: its words, or standard input for `-` (at most one byte past the bound is

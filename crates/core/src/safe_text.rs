@@ -64,9 +64,57 @@ pub fn to_name(text: &str) -> String {
     if name.is_empty() { "pi".to_string() } else { name }
 }
 
+/// A line of another machine's output as this terminal may show it: tabs stay, colours (SGR
+/// sequences, `ESC [ digits ; m`) stay when `colour`, and everything else [`escape`] writes out is
+/// written out (a clipboard write, a title, a screen clear from a machine that was taken over, or
+/// from an older pokeshell there that printed an agent's text as it was).
+pub fn escape_line(line: &str, colour: bool) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if colour && c == '\x1b' {
+            let params = rest[1..]
+                .strip_prefix('[')
+                .map(|p| p.len() - p.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';' || c == ':').len());
+            if let Some(n) = params
+                && rest[2 + n..].starts_with('m')
+            {
+                out.push_str(&rest[..3 + n]);
+                rest = &rest[3 + n..];
+                continue;
+            }
+        }
+        if c == '\t' {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            out.push_str(&escape(c.encode_utf8(&mut buf)));
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Second red-team pass (issue 34): the remote commands passed another machine's output on as it
+    /// was.
+    #[test]
+    fn another_machines_line_keeps_only_its_colours() {
+        let hostile = "reply \x1b]52;c;cHduZWQ=\x07 \x1b]0;T\x07\x1b[2J\tend\r";
+        assert_eq!(
+            escape_line(hostile, false),
+            "reply \\x1b]52;c;cHduZWQ=\\x07 \\x1b]0;T\\x07\\x1b[2J\tend\\r"
+        );
+        assert_eq!(
+            escape_line("\x1b[1;32m+ok\x1b[m \x1b[2J\x1b[31", true),
+            "\x1b[1;32m+ok\x1b[m \\x1b[2J\\x1b[31"
+        );
+        assert_eq!(escape_line("\x1b[32m+x\x1b[m", false), "\\x1b[32m+x\\x1b[m");
+        assert_eq!(escape_line("ünï \u{202e}", true), "ünï \\u{202e}");
+    }
 
     #[test]
     fn controls_are_written_out_and_the_rest_kept() {
