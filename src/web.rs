@@ -147,8 +147,16 @@ impl Ended {
         };
         format!(
             "{logins}; forgot {} and {}",
-            plural(self.links, "one-tap link from a push", "one-tap links from pushes"),
-            plural(self.subscriptions, "device's Web Push subscription", "devices' Web Push subscriptions"),
+            plural(
+                self.links,
+                "one-tap link from a push",
+                "one-tap links from pushes"
+            ),
+            plural(
+                self.subscriptions,
+                "device's Web Push subscription",
+                "devices' Web Push subscriptions"
+            ),
         )
     }
 }

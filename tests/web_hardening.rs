@@ -270,7 +270,10 @@ fn refusals_carry_the_security_headers_too() {
         let (line, answer) = raw_request(&addr, &request);
         assert!(line.contains(status), "{line}: {answer}");
         let csp = header_of(&answer, "content-security-policy").unwrap_or_default();
-        assert!(csp.contains("default-src 'none'"), "{status} has no policy: {answer}");
+        assert!(
+            csp.contains("default-src 'none'"),
+            "{status} has no policy: {answer}"
+        );
         for (name, value) in [
             ("x-content-type-options", "nosniff"),
             ("x-frame-options", "DENY"),
@@ -349,7 +352,8 @@ fn logging_out_everywhere_forgets_every_push_subscription() {
     assert!(out.status.success(), "{out:?}");
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
-        said.contains("ended 0 logins") && said.contains("forgot 0 one-tap links")
+        said.contains("ended 0 logins")
+            && said.contains("forgot 0 one-tap links")
             && said.contains("1 device's Web Push subscription"),
         "{said}"
     );

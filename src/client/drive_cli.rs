@@ -56,7 +56,10 @@ fn remote(dest: &str, words: &[String], input: Option<String>) -> i32 {
     }
     match status {
         Ok(Some(255)) => {
-            eprintln!("pokeshell: ssh to {} failed (see its message above)", escape(dest));
+            eprintln!(
+                "pokeshell: ssh to {} failed (see its message above)",
+                escape(dest)
+            );
             255
         }
         Ok(Some(c)) => c,

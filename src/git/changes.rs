@@ -43,10 +43,18 @@ impl Bounds {
     };
 }
 
-/// git in `dir`, reading only (no optional locks), with `index` as its index when given.
+/// git in `dir`, reading only (no optional locks), with `index` as its index when given. The
+/// repository's own `core.fsmonitor` is not run: the checkout is the agent's, and its configuration
+/// could name any program, which a look at the diff (every 5 s while the agent works) would run as
+/// the server. (Its clean filters still run: Git LFS is one, and without it every large file would
+/// show as changed.)
 pub(crate) fn git(dir: &Path, args: &[&str], index: Option<&Path>, limit: usize) -> Result<Ran, String> {
     let mut cmd = Command::new("git");
-    cmd.arg("--no-optional-locks").arg("-C").arg(dir).args(args);
+    cmd.arg("--no-optional-locks")
+        .args(["-c", "core.fsmonitor=false"])
+        .arg("-C")
+        .arg(dir)
+        .args(args);
     if let Some(index) = index {
         cmd.env("GIT_INDEX_FILE", index);
     }

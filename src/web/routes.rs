@@ -182,7 +182,8 @@ async fn logout_all(State(shared): State<Shared>, LoggedIn(_): LoggedIn) -> Resp
         .unwrap_or_default();
     // This web view is the running one; its logins ended there (or just now, here).
     let logins = ended.logins.unwrap_or_else(|| shared.logins.log_out_all());
-    Json(json!({ "ended": logins, "links": ended.links, "subscriptions": ended.subscriptions })).into_response()
+    Json(json!({ "ended": logins, "links": ended.links, "subscriptions": ended.subscriptions }))
+        .into_response()
 }
 
 async fn asset(Path(name): Path<String>) -> Response {

@@ -73,9 +73,11 @@ pub fn escape_line(line: &str, colour: bool) -> String {
     let mut rest = line;
     while let Some(c) = rest.chars().next() {
         if colour && c == '\x1b' {
-            let params = rest[1..]
-                .strip_prefix('[')
-                .map(|p| p.len() - p.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';' || c == ':').len());
+            let params = rest[1..].strip_prefix('[').map(|p| {
+                p.len()
+                    - p.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';' || c == ':')
+                        .len()
+            });
             if let Some(n) = params
                 && rest[2 + n..].starts_with('m')
             {

@@ -1,7 +1,8 @@
-//! Issue 34, second red-team pass over the driving commands' inputs, on the real binary with no
-//! server: a timeout too large for a `Duration` (1e308 seconds, u64::MAX) made `pokeshell wait` panic,
-//! and made `pokeshell mcp`'s `wait_for` panic in its task, so that the call was never answered (pi
-//! waits for it until its own deadline).
+//! Issue 34, second red-team pass: what did not hold, each as it was found, on the real binary (a
+//! server only where one is needed): a timeout too large for a `Duration` (1e308 seconds,
+//! u64::MAX) made `pokeshell wait` panic, and made `pokeshell mcp`'s `wait_for` panic in its task,
+//! so that the call was never answered (pi waits for it until its own deadline); another machine's
+//! output reached the terminal raw; reading a session's changes ran the repository's fsmonitor.
 
 #[path = "server_hardening/common.rs"]
 mod common;
@@ -77,7 +78,9 @@ fn mcp_answers_a_wait_for_with_a_huge_timeout() {
         }
     };
     assert_eq!(answer["result"]["isError"], true, "{answer}");
-    let said = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    let said = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(said.contains("no pokeshell server runs"), "{answer}");
     drop(stdin);
     let _ = mcp.kill();
@@ -115,11 +118,72 @@ fn another_machines_output_cannot_drive_this_terminal() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr),
         );
-        assert!(stdout.contains("reply \\x1b]52;c;cHduZWQ=\\x07"), "{args:?}: {stdout:?}");
+        assert!(
+            stdout.contains("reply \\x1b]52;c;cHduZWQ=\\x07"),
+            "{args:?}: {stdout:?}"
+        );
         let raw = stdout.replace("\x1b[32m", "").replace("\x1b[m", "");
         let colour_kept = args[0] == "diff";
-        assert!(!raw.contains('\x1b'), "{args:?}: raw escapes on stdout: {stdout:?}");
-        assert_eq!(stdout.contains("\x1b[32mgreen\x1b[m"), colour_kept, "{args:?}: {stdout:?}");
-        assert!(!stderr.contains('\x1b'), "{args:?}: raw escapes on stderr: {stderr:?}");
+        assert!(
+            !raw.contains('\x1b'),
+            "{args:?}: raw escapes on stdout: {stdout:?}"
+        );
+        assert_eq!(
+            stdout.contains("\x1b[32mgreen\x1b[m"),
+            colour_kept,
+            "{args:?}: {stdout:?}"
+        );
+        assert!(
+            !stderr.contains('\x1b'),
+            "{args:?}: raw escapes on stderr: {stderr:?}"
+        );
     }
+}
+
+/// Second pass: `pokeshell diff` (and so the Changes view, which reads every 5 s while the agent
+/// works, and prefix+r) ran the program the repository's `core.fsmonitor` names, as the server: the
+/// checkout and its configuration are the agent's.
+#[test]
+fn reading_the_changes_runs_no_fsmonitor_of_the_repository() {
+    let home = Home::new();
+    let repo = home.work.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(repo.join("f.txt"), "base\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    let out = home
+        .command(&[
+            "new",
+            "-d",
+            "--name",
+            "fsm",
+            "--dir",
+            &repo.to_string_lossy(),
+            "--command",
+            "sleep 600",
+        ])
+        .output()
+        .expect("run pokeshell new");
+    assert!(out.status.success(), "{out:?}");
+    home.wait_listed("fsm");
+    let marker = home.work.join("fsmonitor-ran");
+    let hook = home.work.join("fsmonitor.sh");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch {}\nexit 1\n", marker.display())).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    git(&["config", "core.fsmonitor", &hook.to_string_lossy()]);
+    std::fs::write(repo.join("f.txt"), "base\nchanged\n").unwrap();
+    let out = home.pokeshell(&["diff", "fsm", "--no-pager", "--color=never"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && said.contains("+changed"), "{out:?}");
+    assert!(!marker.exists(), "the repository's fsmonitor ran");
 }
