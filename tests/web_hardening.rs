@@ -72,11 +72,14 @@ fn credential_for(addr: &str, link: &str) -> String {
     v["credential"].as_str().expect("a credential").to_string()
 }
 
-/// A client's WebSocket text frame (masked, as a client's must be) of a short payload.
+/// A client's WebSocket text frame (masked, as a client's must be) of a payload under 64 KiB.
 fn masked_text(payload: &[u8]) -> Vec<u8> {
-    assert!(payload.len() < 126);
     let mask = [0x12u8, 0x34, 0x56, 0x78];
-    let mut frame = vec![0x81, 0x80 | payload.len() as u8];
+    let mut frame = match u16::try_from(payload.len()) {
+        Ok(n) if n < 126 => vec![0x81, 0x80 | n as u8],
+        Ok(n) => [&[0x81u8, 0x80 | 126][..], &n.to_be_bytes()].concat(),
+        Err(_) => panic!("a payload too long for this test's frames"),
+    };
     frame.extend_from_slice(&mask);
     frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
     frame
@@ -359,4 +362,55 @@ fn logging_out_everywhere_forgets_every_push_subscription() {
     );
     let kept = std::fs::read_to_string(&file).unwrap();
     assert!(!kept.contains("lost-phone"), "a running server: {kept}");
+}
+
+/// Second pass: one browser's **Log out** (a borrowed or shared computer) left the Web Push
+/// subscription its page handed over: that browser went on showing every question, with buttons
+/// that answer it. Its Log out now forgets the subscriptions its pages handed over.
+#[test]
+fn logging_out_forgets_the_push_subscription_of_that_browser() {
+    let home = Home::new();
+    let (addr, link) = web_started(&home, 1024, 1024, &[]);
+    let credential = credential_for(&addr, &link);
+    let mut page = TcpStream::connect(&addr).expect("connect");
+    page.write_all(
+        format!(
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nSec-WebSocket-Protocol: pokeshell, pokeshell.login.{credential}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .expect("the upgrade");
+    let mut head = [0u8; 12];
+    page.read_exact(&mut head).expect("an answer");
+    assert_eq!(&head, b"HTTP/1.1 101");
+    let subscribe = serde_json::json!({
+        "type": "push_subscribe",
+        "endpoint": "https://push.example/borrowed-laptop",
+        "keys": {
+            "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+            "auth": "tBHItJI5svbpez7KI4CCXg"
+        },
+        "origin": format!("http://{addr}")
+    });
+    page.write_all(&masked_text(subscribe.to_string().as_bytes()))
+        .expect("subscribe");
+    let file = home.state().join("push/subscriptions.json");
+    let deadline = Instant::now() + WAIT;
+    while !std::fs::read_to_string(&file).is_ok_and(|t| t.contains("borrowed-laptop")) {
+        assert!(Instant::now() < deadline, "the subscription was never kept");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (status, answer) = raw_request(
+        &addr,
+        &format!(
+            "POST /logout HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nAuthorization: Bearer {credential}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert!(status.contains("204"), "{status}: {answer}");
+    let kept = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        !kept.contains("borrowed-laptop"),
+        "the logged-out browser's subscription is kept: {kept}"
+    );
+    drop(page);
 }

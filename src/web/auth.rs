@@ -52,7 +52,12 @@ struct Kept {
     id: LoginId,
     credential: String,
     used: Instant,
+    /// The Web Push subscriptions this login's pages handed over: its Log out forgets them.
+    pushes: Vec<String>,
 }
+
+/// At most this many subscriptions are remembered per login (as many as are kept at all).
+const MAX_PUSHES: usize = super::push::MAX_SUBSCRIPTIONS;
 
 /// The logins waiting to be used and the browsers logged in. Pure state: no I/O, no clock.
 #[derive(Debug, Default)]
@@ -114,6 +119,7 @@ impl Auth {
             id,
             credential,
             used: now,
+            pushes: Vec::new(),
         });
         Ok(id)
     }
@@ -142,9 +148,26 @@ impl Auth {
         }
     }
 
-    /// Ends login `id`.
-    pub fn log_out(&mut self, id: LoginId) {
+    /// Remembers that a page of login `id` handed over the push subscription `endpoint`.
+    pub fn note_push(&mut self, id: LoginId, endpoint: &str) {
+        if let Some(k) = self.sessions.iter_mut().find(|k| k.id == id) {
+            k.pushes.retain(|e| e != endpoint);
+            k.pushes.push(endpoint.to_string());
+            let extra = k.pushes.len().saturating_sub(MAX_PUSHES);
+            k.pushes.drain(..extra);
+        }
+    }
+
+    /// Ends login `id`; the push subscriptions its pages handed over, to forget with it.
+    pub fn log_out(&mut self, id: LoginId) -> Vec<String> {
+        let pushes = self
+            .sessions
+            .iter_mut()
+            .find(|k| k.id == id)
+            .map(|k| std::mem::take(&mut k.pushes))
+            .unwrap_or_default();
         self.sessions.retain(|k| k.id != id);
+        pushes
     }
 
     /// Ends every login, and every token not used yet; how many logins there were.
@@ -193,9 +216,15 @@ impl Logins {
         self.with(|a| a.holds(id, Instant::now())).unwrap_or(false)
     }
 
-    pub fn log_out(&self, id: LoginId) {
-        self.with(|a| a.log_out(id));
+    /// Ends login `id`; the push subscriptions its pages handed over.
+    pub fn log_out(&self, id: LoginId) -> Vec<String> {
+        let pushes = self.with(|a| a.log_out(id)).unwrap_or_default();
         self.ended.send_modify(|n| *n += 1);
+        pushes
+    }
+
+    pub fn note_push(&self, id: LoginId, endpoint: &str) {
+        self.with(|a| a.note_push(id, endpoint));
     }
 
     pub fn log_out_all(&self) -> usize {

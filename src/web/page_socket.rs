@@ -127,10 +127,22 @@ pub async fn run(mut ws: WebSocket, feed: Feed, home: String, login: Login) {
                         Ok(target) => deliver(&mut up, &page_msg::open_new(target, cols, rows), seen).await,
                         Err(message) => Err(message),
                     },
-                    Ok(Ask::Push(ask)) => match push(ask).await {
-                        Ok(msg) => tell(&mut ws, msg).await.map_err(|e| e.to_string()),
-                        Err(message) => Err(message),
-                    },
+                    Ok(Ask::Push(ask)) => {
+                        let kept = match &ask {
+                            PushAsk::Subscribe(sub) => Some(sub.endpoint.clone()),
+                            _ => None,
+                        };
+                        match push(ask).await {
+                            Ok(msg) => {
+                                // This login's Log out forgets it.
+                                if let Some(endpoint) = kept {
+                                    login.logins.note_push(login.id, &endpoint);
+                                }
+                                tell(&mut ws, msg).await.map_err(|e| e.to_string())
+                            }
+                            Err(message) => Err(message),
+                        }
+                    }
                     Err(message) => Err(message),
                 };
                 if let Err(message) = sent

@@ -168,9 +168,20 @@ async fn check(LoggedIn(_): LoggedIn) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
-/// Ends this login; its sockets close.
+/// Ends this login; its sockets close, and the push subscriptions its pages handed over are
+/// forgotten (a browser logged out of hears nothing more).
 async fn logout(State(shared): State<Shared>, LoggedIn(id): LoggedIn) -> StatusCode {
-    shared.logins.log_out(id);
+    let pushes = shared.logins.log_out(id);
+    if !pushes.is_empty() {
+        let forgot = tokio::task::spawn_blocking(move || {
+            let store = super::push::Store::here()?;
+            pushes.iter().try_for_each(|e| store.remove(e).map(|_| ()))
+        })
+        .await;
+        if let Ok(Err(e)) = forgot {
+            eprintln!("pokeshell web: web push: {e}");
+        }
+    }
     StatusCode::NO_CONTENT
 }
 

@@ -110,3 +110,19 @@ fn random_tokens_differ() {
     assert_eq!(a.len(), 64);
     assert_ne!(a, b);
 }
+
+#[test]
+fn a_logout_gives_back_the_push_subscriptions_of_that_login_only() {
+    let mut a = Auth::default();
+    let now = Instant::now();
+    a.add_login("t1".into(), now);
+    a.add_login("t2".into(), now);
+    let one = a.log_in("t1", "c1".into(), now).unwrap();
+    let two = a.log_in("t2", "c2".into(), now).unwrap();
+    a.note_push(one, "https://push.example/a");
+    a.note_push(one, "https://push.example/a");
+    a.note_push(two, "https://push.example/b");
+    assert_eq!(a.log_out(one), vec!["https://push.example/a".to_string()]);
+    assert_eq!(a.log_out(one), Vec::<String>::new(), "once");
+    assert_eq!(a.log_out(two), vec!["https://push.example/b".to_string()]);
+}
