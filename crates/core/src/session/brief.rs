@@ -138,6 +138,11 @@ impl Session {
         &self.opts.spec.dir
     }
 
+    /// Where [`Self::dir`] led when the session first started, links followed, when known.
+    pub fn real_dir(&self) -> Option<&str> {
+        self.opts.spec.real_dir.as_deref()
+    }
+
     /// What this session waits for its person about now, if anything (the one definition: see
     /// [`crate::brief::Need`]). A pi that exited or is being relaunched waits for nobody.
     pub fn need(&self, now: Now) -> Option<Need> {

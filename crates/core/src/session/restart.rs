@@ -296,7 +296,8 @@ impl Session {
         self.watch.last = Some((format!("pi not started again: {why}"), Tone::Error));
         let reason = format!(
             "{}; pi was not started again because {why}, and pokeshell starts it nowhere else: \
-             once the directory is back, poke the session (the prefix key, then p) to start pi there",
+             once the directory is back as it was, poke the session (the prefix key, then p) to \
+             start pi there",
             cause.describe()
         );
         let event = sup::Event::RestartRefused {

@@ -93,6 +93,7 @@ impl ServerState {
                 e.session_file = s.session_file.clone();
                 e.mid_run = resume;
                 e.spec.base = s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b));
+                e.spec.real_dir = s.spec.real_dir.clone();
                 // Started by an agent: it still counts against the agents' bound.
                 e.spec.parent = s.spec.parent.clone();
             }
@@ -112,6 +113,7 @@ impl ServerState {
                     dir: s.spec.dir.clone(),
                     argv,
                     base: s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b)),
+                    real_dir: s.spec.real_dir.clone(),
                     env: self.env.clone(),
                     resume,
                     parent: s.spec.parent.clone(),

@@ -128,6 +128,7 @@ impl World {
         let mut report = Report {
             brief: Some(sim.session.brief(now)),
             base: sim.session.base().map(str::to_string),
+            real_dir: sim.session.real_dir().map(str::to_string),
             session_file: sim.session.pi_session_file().map(str::to_string),
             mid_run: sim.session.mid_run(),
             drive: sim.session.drive_marks(),
