@@ -28,15 +28,18 @@ pub fn dir_usable(dir: &Path, was: Option<&Path>) -> Result<(), DirUnusable> {
         }
         Err(e) => return Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
     }
-    match was.map(|was| leads_elsewhere(dir, was)) {
-        None | Some(Ok(None)) => Ok(()),
-        Some(Ok(Some(now))) => Err(DirUnusable(format!(
+    let Some(was) = was else {
+        return Ok(());
+    };
+    match leads_elsewhere(dir, was) {
+        Ok(None) => Ok(()),
+        Ok(Some(now)) => Err(DirUnusable(format!(
             "{} now leads to {}, not to {} where the session started",
             dir.display(),
             now.display(),
-            was.map(Path::display).map(|d| d.to_string()).unwrap_or_default()
+            was.display()
         ))),
-        Some(Err(e)) => Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
+        Err(e) => Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
     }
 }
 
