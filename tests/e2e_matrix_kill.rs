@@ -58,7 +58,8 @@ fn pi_node(m: &Matrix) -> i32 {
 }
 
 #[test]
-fn sigkill_to_pi_mid_run_or_idle_relaunches_it_and_sigterm_to_an_idle_one_ends_pokeshell_with_nothing_left_running() {
+fn sigkill_to_pi_mid_run_or_idle_relaunches_it_and_sigterm_to_an_idle_one_ends_pokeshell_with_nothing_left_running()
+ {
     let server = model_server();
     server.push(Step::bash("sleep 47"));
     server.push(Step::text("Back after the restart."));

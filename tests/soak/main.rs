@@ -157,7 +157,10 @@ fn soak() {
     let ledger = report::ledger(&ledger_path);
     let unfinished: Vec<String> = {
         let b = board.lock().unwrap_or_else(|p| p.into_inner());
-        tags.iter().filter(|t| !b.finished.contains(*t)).cloned().collect()
+        tags.iter()
+            .filter(|t| !b.finished.contains(*t))
+            .cloned()
+            .collect()
     };
     // A session that never finished: keep what tells why (its screen, `ls`, the ledger, the
     // server's log) before the sessions are killed.

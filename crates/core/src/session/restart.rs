@@ -250,6 +250,11 @@ impl Session {
         self.watch.mid_run || self.supervisor.resume_pending()
     }
 
+    /// The agent is mid-run, or pokeshell has its next step planned (RST-D1).
+    pub fn work_left(&self) -> bool {
+        self.watch.mid_run || self.supervisor.work_planned()
+    }
+
     /// `pokeshell.notifyCommand` as the session's settings have it now.
     pub fn notify_command(&self) -> String {
         self.settings.get().get(KeyId::NotifyCommand).edit_text()
@@ -293,8 +298,7 @@ impl Session {
         let failed = signal.is_some() || code != 0;
         // Soak seed 20261203: a pi killed while its session waited out a rate limit ended the
         // session, and the planned resume and the rest of the task list with it.
-        let work_left = self.watch.mid_run || self.supervisor.work_planned();
-        if failed && (work_left || signal.is_some_and(killed_outright)) {
+        if failed && (self.work_left() || signal.is_some_and(killed_outright)) {
             self.restart(RestartCause::Died { code, signal }, now, fx);
         }
     }

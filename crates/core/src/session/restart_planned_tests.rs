@@ -28,7 +28,10 @@ fn waiting_out_a_limit(s: &mut Session) -> Value {
         json!({"type": "agent_settled", "aborted": false, "idle": true, "tail": [user, failed]}),
         2100,
     );
-    assert!(s.supervisor_view(at(2200)).limit_wait.is_some(), "a planned resume");
+    assert!(
+        s.supervisor_view(at(2200)).limit_wait.is_some(),
+        "a planned resume"
+    );
     fx.iter()
         .find_map(|e| match e {
             Effect::Bridge {
