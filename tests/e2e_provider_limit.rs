@@ -138,3 +138,48 @@ fn limit_r1_the_wait_survives_a_restart_of_pokeshell() {
     );
     m.wait_text("Resumed after the restart.");
 }
+
+#[test]
+fn soak_seed_20261203_pi_killed_while_waiting_out_a_limit_comes_back_and_is_resumed_at_the_reset() {
+    // The soak found it: a pi killed while its session waited out a rate limit ended the session,
+    // and the planned resume and the rest of the work with it.
+    const RESET: u64 = 20;
+    let server = model_server();
+    server.push_all((0..2).map(|_| Step::rate_limited(RESET)));
+    server.set_default(Step::text("Resumed after pi came back."));
+    let mut m = Matrix::builder()
+        .settings(json!({"retry": {"maxRetries": 1, "baseDelayMs": 200}}))
+        .start(server);
+    m.submit("tidy the docs");
+    m.wait_chats(2);
+    m.wait_footer("⏸ limit 0:");
+    let pi = support::procs::children_of(m.pty.host_pid() as u32)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| m.pty.fail("pi is not running under pokeshell"));
+    // SAFETY: a signal to pokeshell's own child, found by its parent.
+    unsafe { libc::kill(pi, libc::SIGKILL) };
+    m.wait_record("RST-D1", "action", "pi was killed by signal 9");
+    m.wait_record(
+        "LIMIT-R1",
+        "action",
+        "re-armed the planned resume after a rate limit",
+    );
+    assert!(m.pty.try_exit_code().is_none(), "pokeshell keeps the session");
+    let resumed = m.wait_trailing_within("failed with a rate limit", Duration::from_secs(RESET + 30));
+    let chat = m.chat();
+    let waited = chat[resumed].at - chat[1].at;
+    assert!(
+        waited >= Duration::from_secs(RESET),
+        "not before the reset: {waited:?}"
+    );
+    m.wait_text("Resumed after pi came back.");
+    assert_eq!(
+        m.trailing_user_texts()
+            .iter()
+            .filter(|t| t.contains("failed with a rate limit"))
+            .count(),
+        1,
+        "one resume"
+    );
+}

@@ -6,16 +6,27 @@
 //! go on: the footer and the side pane, `ls`, the ledger, a desktop notification; once the directory
 //! is back, a poke starts pi there and the run carries on.
 
+//!
+//! Low 10: a session whose directory is a link pointed at another tree while no server ran is not
+//! brought back there: pi is not started in the other tree, and the log and the next client say
+//! why and how to go on.
+
+#[path = "e2e_server/common.rs"]
+mod common;
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::{cli, start, wait_file};
+use serde_json::{Value, json};
 use support::matrix::{Matrix, side_flat, trailing_user_text};
-use support::{Step, model_server};
+use support::pty::ServerHome;
+use support::{Step, WAIT, model_server};
 
 const MARKER: &str = "quartz-harbour-17";
 const CARRIED_ON: &str = "Carried on in the directory it belongs in.";
+const LINKED: &str = "Hello from the tree the link led to.";
 /// The prefix key (Ctrl+]).
 const PREFIX: u8 = 0x1d;
 
@@ -153,4 +164,126 @@ fn a_relaunch_never_starts_pi_outside_its_directory_and_says_how_to_go_on() {
         Some(dir.as_path()),
         "pi runs in its directory"
     );
+}
+
+/// The children of process `parent`, with their working directory.
+fn children_of(parent: i32) -> Vec<(i32, Option<PathBuf>)> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
+        .filter(|pid| parent_of(*pid) == Some(parent))
+        .map(|pid| (pid, std::fs::read_link(format!("/proc/{pid}/cwd")).ok()))
+        .collect()
+}
+
+#[test]
+fn a_restore_never_starts_pi_where_its_directory_s_link_now_leads() {
+    let home = ServerHome::new();
+    let mut m = start(&home, model_server(), json!({}));
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let (a, b, link) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("link"),
+    );
+    for d in [&a, &b] {
+        std::fs::create_dir(d).expect("a tree");
+    }
+    std::os::unix::fs::symlink(&a, &link).expect("the link");
+    let (a, b) = (a.canonicalize().unwrap(), b.canonicalize().unwrap());
+    let pi = m.env.pi().to_string_lossy().into_owned();
+    // A session with a conversation in the link's tree: its first prompt answered.
+    m.server.push(Step::text(LINKED));
+    let link_text = link.to_string_lossy().into_owned();
+    let mut args: Vec<String> = [
+        "new", "-d", "--pi", &pi, "--name", "linked", "--dir", &link_text, "--",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .collect();
+    args.extend(m.env.pi_args(&[&format!("say hello, remember {MARKER}")]));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let made = cli(&m, &args);
+    assert!(made.status.success(), "pokeshell new -d in the link: {made:?}");
+    // Saved with where its directory led and pi's conversation.
+    let list = m.ledger_path().with_file_name("sessions.json");
+    let a_text = a.to_string_lossy().into_owned();
+    wait_file(&list, "the linked session saved with its tree", WAIT, |text| {
+        let doc: Value = serde_json::from_str(text).unwrap_or_default();
+        doc["sessions"].as_array().is_some_and(|all| {
+            all.iter().any(|s| {
+                s["name"] == "linked"
+                    && s["real_dir"] == a_text.as_str()
+                    && s["mid_run"] == false
+                    && s["session_file"].as_str().is_some_and(|f| Path::new(f).is_file())
+            })
+        })
+    });
+    // Only the linked session is left; the server is stopped (its list kept).
+    let killed = cli(&m, &["kill", "work"]);
+    assert!(killed.status.success(), "pokeshell kill work: {killed:?}");
+    assert_eq!(m.pty.wait_exit(WAIT), 0, "the work session's client ends");
+    home.end_server();
+    assert!(home.server_pid().is_none(), "the server ended");
+
+    // The link is pointed at the other tree while no server runs; a new server starts (for a
+    // session that is not pi, in a third directory).
+    std::fs::remove_file(&link).expect("remove the link");
+    std::os::unix::fs::symlink(&b, &link).expect("the link, to b");
+    let c = tmp.path().join("c");
+    std::fs::create_dir(&c).expect("a third directory");
+    let plain = cli(
+        &m,
+        &[
+            "--command",
+            "sleep 600",
+            "new",
+            "-d",
+            "--name",
+            "plain",
+            "--dir",
+            &c.to_string_lossy(),
+        ],
+    );
+    assert!(
+        plain.status.success(),
+        "the new server's first session: {plain:?}"
+    );
+    let server = home.server_pid().expect("a new server");
+
+    // pi is not started: not in the tree the link leads to now, not in the one it led to.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline {
+        let kids = children_of(server);
+        assert!(
+            kids.iter()
+                .all(|(_, cwd)| cwd.as_deref() != Some(b.as_path()) && cwd.as_deref() != Some(a.as_path())),
+            "a pi was started for the linked session: {kids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Why, and the way on: in the log, and told to the next client.
+    let leads = format!("now leads to {}", b.display());
+    let log = home.runtime_dir().join("pokeshell/server/log");
+    let logged = wait_file(&log, "the reason in the server's log", WAIT, |t| {
+        t.contains(&leads)
+    });
+    let line = logged.lines().find(|l| l.contains(&leads)).unwrap_or_default();
+    assert!(
+        line.contains("linked") && line.contains(&a_text) && line.contains("pi --session"),
+        "the log names the session, its tree and the way on: {line}"
+    );
+    let listed = cli(&m, &["ls"]);
+    let told = format!(
+        "{}{}",
+        String::from_utf8_lossy(&plain.stderr),
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(told.contains(&leads), "the next client is told: {told}");
+    let rows = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(!rows.contains("linked"), "not brought back: {rows}");
+
+    let _ = cli(&m, &["kill", "plain"]);
 }

@@ -22,6 +22,7 @@ pub fn child_spec(cli: &Cli) -> Result<CommandSpec, String> {
         args: cli.pi_args.clone(),
         env: Vec::new(),
         cwd: None,
+        cwd_real: None,
         base_env: None,
     })
 }

@@ -122,7 +122,14 @@ pub fn hello_in(stream: &mut UnixStream, dir: &Path) -> Result<u32, String> {
     send_to(stream, &frame, what, limit, None, &pid)?;
     match read_down_from(stream, what, limit, None, &pid)? {
         Down::Welcome { restoring, .. } => Ok(restoring),
-        Down::Error { message } => Err(message),
+        // A server of protocol 1 or 2 says only that the versions differ: said as ours says it.
+        Down::Error { message } => match wire::older_server_refusal(&message) {
+            Some(theirs) => {
+                let server_pid = pid().and_then(|p| u32::try_from(p).ok()).unwrap_or(0);
+                Err(wire::protocol_mismatch(wire::PROTOCOL, theirs, server_pid))
+            }
+            None => Err(message),
+        },
         other => Err(format!("the server answered the hello with {other:?}")),
     }
 }
@@ -271,5 +278,38 @@ mod tests {
         let err = hello_in(&mut ours, dir.path()).expect_err("no answer");
         let running = format!("(pid {}) runs but did not answer the hello", std::process::id());
         assert!(err.contains(&running), "{err}");
+    }
+
+    /// A server of protocol 2 (still running after pokeshell was updated) refuses our hello in its
+    /// own words: the client says which side is older and how to end that server.
+    #[test]
+    fn an_older_server_s_refusal_says_how_to_end_it() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        std::fs::write(dir.path().join("token"), "t").expect("a token");
+        std::fs::write(dir.path().join("pid"), "4242").expect("a pid file");
+        let (mut ours, mut server) = UnixStream::pair().expect("a socket pair");
+        let old = std::thread::spawn(move || {
+            let (kind, payload) = wire::read_frame(&mut server)
+                .expect("a frame")
+                .expect("the hello");
+            let Ok(Up::Hello { protocol, .. }) = wire::decode_up(kind, &payload) else {
+                panic!("not a hello");
+            };
+            // Word for word what a server of protocol 2 answers.
+            let message = format!(
+                "the client speaks protocol {protocol}, this server 2: the client and the server \
+                 are different pokeshell versions"
+            );
+            server
+                .write_all(&wire::encode_down(&Down::Error { message }))
+                .expect("the refusal");
+            protocol
+        });
+        let err = hello_in(&mut ours, dir.path()).expect_err("refused");
+        assert_eq!(old.join().expect("the old server"), 3, "our hello speaks 3");
+        assert!(
+            err.contains("(pid 4242) is older than this pokeshell") && err.contains("`kill 4242`"),
+            "{err}"
+        );
     }
 }

@@ -73,6 +73,7 @@ pub fn prepare(args: &DemoArgs, parent: &Path) -> Result<DemoSession, String> {
         args: env.pi_args(),
         env: env.pi_env(),
         cwd: Some(env.work_dir.clone()),
+        cwd_real: None,
         base_env: None,
     };
     Ok(DemoSession {

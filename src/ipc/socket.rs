@@ -205,10 +205,7 @@ pub async fn read_hello(
             if !auth::token_matches(token, &offered) {
                 Err("wrong token".to_owned())
             } else if protocol != PROTOCOL {
-                Err(format!(
-                    "the client speaks protocol {protocol}, this server {PROTOCOL}: \
-                     the client and the server are different pokeshell versions"
-                ))
+                Err(wire::protocol_mismatch(protocol, PROTOCOL, std::process::id()))
             } else {
                 Ok(())
             }

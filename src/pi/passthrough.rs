@@ -96,6 +96,7 @@ mod tests {
             env: Vec::new(),
             label: "pi".into(),
             cwd: None,
+            cwd_real: None,
             base_env: None,
         };
         let (code, message) = exec(&missing);

@@ -156,6 +156,8 @@ pub async fn serve(
     // A frame is read whole in one call where the socket has it whole.
     let mut rd = BufReader::with_capacity(READ_BUFFER, rd);
     if let Err(reason) = socket::read_hello(&mut rd, &token, socket::HELLO_TIMEOUT).await {
+        // In the log too: a pokeshell of another version is told, and so is whoever reads the log.
+        eprintln!("pokeshell server: a client's hello was refused: {reason}");
         let _ = wr.try_write(&refusal(&reason));
         return;
     }

@@ -143,6 +143,7 @@ impl Layer for Observer {
         let mut report = Report {
             brief: Some(brief),
             base: session.base().map(str::to_string),
+            real_dir: session.real_dir().map(str::to_string),
             session_file: session.pi_session_file().map(str::to_string),
             mid_run: session.mid_run(),
             drive: session.drive_marks(),

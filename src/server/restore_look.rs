@@ -1,13 +1,15 @@
 //! What is left on disk of a saved session, looked at before the core plans its restore (the core
 //! does no I/O).
 
+use std::path::Path;
+
 use pokeshell_core::server::restore_plan::Found;
 use pokeshell_core::server::saved_session::SavedSession;
 
 /// Looks at `saved`'s directory and session file.
 pub fn look(saved: &SavedSession) -> Found {
     let dir = match std::fs::metadata(&saved.spec.dir) {
-        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) if m.is_dir() => leads_where_it_did(saved),
         Ok(_) => Err("it is not a directory".to_string()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("it is gone".to_string()),
         Err(e) => Err(e.to_string()),
@@ -17,6 +19,23 @@ pub fn look(saved: &SavedSession) -> Found {
         .as_deref()
         .map(|f| std::fs::metadata(f).is_ok_and(|m| m.is_file()));
     Found { dir, session_file }
+}
+
+/// Whether the directory still leads where it did when the session first started (a link may have
+/// been pointed at another tree while no server ran); a list from before this was recorded says
+/// nothing, and is taken as it is.
+fn leads_where_it_did(saved: &SavedSession) -> Result<(), String> {
+    let Some(was) = &saved.spec.real_dir else {
+        return Ok(());
+    };
+    match crate::term::pty::leads_elsewhere(Path::new(&saved.spec.dir), Path::new(was)) {
+        Ok(None) => Ok(()),
+        Ok(Some(now)) => Err(format!(
+            "it now leads to {}, not to {was} where the session ran",
+            now.display()
+        )),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -51,5 +70,34 @@ mod tests {
             session_file: Some(false),
         };
         assert_eq!(look(&s), gone);
+    }
+
+    /// Issue 34, low 10: a link pointed at another tree while no server ran is not used.
+    #[test]
+    fn a_directory_that_now_leads_elsewhere_is_not_used() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, link) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("link"),
+        );
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let mut s = saved("/none");
+        s.spec.dir = link.to_string_lossy().into_owned();
+        s.spec.real_dir = crate::term::pty::resolve(&link);
+        assert_eq!(look(&s).dir, Ok(()), "it still leads to a");
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&b, &link).unwrap();
+        let why = look(&s).dir.expect_err("it leads to b now");
+        let (a, b) = (a.canonicalize().unwrap(), b.canonicalize().unwrap());
+        assert!(
+            why.contains(&format!("now leads to {}", b.display())) && why.contains(&a.display().to_string()),
+            "{why}"
+        );
+        // A list from before the directory was recorded is taken as it is.
+        s.spec.real_dir = None;
+        assert_eq!(look(&s).dir, Ok(()));
     }
 }

@@ -60,6 +60,7 @@ fn config(start: &SessionSpec, kinds: &Kinds) -> Result<Plan, String> {
     let settings = crate::cli::launch::settings(&cli, &dir, home.as_deref(), agent_dir.as_deref())?;
     let mut spec = crate::cli::launch::child_spec(&cli)?;
     spec.cwd = Some(dir);
+    spec.cwd_real = start.real_dir.as_ref().map(PathBuf::from);
     spec.base_env = Some(session_env(start));
     let ledger_dir = env_get(&start.env, "XDG_STATE_HOME")
         .filter(|v| v.starts_with('/'))
@@ -108,9 +109,16 @@ pub async fn spawn(
     server: UnboundedSender<ServerMsg>,
     kinds: Kinds,
 ) -> Result<Ready, String> {
-    let meta = std::fs::metadata(&start.spec.dir).map_err(|e| format!("{}: {e}", start.spec.dir))?;
+    let mut start = start;
+    let dir = std::path::Path::new(&start.spec.dir);
+    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", start.spec.dir))?;
     if !meta.is_dir() {
         return Err(format!("{} is not a directory", start.spec.dir));
+    }
+    // Where its directory leads, recorded as it first starts: every later start of its pi (a
+    // relaunch, a restore) checks that it still leads there.
+    if start.spec.real_dir.is_none() {
+        start.spec.real_dir = crate::term::pty::resolve(dir);
     }
     let plan = config(&start.spec, &kinds)?;
     let (ready_tx, ready_rx) = oneshot::channel();

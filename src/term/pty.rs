@@ -57,6 +57,8 @@ pub struct CommandSpec {
     pub label: String,
     /// The child's working directory; `None`: pokeshell's own.
     pub cwd: Option<PathBuf>,
+    /// Where `cwd` must lead (links followed), when known: it is not started where it leads elsewhere.
+    pub cwd_real: Option<PathBuf>,
     /// The whole environment the child starts from (the client's, in the server); `None`:
     /// pokeshell's own.
     pub base_env: Option<Vec<(String, String)>>,
@@ -72,6 +74,7 @@ impl CommandSpec {
             env: Vec::new(),
             label: line.to_string(),
             cwd: None,
+            cwd_real: None,
             base_env: None,
         }
     }
@@ -138,7 +141,7 @@ pub struct ChildExit {
 }
 
 mod dir;
-pub use dir::{DirUnusable, dir_usable};
+pub use dir::{DirUnusable, dir_usable, leads_elsewhere, resolve};
 
 /// Where the PTY threads report, shared by every child spawned in the same pane.
 type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;
@@ -187,7 +190,7 @@ impl ChildPty {
         quiet: bool,
     ) -> Result<Self> {
         if let Some(dir) = &spec.cwd {
-            dir_usable(dir)?;
+            dir_usable(dir, spec.cwd_real.as_deref())?;
         }
         let pair = native_pty_system()
             .openpty(PtySize {

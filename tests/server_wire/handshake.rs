@@ -163,7 +163,7 @@ async fn bad_clients_are_refused_with_a_reason_and_the_next_good_client_gets_in(
     };
     let mut oversized = 0x8000_0000u32.to_be_bytes().to_vec();
     oversized.extend(b"and then some");
-    let wrong_protocol = format!("protocol {}", PROTOCOL + 1);
+    let wrong_protocol = format!("speaks protocol {PROTOCOL}, this pokeshell {}", PROTOCOL + 1);
     let cases: Vec<(&str, Vec<u8>, bool, &str)> = vec![
         (
             "wrong token",
@@ -177,6 +177,12 @@ async fn bad_clients_are_refused_with_a_reason_and_the_next_good_client_gets_in(
             hello(&token, PROTOCOL + 1),
             false,
             &wrong_protocol,
+        ),
+        (
+            "a client of protocol 2",
+            hello(&token, 2),
+            false,
+            "this pokeshell is older than the server",
         ),
         ("silence", Vec::new(), false, "no hello within 300ms"),
         (

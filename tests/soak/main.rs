@@ -153,7 +153,40 @@ fn soak() {
         std::thread::sleep(Duration::from_millis(500));
     }
     let wall = started.elapsed();
-    let ledger = report::ledger(&home.state_dir().join("pokeshell/interventions.jsonl"));
+    let ledger_path = home.state_dir().join("pokeshell/interventions.jsonl");
+    let ledger = report::ledger(&ledger_path);
+    let unfinished: Vec<String> = {
+        let b = board.lock().unwrap_or_else(|p| p.into_inner());
+        tags.iter()
+            .filter(|t| !b.finished.contains(*t))
+            .cloned()
+            .collect()
+    };
+    // A session that never finished: keep what tells why (its screen, `ls`, the ledger, the
+    // server's log) before the sessions are killed.
+    let kept = (!unfinished.is_empty()).then(|| {
+        let screens: Vec<String> = unfinished
+            .iter()
+            .map(|tag| {
+                let pty = attach(tag);
+                // Until the screen has been still for a second (at most ten).
+                let until = Instant::now() + Duration::from_secs(10);
+                let mut seen = pty.raw_output().len();
+                while Instant::now() < until && pty.wait_for_output(seen, Duration::from_secs(1)) {
+                    seen = pty.raw_output().len();
+                }
+                pty.dump()
+            })
+            .collect();
+        let ls = home.pokeshell(&["ls", "--json"]);
+        report::keep(report::PostMortem {
+            dir: &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("soak-seed-{seed}")),
+            ledger: &ledger_path,
+            log: &home.runtime_dir().join("pokeshell/server/log"),
+            ls: &String::from_utf8_lossy(&ls.stdout),
+            screens: &screens,
+        })
+    });
     // Every session ends; the server ends with the last; nothing of the soak may be left running.
     for tag in &tags {
         let _ = home.pokeshell(&["kill", tag]);
@@ -188,6 +221,9 @@ fn soak() {
         orphans: &orphans,
     });
     println!("{text}");
+    if let Some(kept) = &kept {
+        println!("sessions that never finished: {unfinished:?}\n{kept}");
+    }
     assert!(
         verdict.lost.is_empty() && verdict.doubled.is_empty() && verdict.prompts_doubled.is_empty(),
         "tasks lost or doubled (seed {seed}):\n{text}"

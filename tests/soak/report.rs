@@ -180,3 +180,48 @@ pub fn text(f: Figures) -> String {
     ));
     out
 }
+
+/// What is kept of a run whose sessions did not all finish.
+pub struct PostMortem<'a> {
+    pub dir: &'a Path,
+    pub ledger: &'a Path,
+    pub log: &'a Path,
+    pub ls: &'a str,
+    pub screens: &'a [String],
+}
+
+/// Copies the ledger and the server's log into `dir` beside `ls --json` and the unfinished
+/// sessions' screens; returns the tail of the ledger and where the rest is, to print.
+pub fn keep(p: PostMortem) -> String {
+    let _ = std::fs::remove_dir_all(p.dir);
+    if let Err(e) = std::fs::create_dir_all(p.dir) {
+        return format!("could not keep the post-mortem in {}: {e}", p.dir.display());
+    }
+    let _ = std::fs::copy(p.ledger, p.dir.join("interventions.jsonl"));
+    let _ = std::fs::copy(p.log, p.dir.join("server.log"));
+    let _ = std::fs::write(p.dir.join("ls.json"), p.ls);
+    let _ = std::fs::write(p.dir.join("screens.txt"), p.screens.join("\n"));
+    let ledger = std::fs::read_to_string(p.ledger).unwrap_or_default();
+    let lines: Vec<&str> = ledger.lines().collect();
+    let tail: Vec<String> = lines[lines.len().saturating_sub(30)..]
+        .iter()
+        .map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(r) => format!(
+                "  {} {} {} {}: {}",
+                r["wall_ms"],
+                r["session_id"].as_str().unwrap_or("-"),
+                r["kind"].as_str().unwrap_or("?"),
+                r["rule"].as_str().unwrap_or("?"),
+                r["reason"].as_str().unwrap_or_default()
+            ),
+            Err(_) => format!("  {l}"),
+        })
+        .collect();
+    format!(
+        "kept in {}: the ledger, the server's log, `ls --json`, the screens\nls --json: {}\nthe ledger's last records:\n{}\n{}",
+        p.dir.display(),
+        p.ls.trim(),
+        tail.join("\n"),
+        p.screens.join("\n")
+    )
+}

@@ -44,6 +44,13 @@ pub fn check_name(name: &str) -> Result<(), String> {
             escape(name)
         ));
     }
+    if name.contains(NOT_IN_NAMES) {
+        return Err(format!(
+            "the session name \"{}\" holds `{NOT_IN_NAMES}`, which `attach DEST:NAME` reads as a \
+             session on the machine DEST; use another character (such as `-`)",
+            escape(name)
+        ));
+    }
     let chars = name.chars().count();
     if chars > MAX_NAME_CHARS {
         return Err(format!(
@@ -53,12 +60,22 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// What no session's name holds: `DEST:NAME` names a session on another machine, so a name with
+/// it would be taken for one (and `N:name` is how `ls` labels this machine's).
+pub const NOT_IN_NAMES: char = ':';
+
 /// A name made from something that may not be one (a directory's last part, a name from an old
-/// list): unsafe characters and spaces become `-`, cut to [`MAX_NAME_CHARS`].
+/// list): unsafe characters, spaces and [`NOT_IN_NAMES`] become `-`, cut to [`MAX_NAME_CHARS`].
 pub fn to_name(text: &str) -> String {
     let name: String = text
         .chars()
-        .map(|c| if is_unsafe(c) || c.is_whitespace() { '-' } else { c })
+        .map(|c| {
+            if is_unsafe(c) || c.is_whitespace() || c == NOT_IN_NAMES {
+                '-'
+            } else {
+                c
+            }
+        })
         .take(MAX_NAME_CHARS)
         .collect();
     if name.is_empty() { "pi".to_string() } else { name }
@@ -148,5 +165,17 @@ mod tests {
         assert_eq!(to_name(&"d".repeat(300)).chars().count(), MAX_NAME_CHARS);
         assert_eq!(to_name(""), "pi");
         assert!(check_name(&to_name("a\u{202e}\n\x07b")).is_ok());
+    }
+
+    /// Issue 34, low 9: a name with `:` would be taken for `DEST:NAME` by `attach`.
+    #[test]
+    fn no_name_holds_a_colon() {
+        let refused = check_name("host:x").unwrap_err();
+        assert!(
+            refused.contains("host:x") && refused.contains("DEST:NAME"),
+            "{refused}"
+        );
+        assert_eq!(to_name("host:x"), "host-x");
+        assert!(check_name(&to_name("a:b:c")).is_ok());
     }
 }

@@ -386,6 +386,8 @@ mod restart_tests;
 
 #[cfg(test)]
 mod restart_dir_tests;
+#[cfg(test)]
+mod restart_planned_tests;
 
 #[cfg(test)]
 mod server_restart_tests;

@@ -26,6 +26,12 @@ pub struct SessionSpec {
     /// starts, and kept across server restarts; `None` outside a git checkout or until it is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
+    /// Where `dir` led when the session first started, links followed (`dir` may be a symbolic
+    /// link, or lie under one): recorded once and kept across server restarts. A start, relaunch or
+    /// restore finds `dir` leading elsewhere (a link pointed at another tree meanwhile) and does not
+    /// start the program there (issue 34). `None` until it first starts (and in older lists).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_dir: Option<String>,
     /// The environment the program runs in: the client's that asked for it.
     #[serde(skip)]
     pub env: Vec<(String, String)>,

@@ -386,6 +386,13 @@ impl Supervisor {
         self.arbiter.injected_since_settle() || self.arbiter.parked().is_some()
     }
 
+    /// pokeshell has this session's next step planned while pi is idle: a resume after a provider
+    /// limit, a wakeup, or a message sent or waiting for its moment. A pi that dies meanwhile is
+    /// brought back, or the plan would die with it (RST-D1).
+    pub fn work_planned(&self) -> bool {
+        self.going_on() || self.limit_wait_pending() || !self.wakeups.is_empty()
+    }
+
     /// Whether the view shows something that changes every second (a tool's timer, a wakeup's or a
     /// provider limit's countdown); cheaper than building the view.
     pub fn has_live_timers(&self) -> bool {

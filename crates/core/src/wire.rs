@@ -34,8 +34,41 @@ pub use listing::Listing;
 /// The largest N a frame header may announce (kind byte plus payload).
 pub const MAX_FRAME: usize = 1 << 20;
 
-/// The protocol version a client announces in its hello; the server accepts only its own.
-pub const PROTOCOL: u32 = 2;
+/// The protocol version a client announces in its hello; the server accepts only its own. 1: the
+/// first; 2: the server may hold the client's terminal; 3: the kinds the away, guards, drive and
+/// review work added (a server of 2 does not know them).
+pub const PROTOCOL: u32 = 3;
+
+/// What a server speaking `server` says to a client whose hello speaks `client` (another version of
+/// pokeshell), and what to do about it; `server_pid` is the server's process. A client that hears
+/// an older server's own words says this too ([`older_server_refusal`]).
+pub fn protocol_mismatch(client: u32, server: u32, server_pid: u32) -> String {
+    let end = format!(
+        "end the server with `kill {server_pid}` (its sessions are saved, and the next server \
+         brings them back), then run the command again"
+    );
+    if client < server {
+        format!(
+            "this pokeshell is older than the server that runs (pid {server_pid}): it speaks \
+             protocol {client}, the server {server}; run the pokeshell that started the server, or \
+             {end}"
+        )
+    } else {
+        format!(
+            "the pokeshell server that runs (pid {server_pid}) is older than this pokeshell: it \
+             speaks protocol {server}, this pokeshell {client}; {end}"
+        )
+    }
+}
+
+/// The protocol of a server that refused our hello in the words of servers of protocol 1 and 2
+/// ("the client speaks protocol 3, this server 2: …"), when those are its words.
+pub fn older_server_refusal(message: &str) -> Option<u32> {
+    let rest = message.strip_prefix("the client speaks protocol ")?;
+    let (_, server) = rest.split_once(", this server ")?;
+    let digits: String = server.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
 
 /// Every message's kind byte and its name, the one place either is given.
 pub mod kind;

@@ -1,7 +1,9 @@
 //! The directory a child starts in: used as asked, or not at all.
 
-/// A child not started because its working directory cannot be used (gone, not a directory, or,
-/// for pi, not the one its conversation ran in). portable-pty would quietly start it in `$HOME`
+use std::path::{Path, PathBuf};
+
+/// A child not started because its working directory cannot be used (gone, not a directory, or
+/// leading elsewhere than when the session first started: a link pointed at another tree). portable-pty would quietly start it in `$HOME`
 /// instead: a program never runs anywhere but where it was asked to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirUnusable(pub String);
@@ -14,14 +16,43 @@ impl std::fmt::Display for DirUnusable {
 
 impl std::error::Error for DirUnusable {}
 
-/// Whether `dir` can be a child's working directory now; why not, in words.
-pub fn dir_usable(dir: &std::path::Path) -> Result<(), DirUnusable> {
+/// Whether `dir` can be a child's working directory now, and, when `was` is given (where `dir`
+/// led when the session first started, links followed), whether it still leads there; why not,
+/// in words.
+pub fn dir_usable(dir: &Path, was: Option<&Path>) -> Result<(), DirUnusable> {
     match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(DirUnusable(format!("{} is not a directory", dir.display()))),
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(DirUnusable(format!("{} is not a directory", dir.display()))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(DirUnusable(format!("{} is gone", dir.display())))
+            return Err(DirUnusable(format!("{} is gone", dir.display())));
         }
+        Err(e) => return Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
+    }
+    let Some(was) = was else {
+        return Ok(());
+    };
+    match leads_elsewhere(dir, was) {
+        Ok(None) => Ok(()),
+        Ok(Some(now)) => Err(DirUnusable(format!(
+            "{} now leads to {}, not to {} where the session started",
+            dir.display(),
+            now.display(),
+            was.display()
+        ))),
         Err(e) => Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
     }
+}
+
+/// Where `dir` leads now (links followed), when that is not `was`.
+pub fn leads_elsewhere(dir: &Path, was: &Path) -> std::io::Result<Option<PathBuf>> {
+    let now = std::fs::canonicalize(dir)?;
+    Ok((now != was).then_some(now))
+}
+
+/// Where `dir` leads now (links followed), as recorded for a session that first starts; `None`
+/// when that cannot be said (the start then goes on, and the check after it is the plain one).
+pub fn resolve(dir: &Path) -> Option<String> {
+    std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|d| d.to_str().map(str::to_string))
 }

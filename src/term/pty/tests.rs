@@ -232,6 +232,38 @@ fn a_child_whose_directory_is_gone_is_not_started_anywhere() {
     assert!(text.contains("gone"), "{text}");
 }
 
+/// Issue 34, low 10: a session's directory that is a link pointed at another tree since the session
+/// first started is not used: its pi would run in the other tree (or stop at pi's "Session cwd does
+/// not exist"). A relaunch after a crash checks it as a restore does.
+#[test]
+fn a_child_whose_directory_now_leads_elsewhere_is_not_started() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, link) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("link"),
+    );
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let mut spec = spec_in(&link);
+    spec.cwd_real = super::resolve(&link).map(Into::into);
+    let (exit, _) = run(&spec);
+    assert_eq!(exit.code, 0, "it leads where it did: started");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&b, &link).unwrap();
+    let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
+    let spawned = ChildPty::spawn(&spec, 10, 40, mirror, Arc::new(AtomicBool::new(false)), |_| {});
+    let err = spawned.err().expect("not started in the other tree");
+    let why = err.downcast_ref::<DirUnusable>().expect("a directory refusal");
+    let b = b.canonicalize().unwrap();
+    assert!(
+        why.0.contains(&format!("now leads to {}", b.display()))
+            && why.0.contains("where the session started"),
+        "{why}"
+    );
+}
+
 fn spec_in(dir: &std::path::Path) -> CommandSpec {
     let mut spec = CommandSpec::shell("pwd");
     spec.cwd = Some(dir.to_path_buf());

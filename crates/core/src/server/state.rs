@@ -341,6 +341,9 @@ impl ServerState {
         if report.base.as_deref().is_some_and(crate::diff::is_commit_id) {
             e.spec.base = report.base.clone();
         }
+        if report.real_dir.is_some() {
+            e.spec.real_dir = report.real_dir.clone();
+        }
         let brief_changed = report.brief.is_some() && e.brief != report.brief;
         if report.brief.is_some() {
             e.brief = report.brief.clone();

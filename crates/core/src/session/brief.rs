@@ -138,6 +138,11 @@ impl Session {
         &self.opts.spec.dir
     }
 
+    /// Where [`Self::dir`] led when the session first started, links followed, when known.
+    pub fn real_dir(&self) -> Option<&str> {
+        self.opts.spec.real_dir.as_deref()
+    }
+
     /// What this session waits for its person about now, if anything (the one definition: see
     /// [`crate::brief::Need`]). A pi that exited or is being relaunched waits for nobody.
     pub fn need(&self, now: Now) -> Option<Need> {
@@ -159,6 +164,7 @@ impl Session {
                 quote: quote.to_string(),
             })
         };
+        // A pause comes first: what else the session waits for waits behind it.
         if let Some(halt) = &view.guard.halt {
             // What was reached, and what allowing more grants (GUARD-A1) or leaving it (GUARD-A2).
             let quote = format!(
@@ -199,9 +205,7 @@ impl Session {
         if self.watch.restarting.is_some() {
             return (Attention::Working, "restarting pi".into());
         }
-        if let Some(halt) = &view.guard.halt {
-            return (Attention::Paused, halt.cause.state());
-        }
+        // Whether it needs the person (a pause among them) is decided once, in `need_in`.
         if let Some(need) = self.need_in(view) {
             return match need.kind {
                 NeedKind::Dialog | NeedKind::Answer { .. } if need.quote.is_empty() => {
@@ -217,10 +221,13 @@ impl Session {
                     let until = &clock(until_wall_ms, self.utc_offset_secs)[..5];
                     (Attention::Limit, format!("waiting for the limit until {until}"))
                 }
-                // A pause is told above, from the halt itself.
+                // The quote's first line is the halt's own words and the period `need_in` adds.
                 NeedKind::Paused => {
                     let first = need.quote.lines().next().unwrap_or_default();
-                    (Attention::Paused, first.trim_end_matches('.').to_string())
+                    (
+                        Attention::Paused,
+                        first.strip_suffix('.').unwrap_or(first).to_string(),
+                    )
                 }
             };
         }

@@ -359,3 +359,29 @@ fn healthy_twin_a_session_under_its_budget_never_needs_the_person() {
         assert_eq!(s.need(at(ms)), None, "$4.00 of $5.00: nothing to push");
     }
 }
+
+/// The pause is decided once (`need_in`), and the lists read it from there: the state is the
+/// halt's own words, and a dialog pi shows meanwhile does not hide the pause from either.
+#[test]
+fn a_pause_is_one_fact_for_the_lists_and_the_pushes_even_over_a_dialog() {
+    let mut s = pi();
+    budget(&mut s, 1.0);
+    event(&mut s, json!({"type": "agent_start"}), 1000);
+    priced_reply(&mut s, 1.2, 2000);
+    let blocked = ProgramStatus {
+        state: ProgramState::Blocked,
+        app: Some("pi".into()),
+        kind: Some("select".into()),
+        msg: Some("Allow the edit?".into()),
+    };
+    s.handle(Input::ProgramStatus(Some(blocked)), at(2500));
+    assert_eq!(
+        attention(&s, 3000),
+        (Attention::Paused, "paused by its budget: $1.20 of $1.00".into())
+    );
+    let need = s.need(at(3000)).expect("the pause waits for the person");
+    assert_eq!(need.kind, crate::brief::NeedKind::Paused);
+    let brief = s.brief(at(3000));
+    assert_eq!(brief.state, "paused by its budget: $1.20 of $1.00");
+    assert_eq!(brief.offer.as_deref(), Some("allow $1.00 more"));
+}

@@ -63,6 +63,13 @@ impl RestartCause {
     }
 }
 
+/// Signals no program ends on by choice: SIGKILL (the OOM killer, a `kill -9`) and the crashes
+/// (SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV), as Linux numbers them. TERM, HUP and INT ask a program
+/// to end; an idle pi that obeys one is not brought back.
+fn killed_outright(signal: i32) -> bool {
+    matches!(signal, 4 | 6 | 7 | 8 | 9 | 11)
+}
+
 /// The watch over one pi and the restarts it led to.
 #[derive(Debug, Default)]
 pub struct Watch {
@@ -243,6 +250,11 @@ impl Session {
         self.watch.mid_run || self.supervisor.resume_pending()
     }
 
+    /// The agent is mid-run, or pokeshell has its next step planned (RST-D1).
+    pub fn work_left(&self) -> bool {
+        self.watch.mid_run || self.supervisor.work_planned()
+    }
+
     /// `pokeshell.notifyCommand` as the session's settings have it now.
     pub fn notify_command(&self) -> String {
         self.settings.get().get(KeyId::NotifyCommand).edit_text()
@@ -273,15 +285,20 @@ impl Session {
         }
     }
 
-    /// The child exited: a death mid-run is a restart; anything else ends pokeshell as before.
+    /// The child exited (RST-D1): a death mid-run, or while pokeshell has the next step planned (a
+    /// provider limit's resume, a wakeup, a resume waiting for its moment), or by a signal no
+    /// program chooses to end on, is a restart; a quit (code 0), or an idle pi ended politely or
+    /// failing with nothing planned, ends pokeshell as before.
     pub(super) fn on_child_exited(&mut self, code: i32, signal: Option<i32>, now: Now, fx: &mut Vec<Effect>) {
         self.child.exit = Some(code);
         self.watch.exited();
-        if self.watch.restarting.is_some() {
+        if self.watch.restarting.is_some() || !self.opts.bridge.as_ref().is_some_and(Result::is_ok) {
             return;
         }
         let failed = signal.is_some() || code != 0;
-        if failed && self.watch.mid_run && self.opts.bridge.as_ref().is_some_and(Result::is_ok) {
+        // Soak seed 20261203: a pi killed while its session waited out a rate limit ended the
+        // session, and the planned resume and the rest of the task list with it.
+        if failed && (self.work_left() || signal.is_some_and(killed_outright)) {
             self.restart(RestartCause::Died { code, signal }, now, fx);
         }
     }
@@ -296,7 +313,8 @@ impl Session {
         self.watch.last = Some((format!("pi not started again: {why}"), Tone::Error));
         let reason = format!(
             "{}; pi was not started again because {why}, and pokeshell starts it nowhere else: \
-             once the directory is back, poke the session (the prefix key, then p) to start pi there",
+             once the directory is back as it was, poke the session (the prefix key, then p) to \
+             start pi there",
             cause.describe()
         );
         let event = sup::Event::RestartRefused {

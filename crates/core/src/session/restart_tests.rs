@@ -209,7 +209,7 @@ fn a_frozen_idle_pi_is_relaunched_without_a_resume() {
 }
 
 #[test]
-fn rst_d1_death_mid_run_is_a_restart_and_a_quit_or_an_idle_death_is_not() {
+fn rst_d1_death_mid_run_is_a_restart_and_a_quit_or_a_polite_idle_end_is_not() {
     let mut s = pi();
     event(&mut s, json!({"type": "agent_start"}), 1000);
     let fx = s.handle(
@@ -236,12 +236,12 @@ fn rst_d1_death_mid_run_is_a_restart_and_a_quit_or_an_idle_death_is_not() {
     let mut s = pi();
     let fx = s.handle(
         Input::ChildExited {
-            code: 137,
-            signal: Some(9),
+            code: 143,
+            signal: Some(15),
         },
         at(2000),
     );
-    assert_eq!(respawn(&fx), None, "pi was idle");
+    assert_eq!(respawn(&fx), None, "pi was idle and asked to end");
 }
 
 #[test]

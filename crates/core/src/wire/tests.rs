@@ -105,7 +105,7 @@ fn the_json_shapes_are_the_documented_ones() {
         token: "ab".into(),
         protocol: PROTOCOL,
     };
-    assert_eq!(payload(encode_up(&hello)), json(r#"{"token":"ab","protocol":2}"#));
+    assert_eq!(payload(encode_up(&hello)), json(r#"{"token":"ab","protocol":3}"#));
     let open = Up::Open {
         target: Target::New {
             name: None,
@@ -282,4 +282,29 @@ fn bad_json_is_an_error_naming_the_kind() {
     assert!(err.to_string().contains("(exited)"), "{err}");
     let io: io::Error = err.into();
     assert_eq!(io.kind(), io::ErrorKind::InvalidData);
+}
+
+/// A peer of another protocol is told which side is older and what to do; an older server's own
+/// refusal (protocols 1 and 2 worded it so) is recognised, so that the client can say the same.
+#[test]
+fn another_protocol_is_refused_with_what_to_do() {
+    let older_client = protocol_mismatch(2, PROTOCOL, 77);
+    assert!(
+        older_client.contains("this pokeshell is older")
+            && older_client.contains("protocol 2, the server 3")
+            && older_client.contains("kill 77"),
+        "{older_client}"
+    );
+    let older_server = protocol_mismatch(PROTOCOL, 2, 77);
+    assert!(
+        older_server.contains("server that runs (pid 77) is older")
+            && older_server.contains("kill 77")
+            && older_server.contains("brings them back"),
+        "{older_server}"
+    );
+    let said_by_2 = "the client speaks protocol 3, this server 2: the client and the server are \
+                     different pokeshell versions";
+    assert_eq!(older_server_refusal(said_by_2), Some(2));
+    assert_eq!(older_server_refusal("wrong token"), None);
+    assert_eq!(older_server_refusal(&older_client), None, "ours is clear already");
 }

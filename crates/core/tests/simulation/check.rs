@@ -68,6 +68,8 @@ pub struct SessionCheck {
     knows_compaction: bool,
     /// Resumes sent whose outcome record has not come yet (by rule).
     pub awaiting: Vec<&'static str>,
+    /// The session said it will not restart pi (RST-B1: the hourly bound, no session file).
+    pub restart_refused: bool,
 }
 
 impl SessionCheck {
@@ -77,6 +79,7 @@ impl SessionCheck {
             stopped,
             knows_compaction: false,
             awaiting: Vec::new(),
+            restart_refused: false,
         }
     }
 
@@ -129,6 +132,9 @@ impl SessionCheck {
 
     /// A ledger record: a resume's action waits for its outcome record.
     pub fn ledger(&mut self, r: &LedgerRecord) -> Result<(), String> {
+        if r.rule == "RST-B1" {
+            self.restart_refused = true;
+        }
         let expects =
             r.kind == LedgerKind::Action && r.sent.is_some() && !matches!(r.rule, "WAK-T3" | "POKE-P1");
         let resolves = r.kind == LedgerKind::Outcome

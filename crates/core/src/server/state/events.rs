@@ -130,6 +130,8 @@ pub struct Report {
     pub brief: Option<SessionBrief>,
     /// The commit the session's changes are read against, once its thread looked it up.
     pub base: Option<String>,
+    /// Where its directory led when it first started (`SessionSpec::real_dir`).
+    pub real_dir: Option<String>,
     pub session_file: Option<String>,
     pub mid_run: bool,
     /// Where its runs stand, for `pokeshell wait`.

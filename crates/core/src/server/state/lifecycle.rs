@@ -72,6 +72,7 @@ impl ServerState {
             dir: dir.to_string(),
             argv,
             base,
+            real_dir: None,
             env,
             resume: false,
             parent,

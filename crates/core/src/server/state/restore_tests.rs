@@ -208,3 +208,36 @@ fn a_queued_session_that_is_killed_never_starts() {
     assert!(starts(&fx).is_empty(), "6 was killed: {fx:?}");
     assert_eq!(listing(&mut s).len(), 5);
 }
+
+/// Issue 34, low 9: a list from an older pokeshell may hold a name with `:` (a session made in a
+/// directory named `host:x`), which `attach` would read as `DEST:NAME`. It comes back under a name
+/// that can be attached (`:` made `-`), and the rename is said.
+#[test]
+fn a_saved_name_with_a_colon_comes_back_attachable_and_the_rename_is_said() {
+    let (mut old, found) = saved(3);
+    old.spec.name = "host:x".into();
+    let mut s = ServerState::default();
+    let fx = s.handle(
+        ServerEvent::Restore {
+            saved: vec![(old, found)],
+            env: Vec::new(),
+            news: Vec::new(),
+        },
+        now(),
+    );
+    let start = starts_asked(&fx);
+    assert_eq!(start.len(), 1, "{fx:?}");
+    assert_eq!((start[0].spec.number, start[0].spec.name.as_str()), (3, "host-x"));
+    assert_eq!(s.table.find(Some("host-x")), Ok(3));
+    let said = fx
+        .iter()
+        .find_map(|e| match e {
+            ServerEffect::Log(m) if m.contains("came back named") => Some(m.clone()),
+            _ => None,
+        })
+        .expect("said in the log");
+    assert!(
+        said.contains("3:host:x came back named host-x") && said.contains("DEST:NAME"),
+        "{said}"
+    );
+}

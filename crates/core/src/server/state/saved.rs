@@ -93,9 +93,14 @@ impl ServerState {
                 e.session_file = s.session_file.clone();
                 e.mid_run = resume;
                 e.spec.base = s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b));
+                e.spec.real_dir = s.spec.real_dir.clone();
                 // Started by an agent: it still counts against the agents' bound.
                 e.spec.parent = s.spec.parent.clone();
             }
+            let note = match (note, renamed(&s.spec, &name)) {
+                (Some(note), Some(renamed)) => Some(format!("{note}; {renamed}")),
+                (note, renamed) => note.or(renamed),
+            };
             if let Some(note) = note {
                 self.say(note.clone(), fx);
                 // In the session's footer too, for whoever looks at it first.
@@ -108,6 +113,7 @@ impl ServerState {
                     dir: s.spec.dir.clone(),
                     argv,
                     base: s.spec.base.clone().filter(|b| crate::diff::is_commit_id(b)),
+                    real_dir: s.spec.real_dir.clone(),
                     env: self.env.clone(),
                     resume,
                     parent: s.spec.parent.clone(),
@@ -145,6 +151,23 @@ impl ServerState {
         fx.push(ServerEffect::Restoring(self.restoring.len() as u32));
         self.save(fx);
     }
+}
+
+/// What is said of a saved session that comes back under another name than it was saved with: a
+/// name from an older pokeshell that no session may have now (a `:` in it, issue 34), or one taken.
+fn renamed(saved: &SessionSpec, name: &str) -> Option<String> {
+    if saved.name == name {
+        return None;
+    }
+    let why = if saved.name.contains(crate::safe_text::NOT_IN_NAMES) {
+        "a name may not hold `:` (`attach DEST:NAME` reads what comes before it as another machine)"
+    } else {
+        "its name could not be used as it was"
+    };
+    Some(format!(
+        "session {}:{} came back named {name}: {why}",
+        saved.number, saved.name
+    ))
 }
 
 /// A pokeshell command line without pi's arguments (those after `--`).

@@ -128,6 +128,7 @@ impl World {
         let mut report = Report {
             brief: Some(sim.session.brief(now)),
             base: sim.session.base().map(str::to_string),
+            real_dir: sim.session.real_dir().map(str::to_string),
             session_file: sim.session.pi_session_file().map(str::to_string),
             mid_run: sim.session.mid_run(),
             drive: sim.session.drive_marks(),
@@ -300,6 +301,7 @@ impl World {
         }
         let shutting_down = sim.shutting_down;
         let respawn = sim.respawn.is_some();
+        let work_left = sim.session.work_left() && (code != 0 || signal.is_some()) && !sim.killed;
         self.note(format!("session {number}: pi {pid} exited ({code})"));
         if shutting_down {
             return self.end_session(number, code, true);
@@ -310,6 +312,14 @@ impl World {
         self.session_hears(number, Input::ChildExited { code, signal });
         let Some(sim) = self.sim(number) else { return };
         if !sim.pi.alive {
+            // A night's work must not end with pi: a death while a run or a planned step was
+            // under way is a relaunch (RST-D1; soak seed 20261203), unless the session said why
+            // not (RST-B1).
+            if work_left && !sim.check.restart_refused {
+                self.check.fail(format!(
+                    "session {number}: pi died ({code}, signal {signal:?}) with work left, and the session ended"
+                ));
+            }
             self.end_session(number, code, false);
         }
     }
