@@ -236,3 +236,45 @@ fn seed_4232_a_prompt_on_the_command_line_is_not_sent_again_after_a_server_crash
         trace.join("\n")
     );
 }
+
+/// A run ends on an overload with a reset time pokeshell waits out; pi is killed during the wait.
+/// The session ended with pi, and the planned resume and the rest of the work with it (the chaos
+/// soak met it first, seed 20261203: whole task lists were never done). RST-D1 now brings pi back
+/// when a planned step was under way, and the wait comes back from pi's session.
+#[test]
+fn seed_42_a_pi_killed_while_a_limit_is_waited_out_comes_back_with_the_wait() {
+    let steps = vec![
+        at(87.8, Act::OpenNew { dir: 1, prompt: None }),
+        at(
+            159.9,
+            Act::Provider {
+                session: 0,
+                status: 503,
+                reset_s: Some(209),
+                lasts_s: 231,
+            },
+        ),
+        at(
+            163.3,
+            Act::Prompt {
+                client: 6,
+                task: Task {
+                    turns: 2,
+                    ending: crate::history::Ending::Empty,
+                },
+            },
+        ),
+        at(262.4, Act::KillPi { session: 5 }),
+    ];
+    let trace = replay(42, steps);
+    assert!(
+        told(&trace, "RST-D1 Action: restarted pi on its session"),
+        "pi is brought back:\n{}",
+        trace.join("\n")
+    );
+    assert!(
+        told(&trace, "LIMIT-R1 Action: re-armed the planned resume"),
+        "the wait comes back with it:\n{}",
+        trace.join("\n")
+    );
+}
