@@ -108,6 +108,11 @@ fn soak() {
     let mut injected = Vec::new();
     let mut rss = Vec::new();
     let started = Instant::now();
+    // The ledger's records carry wall times: this one lines them up with the fault times below.
+    let epoch_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    println!("faults from unix ms {epoch_ms} on (the times below count from there)");
     let end = started + Duration::from_secs(minutes * 60);
     let mut next_fault = started + Duration::from_secs(rng.range(5, 20));
     let mut next_sample = started;
@@ -164,7 +169,9 @@ fn soak() {
     };
     // A session that never finished: keep what tells why (its screen, `ls`, the ledger, the
     // server's log) before the sessions are killed.
-    let kept = (!unfinished.is_empty()).then(|| {
+    // Kept whatever the result (the slowest recoveries are read from them too); the screens of the
+    // sessions that never finished tell why they stopped.
+    let kept = {
         let screens: Vec<String> = unfinished
             .iter()
             .map(|tag| {
@@ -186,7 +193,7 @@ fn soak() {
             ls: &String::from_utf8_lossy(&ls.stdout),
             screens: &screens,
         })
-    });
+    };
     // Every session ends; the server ends with the last; nothing of the soak may be left running.
     for tag in &tags {
         let _ = home.pokeshell(&["kill", tag]);
@@ -211,6 +218,7 @@ fn soak() {
         seed,
         minutes,
         wall,
+        started,
         sessions: tags.len(),
         tasks: per_session,
         injected: &injected,
@@ -221,7 +229,9 @@ fn soak() {
         orphans: &orphans,
     });
     println!("{text}");
-    if let Some(kept) = &kept {
+    if unfinished.is_empty() {
+        println!("{}", kept.lines().next().unwrap_or_default());
+    } else {
         println!("sessions that never finished: {unfinished:?}\n{kept}");
     }
     assert!(

@@ -97,6 +97,7 @@ pub struct Figures<'a> {
     pub seed: u64,
     pub minutes: u64,
     pub wall: Duration,
+    pub started: Instant,
     pub sessions: usize,
     pub tasks: u32,
     pub injected: &'a [Injected],
@@ -142,6 +143,15 @@ pub fn text(f: Figures) -> String {
             None => entry.2 += 1,
         }
     }
+    let mut slowest: Vec<(f64, &Injected)> = f
+        .injected
+        .iter()
+        .filter_map(|fault| {
+            let t = f.progress.get(&fault.tag)?.iter().find(|t| **t > fault.at)?;
+            Some(((*t - fault.at).as_secs_f64(), fault))
+        })
+        .collect();
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     times.sort_by(f64::total_cmp);
     out.push_str("faults injected (kind: injected, recovered, hit a session with no work left):\n");
     for (kind, (n, recovered, idle)) in &by_kind {
@@ -154,6 +164,15 @@ pub fn text(f: Figures) -> String {
         times.last().copied().unwrap_or(0.0),
         times.len()
     ));
+    out.push_str("the slowest recoveries (seconds, fault, session, injected at):\n");
+    for (secs, fault) in slowest.iter().take(6) {
+        out.push_str(&format!(
+            "  {secs:.1} s {:?} on {} at {:.0} s\n",
+            fault.kind,
+            fault.tag,
+            (fault.at - f.started).as_secs_f64()
+        ));
+    }
     let v = f.verdict;
     out.push_str(&format!(
         "tasks done exactly once: {}; lost: {:?}; doubled: {:?}; prompts that reached the model twice: {:?}\n",
