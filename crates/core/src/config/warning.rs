@@ -49,6 +49,8 @@ pub enum WarningKind {
     },
     /// The session entry has a version this pokeshell does not know.
     UnsupportedSessionVersion { version: String },
+    /// `ntfyUrl` is plain `http://` to another machine: ntfy's access token is not sent there.
+    NtfyPlainHttp { host: String },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +70,7 @@ impl ConfigWarning {
             WarningKind::InvalidValue { key, .. } | WarningKind::UnknownKey { key } => Some(key),
             WarningKind::WakeupClampInverted { .. } => Some("pokeshell.wakeupMinSeconds"),
             WarningKind::ToolTimeoutRace { .. } => Some("poke.thresholdSeconds"),
+            WarningKind::NtfyPlainHttp { .. } => Some("pokeshell.ntfyUrl"),
             _ => None,
         }
     }
@@ -101,6 +104,12 @@ impl fmt::Display for ConfigWarning {
                 "pi's toolTimeoutMs ({tool_timeout_ms} ms, {o}) ends tool calls at or before \
                  thresholdSeconds ({threshold_seconds}s) plus the 1 s watch tick: the long-tool warning \
                  and auto-abort may never fire"
+            ),
+            WarningKind::NtfyPlainHttp { host } => write!(
+                f,
+                "{o}: pokeshell.ntfyUrl is plain http:// to {host}: ntfy's access token is not sent \
+                 there (only over https://, or http:// to this machine), and what each push says \
+                 crosses the network unencrypted"
             ),
             WarningKind::UnsupportedSessionVersion { version } => {
                 write!(
