@@ -90,13 +90,6 @@ fn the_ntfy_token_never_goes_over_plain_http_to_another_machine() {
     settings["pokeshell"]["ntfyUrl"] = serde_json::json!(format!("http://ntfy.invalid/{TOPIC}"));
     std::fs::write(&settings_path, settings.to_string()).expect("write the settings");
 
-    let shown = cli(&m, &["--show-config"]);
-    let shown = String::from_utf8_lossy(&shown.stdout).into_owned() + &String::from_utf8_lossy(&shown.stderr);
-    assert!(
-        shown.contains("pokeshell.ntfyUrl is plain http:// to ntfy.invalid: ntfy's access token is not sent"),
-        "{shown}"
-    );
-
     m.submit("update the schema");
     m.wait_text(ASKED);
     detach(&mut m.pty);
@@ -108,4 +101,11 @@ fn the_ntfy_token_never_goes_over_plain_http_to_another_machine() {
     assert!(!format!("{r:?}").contains(TOKEN));
     let log = wait_log(&home, "the access token would cross the network in the clear", WAIT);
     assert!(!log.contains(TOKEN), "{log}");
+
+    let shown = cli(&m, &["--show-config"]);
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned() + &String::from_utf8_lossy(&shown.stderr);
+    assert!(
+        shown.contains("pokeshell.ntfyUrl is plain http:// to ntfy.invalid: ntfy's access token is not sent"),
+        "{shown}"
+    );
 }
