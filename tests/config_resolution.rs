@@ -659,10 +659,17 @@ fn an_ntfy_url_of_plain_http_to_another_machine_is_warned_about() {
     let said = ntfy(&f.load());
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(
-        said[0].contains("settings.json: pokeshell.ntfyUrl is plain http:// to ntfy.lan: ntfy's access token is not sent"),
+        said[0].contains(
+            "settings.json: pokeshell.ntfyUrl is plain http:// to ntfy.lan: ntfy's access token is not sent"
+        ),
         "{said:?}"
     );
-    for fine in ["https://ntfy.lan/alerts", "http://127.0.0.1:8080/alerts", "http://localhost/a", ""] {
+    for fine in [
+        "https://ntfy.lan/alerts",
+        "http://127.0.0.1:8080/alerts",
+        "http://localhost/a",
+        "",
+    ] {
         f.write(
             &f.agent("settings.json"),
             &json!({"pokeshell": {"ntfyUrl": fine}}).to_string(),

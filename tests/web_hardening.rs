@@ -431,13 +431,21 @@ fn page_socket(addr: &str, credential: &str) -> TcpStream {
         page.read_exact(&mut byte).expect("the upgrade's answer");
         head.push(byte[0]);
     }
-    assert!(head.starts_with(b"HTTP/1.1 101"), "{}", String::from_utf8_lossy(&head));
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
     page
 }
 
 /// The next text frame from the server whose JSON `found` takes, within `within` (other frames
 /// are passed over).
-fn next_message(page: &mut TcpStream, within: Duration, found: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+fn next_message(
+    page: &mut TcpStream,
+    within: Duration,
+    found: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
     let deadline = Instant::now() + within;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -491,7 +499,10 @@ fn a_review_that_could_not_be_sent_is_not_answered_as_sent() {
             .as_array()
             .map(|l| l.iter().filter_map(|s| s["name"].as_str()).collect())
             .unwrap_or_default();
-        v["type"] == "sessions" && ["rev", "plain"].iter().all(|n| names.iter().any(|m| m.ends_with(n)))
+        v["type"] == "sessions"
+            && ["rev", "plain"]
+                .iter()
+                .all(|n| names.iter().any(|m| m.ends_with(n)))
     });
     let review = |session: &str| {
         let msg = serde_json::json!({"type": "review", "session": session, "comments": [
@@ -504,7 +515,10 @@ fn a_review_that_could_not_be_sent_is_not_answered_as_sent() {
     let answer = next_message(&mut page, WAIT, reviewed);
     assert_eq!(answer["ok"], false, "{answer}");
     let said = answer["message"].as_str().unwrap_or_default();
-    assert!(said.contains("was not sent") && said.contains("not pi"), "{answer}");
+    assert!(
+        said.contains("was not sent") && said.contains("not pi"),
+        "{answer}"
+    );
 
     let began = Instant::now();
     page.write_all(&review("rev")).expect("a review");

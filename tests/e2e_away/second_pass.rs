@@ -95,11 +95,24 @@ fn the_ntfy_token_never_goes_over_plain_http_to_another_machine() {
     detach(&mut m.pty);
     let got = proxy.wait(1, WAIT);
     let r = &got[0];
-    assert!(r.path.starts_with("http://ntfy.invalid/"), "through the proxy: {}", r.path);
+    assert!(
+        r.path.starts_with("http://ntfy.invalid/"),
+        "through the proxy: {}",
+        r.path
+    );
     assert_eq!(body(r)["topic"], TOPIC, "the push went");
-    assert_eq!(r.headers.get("authorization"), None, "the token went in the clear: {:?}", r.headers);
+    assert_eq!(
+        r.headers.get("authorization"),
+        None,
+        "the token went in the clear: {:?}",
+        r.headers
+    );
     assert!(!format!("{r:?}").contains(TOKEN));
-    let log = wait_log(&home, "the access token would cross the network in the clear", WAIT);
+    let log = wait_log(
+        &home,
+        "the access token would cross the network in the clear",
+        WAIT,
+    );
     assert!(!log.contains(TOKEN), "{log}");
 
     let shown = cli(&m, &["--show-config"]);

@@ -182,7 +182,10 @@ pub enum FromSession {
         transcript: Transcript,
     },
     /// The review under this ticket was sent to pi, or not (`error`, why).
-    Reviewed { ticket: u64, error: Option<String> },
+    Reviewed {
+        ticket: u64,
+        error: Option<String>,
+    },
     /// pokeshell acted on the session (a ledger action): for `events`.
     Intervention {
         rule: String,

@@ -142,7 +142,11 @@ fn an_index_linked_to_a_huge_file_or_a_fifo_is_refused_at_once_not_read() {
     let began = std::time::Instant::now();
     let err = changes(&main, &head, Bounds::VIEW).unwrap_err();
     assert!(err.contains("is larger than 256 MiB"), "{err}");
-    assert!(began.elapsed() < std::time::Duration::from_secs(5), "{:?}", began.elapsed());
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        began.elapsed()
+    );
     // A FIFO there: refused without waiting for a writer.
     let fifo = t.path().join("fifo");
     let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("a path");

@@ -178,7 +178,9 @@ fn review_s1_a_review_goes_to_pi_as_one_visible_message_and_without_the_bridge_i
 fn review_answers(fx: &[Effect]) -> Vec<(u64, Option<String>)> {
     fx.iter()
         .filter_map(|e| match e {
-            Effect::Drive(crate::drive::FromSession::Reviewed { ticket, error }) => Some((*ticket, error.clone())),
+            Effect::Drive(crate::drive::FromSession::Reviewed { ticket, error }) => {
+                Some((*ticket, error.clone()))
+            }
             _ => None,
         })
         .collect()
@@ -208,9 +210,15 @@ fn a_review_waits_for_pi_s_bridge_and_the_answer_says_whether_it_was_sent() {
     };
     s.handle(Input::Bridge(gone.clone()), Now::new(1000, 1000));
     let fx = review(&mut s, 2, 1000);
-    assert!(sent_messages(&fx).is_empty() && review_answers(&fx).is_empty(), "{fx:?}");
+    assert!(
+        sent_messages(&fx).is_empty() && review_answers(&fx).is_empty(),
+        "{fx:?}"
+    );
     let wake = s.next_deadline(Now::new(1000, 1000));
-    assert!(wake.is_some_and(|d| d <= 1000 + super::drive::REVIEW_HOLD_MS), "{wake:?}");
+    assert!(
+        wake.is_some_and(|d| d <= 1000 + super::drive::REVIEW_HOLD_MS),
+        "{wake:?}"
+    );
     // The bridge is back within the wait: the review goes, and the answer says so.
     let back = crate::bridge::BridgeEvent::Connected {
         conn: 2,

@@ -236,10 +236,7 @@ impl Session {
             .is_some_and(|r| r.until_ms <= now.mono_ms)
         {
             if let Some(review) = self.driven.reviews.pop_front() {
-                let why = format!(
-                    "pi's bridge did not connect within {} s",
-                    REVIEW_HOLD_MS / 1000
-                );
+                let why = format!("pi's bridge did not connect within {} s", REVIEW_HOLD_MS / 1000);
                 self.review_not_sent(review.ticket, why, now, fx);
             }
         }

@@ -283,7 +283,10 @@ mod tests {
         assert_eq!(other("http://10.0.0.2:8080/ntfy/alerts"), Some("10.0.0.2".into()));
         assert_eq!(other("http://ntfy.example/t"), Some("ntfy.example".into()));
         assert_eq!(other("http://[2001:db8::1]:80/t"), Some("2001:db8::1".into()));
-        assert_eq!(other(" http://127.0.0.1.example/t"), Some("127.0.0.1.example".into()));
+        assert_eq!(
+            other(" http://127.0.0.1.example/t"),
+            Some("127.0.0.1.example".into())
+        );
         for fine in [
             "https://ntfy.example/t",
             "http://127.0.0.1:8080/t",

@@ -427,13 +427,25 @@ fn a_new_session_s_first_prompt_reaches_pi_with_its_escape_sequences_written_out
         1,
         new(
             "w",
-            &["--", "--model", "m\u{1b}x", "@notes.md", "look\u{1b}]9;fake\u{7}\nnext"],
+            &[
+                "--",
+                "--model",
+                "m\u{1b}x",
+                "@notes.md",
+                "look\u{1b}]9;fake\u{7}\nnext",
+            ],
         ),
     );
     let start = super::tests::starts_asked(&fx)[0].clone();
     assert_eq!(
         start.spec.argv,
-        ["--", "--model", "m\u{1b}x", "@notes.md", "look\\x1b]9;fake\\x07\nnext"]
+        [
+            "--",
+            "--model",
+            "m\u{1b}x",
+            "@notes.md",
+            "look\\x1b]9;fake\\x07\nnext"
+        ]
     );
     assert!(start.spec.prompted);
     s.handle(ServerEvent::Connected { id: 2 }, now());

@@ -72,7 +72,12 @@ impl ServerState {
         error: Option<String>,
         fx: &mut Vec<ServerEffect>,
     ) {
-        if self.drive.reviewing.get(&ticket).is_none_or(|r| r.number != number) {
+        if self
+            .drive
+            .reviewing
+            .get(&ticket)
+            .is_none_or(|r| r.number != number)
+        {
             return;
         }
         let Some(r) = self.drive.reviewing.remove(&ticket) else {

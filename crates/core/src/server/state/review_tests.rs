@@ -139,7 +139,10 @@ fn a_review_goes_to_its_session_as_one_message_and_the_client_hears_whether_it_w
     assert_eq!(sent.len(), 1, "{fx:?}");
     let (ticket, text) = &sent[0];
     assert!(text.contains("1. src/a.rs, line 3:") && text.contains("2. b.txt, line 9:"));
-    assert!(told(&fx, 7).is_empty(), "not answered before the session says: {fx:?}");
+    assert!(
+        told(&fx, 7).is_empty(),
+        "not answered before the session says: {fx:?}"
+    );
     // Another session's word, or an unknown ticket, answers nothing.
     assert!(told(&reviewed(&mut s, n + 1, *ticket, None), 7).is_empty());
     assert!(told(&reviewed(&mut s, n, ticket + 100, None), 7).is_empty());
@@ -148,7 +151,10 @@ fn a_review_goes_to_its_session_as_one_message_and_the_client_hears_whether_it_w
         matches!(told(&fx, 7).as_slice(), [Down::Done { message }] if message == "review sent to 1:api (2 comments)"),
         "{fx:?}"
     );
-    assert!(told(&reviewed(&mut s, n, *ticket, None), 7).is_empty(), "answered once");
+    assert!(
+        told(&reviewed(&mut s, n, *ticket, None), 7).is_empty(),
+        "answered once"
+    );
 
     // Not sent: the client hears why, as an error (the page keeps the comments).
     let fx = up(&mut s, 7, review(comments.clone()));
