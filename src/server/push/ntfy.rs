@@ -7,8 +7,9 @@
 use std::time::{Duration, Instant};
 
 use pokeshell_core::config::KeyId;
+use pokeshell_core::config::warning::plain_http_elsewhere;
 use pokeshell_core::server::away::Notification;
-use pokeshell_core::server::away::notification::{ntfy_json, plain_http_elsewhere};
+use pokeshell_core::server::away::notification::ntfy_json;
 
 /// One attempt may take this long, connecting included.
 pub const ATTEMPT_DEADLINE: Duration = Duration::from_secs(5);

@@ -281,7 +281,7 @@ impl Settings {
     /// server's log says so at each push); said here too, where settings warnings go.
     fn check_ntfy_url(&mut self) {
         let url = self.get(KeyId::NtfyUrl).edit_text();
-        let Some(host) = crate::server::away::notification::plain_http_elsewhere(&url) else {
+        let Some(host) = super::warning::plain_http_elsewhere(&url) else {
             return;
         };
         let origin = match &self.resolved[KeyId::NtfyUrl as usize].source {
