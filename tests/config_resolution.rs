@@ -639,3 +639,41 @@ fn a_project_cannot_redirect_pushes_and_no_file_may_hold_the_ntfy_token() {
         "the token is never repeated: {warnings:?}"
     );
 }
+
+/// Second red-team pass (issue 34, row 29): ntfy's token over plain http to another machine is kept
+/// back, and said where settings warnings go.
+#[test]
+fn an_ntfy_url_of_plain_http_to_another_machine_is_warned_about() {
+    let f = Fixture::new();
+    let ntfy = |s: &Settings| -> Vec<String> {
+        s.warnings()
+            .into_iter()
+            .filter(|w| matches!(w.kind, WarningKind::NtfyPlainHttp { .. }))
+            .map(|w| w.to_string())
+            .collect()
+    };
+    f.write(
+        &f.agent("settings.json"),
+        r#"{"pokeshell": {"ntfyUrl": "http://ntfy.lan:8080/alerts"}}"#,
+    );
+    let said = ntfy(&f.load());
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains(
+            "settings.json: pokeshell.ntfyUrl is plain http:// to ntfy.lan: ntfy's access token is not sent"
+        ),
+        "{said:?}"
+    );
+    for fine in [
+        "https://ntfy.lan/alerts",
+        "http://127.0.0.1:8080/alerts",
+        "http://localhost/a",
+        "",
+    ] {
+        f.write(
+            &f.agent("settings.json"),
+            &json!({"pokeshell": {"ntfyUrl": fine}}).to_string(),
+        );
+        assert!(ntfy(&f.load()).is_empty(), "{fine}");
+    }
+}

@@ -1,5 +1,5 @@
 //! Scripts drive agents, end to end on real pi against the scripted model, in one server: a first
-//! prompt given to `new`, `send` (words and standard input), `wait` right after it (for the run the
+//! prompt given to `new` (its escape sequences written out), `send` (words and standard input), `wait` right after it (for the run the
 //! message started, never an earlier state), `read` as text and JSON, `events`, a wait that times
 //! out and one for the session's end; bad input refused with the reason and nothing sent; the bound
 //! on sessions agents start. docs/driving.md.
@@ -168,6 +168,20 @@ fn a_script_sends_waits_and_reads_and_bad_input_sends_nothing() {
     assert_eq!(messages, 7, "{kinds:?} from {:#?}", events.lines());
     assert!(kinds.contains(&("state".into(), "working".into())), "{kinds:?}");
     assert!(kinds.contains(&("state".into(), "idle".into())), "{kinds:?}");
+
+    // A first prompt on `new`'s command line is written out as a sent text is (second red-team
+    // pass, row 32): pi draws it as it is, so its escape sequences acted on the terminal.
+    let out = w.new_session(None, "w2", &["look\u{1b}]9;FAKE\u{7}\u{1b}[2J [[text:seen]]"]);
+    ok(&out, "new with escape sequences in its first prompt");
+    ok(&w.run(&["wait", "w2", "--timeout", "120"]), "wait for w2");
+    let asked = prompts(&w);
+    assert!(
+        asked
+            .iter()
+            .any(|p| p == "look\\x1b]9;FAKE\\x07\\x1b[2J [[text:seen]]"),
+        "{asked:?}"
+    );
+    assert!(!asked.iter().any(|p| p.contains('\u{1b}')), "{asked:?}");
 
     // A wait for the end, and the end.
     let mut exited = w.spawn(&["wait", "w1", "--until", "exited"]);

@@ -414,3 +414,121 @@ fn logging_out_forgets_the_push_subscription_of_that_browser() {
     );
     drop(page);
 }
+
+/// A page's WebSocket on the web view, logged in with `credential`, its upgrade answer read.
+fn page_socket(addr: &str, credential: &str) -> TcpStream {
+    let mut page = TcpStream::connect(addr).expect("connect");
+    page.write_all(
+        format!(
+            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nSec-WebSocket-Protocol: pokeshell, pokeshell.login.{credential}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .expect("the upgrade");
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        page.read_exact(&mut byte).expect("the upgrade's answer");
+        head.push(byte[0]);
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    page
+}
+
+/// The next text frame from the server whose JSON `found` takes, within `within` (other frames
+/// are passed over).
+fn next_message(
+    page: &mut TcpStream,
+    within: Duration,
+    found: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "no such message within {within:?}");
+        page.set_read_timeout(Some(left)).expect("a timeout");
+        let mut head = [0u8; 2];
+        page.read_exact(&mut head).expect("a frame");
+        let len = match head[1] & 0x7f {
+            126 => {
+                let mut n = [0u8; 2];
+                page.read_exact(&mut n).expect("a length");
+                u64::from(u16::from_be_bytes(n))
+            }
+            127 => {
+                let mut n = [0u8; 8];
+                page.read_exact(&mut n).expect("a length");
+                u64::from_be_bytes(n)
+            }
+            n => u64::from(n),
+        };
+        let mut payload = vec![0u8; usize::try_from(len).expect("a length")];
+        page.read_exact(&mut payload).expect("a payload");
+        if head[0] & 0x0f != 1 {
+            continue;
+        }
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&payload)
+            && found(&v)
+        {
+            return v;
+        }
+    }
+}
+
+/// Second pass (row 20): a review sent from the page to a session whose pi's bridge was not
+/// connected was answered `reviewed ok:true "review sent"` at once, then a note said it was not
+/// sent, and the page had forgotten the comments on `ok`: the person's words were lost. The answer
+/// now says whether the supervisor sent it: a session whose program is not pi is refused at once,
+/// and one whose bridge does not come within 10 s is refused then.
+#[test]
+fn a_review_that_could_not_be_sent_is_not_answered_as_sent() {
+    let home = Home::new();
+    let (addr, link) = web_started(&home, 1024, 1024, &[]);
+    assert!(home.new_detached("rev").status.success(), "the stand-in pi");
+    let plain = home.pokeshell(&["new", "-d", "--name", "plain", "--command", "sleep 600"]);
+    assert!(plain.status.success(), "{plain:?}");
+    let credential = credential_for(&addr, &link);
+    let mut page = page_socket(&addr, &credential);
+    // The web view knows both sessions.
+    next_message(&mut page, WAIT, |v| {
+        let names: Vec<&str> = v["sessions"]
+            .as_array()
+            .map(|l| l.iter().filter_map(|s| s["name"].as_str()).collect())
+            .unwrap_or_default();
+        v["type"] == "sessions"
+            && ["rev", "plain"]
+                .iter()
+                .all(|n| names.iter().any(|m| m.ends_with(n)))
+    });
+    let review = |session: &str| {
+        let msg = serde_json::json!({"type": "review", "session": session, "comments": [
+            {"file": "a.txt", "line": 1, "side": "new", "text": "one", "comment": "why this?"}]});
+        masked_text(msg.to_string().as_bytes())
+    };
+    let reviewed = |v: &serde_json::Value| v["type"] == "reviewed";
+
+    page.write_all(&review("plain")).expect("a review");
+    let answer = next_message(&mut page, WAIT, reviewed);
+    assert_eq!(answer["ok"], false, "{answer}");
+    let said = answer["message"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("was not sent") && said.contains("not pi"),
+        "{answer}"
+    );
+
+    let began = Instant::now();
+    page.write_all(&review("rev")).expect("a review");
+    let answer = next_message(&mut page, Duration::from_secs(10) + WAIT, reviewed);
+    assert_eq!(answer["ok"], false, "{answer}");
+    let said = answer["message"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("was not sent") && said.contains("pi's bridge did not connect within 10 s"),
+        "{answer}"
+    );
+    assert!(began.elapsed() >= Duration::from_secs(9), "{:?}", began.elapsed());
+    drop(page);
+}

@@ -2,7 +2,8 @@
 // `pokeshell diff` and the terminal's prefix+r), read again whenever the server's list says the
 // session's files changed. Tap a line to comment on it; "Send review" sends every comment as one
 // message to the agent. Comments are kept in this tab's sessionStorage until the server says the
-// review went out, so a reload or a lost connection loses none.
+// review went out (pi has it), so a reload, a lost connection or a review that could not be sent
+// loses none.
 "use strict";
 window.PS = window.PS || {};
 
@@ -122,12 +123,22 @@ window.PS = window.PS || {};
     else render();
   };
 
+  // The server answers once the session's supervisor sent the review to pi, or could not (pi's
+  // bridge did not come within its wait): only comments that went are forgotten, and only those
+  // sent (one written or changed while the review waited stays).
   function reviewed(msg) {
     cv.sending = false;
     $("review-send").disabled = false;
     PS.toast(msg.message, !msg.ok);
+    const sent = cv.sent && cv.sent.session === msg.session ? new Set(cv.sent.items) : null;
+    cv.sent = null;
     if (msg.ok) {
-      sessionStorage.removeItem("pokeshell-review:" + msg.session);
+      const k = "pokeshell-review:" + msg.session;
+      let left = [];
+      try { left = JSON.parse(sessionStorage.getItem(k) || "[]"); } catch (e) { left = []; }
+      left = sent ? left.filter((c) => !sent.has(JSON.stringify(c))) : [];
+      if (left.length) sessionStorage.setItem(k, JSON.stringify(left));
+      else sessionStorage.removeItem(k);
       if (msg.session !== cv.session) return;
       if (cv.editing) cv.stale = true;
       else render();
@@ -139,6 +150,7 @@ window.PS = window.PS || {};
     if (!list.length) { PS.toast("no comments yet: tap a line to write one", true); return; }
     if (cv.sending) return;
     cv.sending = true;
+    cv.sent = { session: cv.session, items: list.map((c) => JSON.stringify(c)) };
     $("review-send").disabled = true;
     PS.app.send({ type: "review", session: cv.session, comments: list });
   }

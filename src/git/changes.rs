@@ -23,6 +23,9 @@ pub const COMMAND_OUTPUT: usize = 64 << 20;
 const UNTRACKED_OUTPUT: usize = 4 << 20;
 /// Answers of a line or two.
 const SMALL_OUTPUT: usize = 64 << 10;
+/// The largest index copied for a reading: an index of a few hundred thousand files is tens of
+/// MiB. The checkout is the agent's, so its index may be a link to anything.
+pub const INDEX_LIMIT: u64 = 256 << 20;
 
 /// How much a reading of the changes may cost.
 #[derive(Debug, Clone, Copy)]
@@ -105,8 +108,8 @@ pub fn changes(dir: &Path, base: &str, bounds: Bounds) -> Result<Changes, String
     .ok()
     .and_then(|r| answer(&r))
     .map(PathBuf::from);
-    if let Some(own) = own_index.filter(|p| p.is_file()) {
-        std::fs::copy(&own, &index).map_err(|e| format!("cannot read the index {}: {e}", own.display()))?;
+    if let Some(own) = own_index {
+        copy_index(&own, &index)?;
     }
     let left_out = add_new_files(&top, &index, scratch.path())?;
     let ran = git(
@@ -172,6 +175,50 @@ pub fn of_session(dir: &str, base: Option<&str>, bounds: Bounds) -> Result<Chang
         });
     }
     Ok(model)
+}
+
+/// Copies the repository's index `own` to `to`, bounded: a regular file (a link to one is followed,
+/// as git does) of at most [`INDEX_LIMIT`] bytes. None there (a repository where nothing was ever
+/// added) copies nothing. The file is opened without blocking (a FIFO put there answers at once)
+/// and its kind and size are checked on what was opened, and the copy stops at the bound whatever
+/// the file does meanwhile.
+fn copy_index(own: &Path, to: &Path) -> Result<(), String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = own.display();
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(own);
+    let from = match opened {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot read the index {shown}: {e}")),
+    };
+    let meta = from
+        .metadata()
+        .map_err(|e| format!("cannot read the index {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "the index {shown} is not a regular file: the changes are not read through it"
+        ));
+    }
+    let too_big = || {
+        format!(
+            "the index {shown} is larger than {} MiB: the changes are not read through it",
+            INDEX_LIMIT >> 20
+        )
+    };
+    if meta.len() > INDEX_LIMIT {
+        return Err(too_big());
+    }
+    let mut out = std::fs::File::create(to).map_err(|e| format!("cannot copy the index: {e}"))?;
+    let copied = std::io::copy(&mut from.take(INDEX_LIMIT + 1), &mut out)
+        .map_err(|e| format!("cannot read the index {shown}: {e}"))?;
+    if copied > INDEX_LIMIT {
+        return Err(too_big());
+    }
+    Ok(())
 }
 
 /// The top of the checkout `dir` is in.

@@ -163,6 +163,10 @@ pub enum ToSession {
     Read { ticket: u64, last: Option<u32> },
     /// An agent in session `by` is ending this session: the ledger says so before it ends.
     Killed { by: String },
+    /// The person's review of the session's changes (`Up::Review`), as the message for the agent:
+    /// the supervisor sends it; answer with [`FromSession::Reviewed`] under this ticket once it was
+    /// sent, or could not be.
+    Review { ticket: u64, text: String },
 }
 
 /// What a session tells the server's core for those who drive it.
@@ -176,6 +180,11 @@ pub enum FromSession {
     Transcript {
         ticket: u64,
         transcript: Transcript,
+    },
+    /// The review under this ticket was sent to pi, or not (`error`, why).
+    Reviewed {
+        ticket: u64,
+        error: Option<String>,
     },
     /// pokeshell acted on the session (a ledger action): for `events`.
     Intervention {

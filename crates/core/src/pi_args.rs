@@ -106,6 +106,8 @@ struct Seen {
     /// A message for pi to send at once (an argument that is neither an option, its value nor an
     /// `@file`).
     messages: bool,
+    /// Where the prompts are: the message arguments, and `-p`'s prompt.
+    prompts: Vec<usize>,
 }
 
 /// What pi will do with `args` when stdin and stdout are terminals: `None` when it opens its
@@ -137,6 +139,18 @@ pub fn has_messages(args: &[String]) -> bool {
     scan(args).messages
 }
 
+/// `args` with every prompt in them (a message argument, `-p`'s prompt) as a sent text goes to pi
+/// ([`crate::drive::defused`]): pi draws them on its screen as they are. Options, their values and
+/// `@file`s are left as they are.
+pub fn prompts_defused(mut args: Vec<String>) -> Vec<String> {
+    for i in scan(&args).prompts {
+        if let Some(arg) = args.get_mut(i) {
+            *arg = crate::drive::defused(arg);
+        }
+    }
+    args
+}
+
 fn scan(args: &[String]) -> Seen {
     let mut seen = Seen::default();
     let mut i = 0;
@@ -155,6 +169,8 @@ fn step(args: &[String], i: usize, seen: &mut Seen) -> usize {
     match arg {
         // Everything after it is a message or a file.
         "--" => {
+            let messages = (i + 1..args.len()).filter(|&j| !args[j].starts_with('@'));
+            seen.prompts.extend(messages);
             seen.messages |= args[i + 1..].iter().any(|a| !a.starts_with('@'));
             return args.len() - i;
         }
@@ -175,6 +191,7 @@ fn step(args: &[String], i: usize, seen: &mut Seen) -> usize {
             seen.print = true;
             // A prompt may start with `---` (a YAML front matter, say), not with one or two dashes.
             if next.is_some_and(|v| !v.starts_with('@') && (!v.starts_with('-') || v.starts_with("---"))) {
+                seen.prompts.push(i + 1);
                 return 2;
             }
         }
@@ -209,7 +226,10 @@ fn step(args: &[String], i: usize, seen: &mut Seen) -> usize {
         _ if arg.starts_with("--") && !arg.contains('=') && next.is_some_and(plain) => return 2,
         _ if arg.starts_with("--") => {}
         _ if arg.starts_with('-') => seen.error = true,
-        _ => seen.messages = true,
+        _ => {
+            seen.messages = true;
+            seen.prompts.push(i);
+        }
     }
     1
 }

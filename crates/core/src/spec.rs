@@ -57,10 +57,32 @@ impl SessionSpec {
 
     /// The session runs pi (not `--command`'s program) and was given a first prompt.
     pub fn first_prompt(&self) -> bool {
+        self.runs_pi() && crate::pi_args::has_messages(self.pi_args())
+    }
+
+    /// The session runs pi, not `--command`'s program.
+    fn runs_pi(&self) -> bool {
         let options = &self.argv[..self.argv.len() - self.pi_args().len()];
         !options
             .iter()
             .any(|a| a == "--command" || a.starts_with("--command="))
-            && crate::pi_args::has_messages(self.pi_args())
     }
+}
+
+/// A new session's command line `argv` with pi's first prompt written out as a sent text is
+/// ([`crate::drive::defused`]): pi draws it as it is, so an escape sequence in it would act on
+/// every terminal showing the session. A `--command` program's arguments are its own.
+pub fn first_prompt_defused(argv: Vec<String>) -> Vec<String> {
+    let spec = SessionSpec {
+        argv,
+        ..Default::default()
+    };
+    if !spec.runs_pi() {
+        return spec.argv;
+    }
+    let pi = spec.pi_args().len();
+    let mut argv = spec.argv;
+    let args = argv.split_off(argv.len() - pi);
+    argv.extend(crate::pi_args::prompts_defused(args));
+    argv
 }

@@ -126,3 +126,44 @@ fn a_repository_without_commits_shows_every_file_as_new_and_a_huge_diff_is_cut_w
     let note = c.note.expect("a note for the bound");
     assert!(note.contains("git's output passed its bound"), "{note}");
 }
+
+#[test]
+fn an_index_linked_to_a_huge_file_or_a_fifo_is_refused_at_once_not_read() {
+    let (t, main) = repo();
+    let head = run(&main, &["rev-parse", "HEAD"]);
+    let index = main.join(".git").join("index");
+    // The agent's checkout: its index made a link to a 4 GiB file (sparse, so nothing is written).
+    let huge = t.path().join("huge");
+    std::fs::File::create(&huge)
+        .and_then(|f| f.set_len(4 << 30))
+        .expect("a sparse file");
+    std::fs::remove_file(&index).expect("rm index");
+    std::os::unix::fs::symlink(&huge, &index).expect("symlink");
+    let began = std::time::Instant::now();
+    let err = changes(&main, &head, Bounds::VIEW).unwrap_err();
+    assert!(err.contains("is larger than 256 MiB"), "{err}");
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        began.elapsed()
+    );
+    // A FIFO there: refused without waiting for a writer.
+    let fifo = t.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("a path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    std::fs::remove_file(&index).expect("rm link");
+    std::os::unix::fs::symlink(&fifo, &index).expect("symlink");
+    let err = changes(&main, &head, Bounds::VIEW).unwrap_err();
+    assert!(err.contains("is not a regular file"), "{err}");
+    // A link to a real index of a fitting size is followed, as git follows it.
+    std::fs::remove_file(&index).expect("rm link");
+    run(&main, &["read-tree", "HEAD"]);
+    let real = t.path().join("real-index");
+    std::fs::rename(&index, &real).expect("move the index");
+    std::os::unix::fs::symlink(&real, &index).expect("symlink");
+    std::fs::write(main.join("a.txt"), "one\n2\n").expect("write");
+    let c = changes(&main, &head, Bounds::VIEW).expect("the changes");
+    assert_eq!(status_of(&c, "a.txt"), Some(Status::Modified));
+    assert_eq!(c.files.len(), 1, "{c:#?}");
+}

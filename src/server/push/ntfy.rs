@@ -1,11 +1,13 @@
 //! Delivery to ntfy through its JSON publishing API: a POST of the notification to the server's root
-//! URL naming the topic, with the access token as a bearer token. Each attempt has a deadline; a
+//! URL naming the topic, with the access token as a bearer token (never over plain http to another
+//! machine: it would cross the network in the clear). Each attempt has a deadline; a
 //! failed one (no answer, a 5xx, a 429) is tried again after a growing pause, a bounded number of
 //! times; every outcome is logged, without the topic or the token (both are secrets).
 
 use std::time::{Duration, Instant};
 
 use pokeshell_core::config::KeyId;
+use pokeshell_core::config::warning::plain_http_elsewhere;
 use pokeshell_core::server::away::Notification;
 use pokeshell_core::server::away::notification::ntfy_json;
 
@@ -65,12 +67,28 @@ pub fn target() -> Option<Target> {
             None
         }
     };
+    let token = token.filter(|_| match plain_http_elsewhere(url.trim()) {
+        Some(other) => {
+            eprintln!("{}", token_withheld(&other));
+            false
+        }
+        None => true,
+    });
     Some(Target {
         root,
         topic,
         host,
         token,
     })
+}
+
+/// The log's line when the token is kept from a plain-http ntfy on another machine, `host`.
+fn token_withheld(host: &str) -> String {
+    format!(
+        "pokeshell server: ntfy: pokeshell.ntfyUrl is plain http:// to {host}: the access token \
+         would cross the network in the clear, so it is not sent (use https://, or http:// to this \
+         machine); pushing without it"
+    )
 }
 
 /// `pokeshell.webPublicUrl` from the global settings as they are now, ending in `/`: the address

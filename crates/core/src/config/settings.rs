@@ -274,6 +274,22 @@ impl Settings {
         self.resolve_warnings.clear();
         self.check_wakeup_clamp();
         self.check_tool_timeout();
+        self.check_ntfy_url();
+    }
+
+    /// `ntfyUrl` plain `http://` to another machine: the access token is not sent there (the
+    /// server's log says so at each push); said here too, where settings warnings go.
+    fn check_ntfy_url(&mut self) {
+        let url = self.get(KeyId::NtfyUrl).edit_text();
+        let Some(host) = super::warning::plain_http_elsewhere(&url) else {
+            return;
+        };
+        let origin = match &self.resolved[KeyId::NtfyUrl as usize].source {
+            Source::Global(path) | Source::Project(path) => Origin::File(path.clone()),
+            _ => Origin::Resolved,
+        };
+        let warning = ConfigWarning::new(origin, WarningKind::NtfyPlainHttp { host });
+        self.resolve_warnings.push(warning);
     }
 
     fn check_wakeup_clamp(&mut self) {

@@ -49,6 +49,8 @@ pub enum WarningKind {
     },
     /// The session entry has a version this pokeshell does not know.
     UnsupportedSessionVersion { version: String },
+    /// `ntfyUrl` is plain `http://` to another machine: ntfy's access token is not sent there.
+    NtfyPlainHttp { host: String },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +70,7 @@ impl ConfigWarning {
             WarningKind::InvalidValue { key, .. } | WarningKind::UnknownKey { key } => Some(key),
             WarningKind::WakeupClampInverted { .. } => Some("pokeshell.wakeupMinSeconds"),
             WarningKind::ToolTimeoutRace { .. } => Some("poke.thresholdSeconds"),
+            WarningKind::NtfyPlainHttp { .. } => Some("pokeshell.ntfyUrl"),
             _ => None,
         }
     }
@@ -102,6 +105,12 @@ impl fmt::Display for ConfigWarning {
                  thresholdSeconds ({threshold_seconds}s) plus the 1 s watch tick: the long-tool warning \
                  and auto-abort may never fire"
             ),
+            WarningKind::NtfyPlainHttp { host } => write!(
+                f,
+                "{o}: pokeshell.ntfyUrl is plain http:// to {host}: ntfy's access token is not sent \
+                 there (only over https://, or http:// to this machine), and what each push says \
+                 crosses the network unencrypted"
+            ),
             WarningKind::UnsupportedSessionVersion { version } => {
                 write!(
                     f,
@@ -121,5 +130,62 @@ pub(crate) fn short_json(value: &serde_json::Value) -> String {
     } else {
         let cut: String = text.chars().take(MAX - 1).collect();
         format!("{cut}…")
+    }
+}
+
+/// The host of an ntfy topic's URL that is plain `http://` to another machine, if it is: ntfy's
+/// access token is not sent there, since it would cross the network in the clear (`https://`, or
+/// `http://` to this machine's loopback: `localhost`, 127.0.0.0/8, `::1`, are fine). `None` for
+/// anything else, a URL that is no http address included (its own check says so).
+pub fn plain_http_elsewhere(url: &str) -> Option<String> {
+    let rest = url.trim().strip_prefix("http://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        host_port.split(':').next().unwrap_or_default()
+    };
+    if host.is_empty() {
+        return None;
+    }
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host.parse::<core::net::IpAddr>().is_ok_and(|ip| match ip {
+            core::net::IpAddr::V4(v4) => v4.is_loopback(),
+            core::net::IpAddr::V6(v6) => {
+                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+            }
+        });
+    (!loopback).then(|| host.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Second red-team pass (issue 34, row 29): a token went over plain http to another host.
+    #[test]
+    fn plain_http_to_another_machine_is_told_apart_from_https_and_loopback() {
+        let other = |u: &str| plain_http_elsewhere(u);
+        assert_eq!(other("http://10.0.0.2:8080/ntfy/alerts"), Some("10.0.0.2".into()));
+        assert_eq!(other("http://ntfy.example/t"), Some("ntfy.example".into()));
+        assert_eq!(other("http://[2001:db8::1]:80/t"), Some("2001:db8::1".into()));
+        assert_eq!(
+            other(" http://127.0.0.1.example/t"),
+            Some("127.0.0.1.example".into())
+        );
+        for fine in [
+            "https://ntfy.example/t",
+            "http://127.0.0.1:8080/t",
+            "http://127.9.9.9/t",
+            "http://localhost:80/t",
+            "http://LOCALHOST/t",
+            "http://[::1]:8080/t",
+            "http://[::ffff:127.0.0.1]/t",
+            "",
+            "ftp://ntfy.example/t",
+        ] {
+            assert_eq!(other(fine), None, "{fine}");
+        }
     }
 }

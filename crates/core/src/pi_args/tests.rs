@@ -1,6 +1,6 @@
 use proptest::prelude::*;
 
-use super::{PlainRun, TAKES_NEXT, has_messages, plain_run};
+use super::{PlainRun, TAKES_NEXT, has_messages, plain_run, prompts_defused};
 
 fn verdict(args: &[&str]) -> Option<PlainRun> {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
@@ -174,4 +174,18 @@ fn a_first_prompt_is_a_message_argument_not_an_option_its_value_or_a_file() {
     assert!(!has(&["@notes.md"]));
     assert!(!has(&["--", "@notes.md"]));
     assert!(!has(&["--session", "/s/file.jsonl", "--name", "x"]));
+}
+
+#[test]
+fn prompts_are_written_out_and_options_their_values_and_files_are_not() {
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let esc = "a\u{1b}[2J\u{7}b";
+    let out = "a\\x1b[2J\\x07b";
+    assert_eq!(
+        prompts_defused(v(&["--model", esc, "@f\u{1b}", esc, "--", "@g", esc, "-x\u{9b}"])),
+        v(&["--model", esc, "@f\u{1b}", out, "--", "@g", out, "-x\\x9b"])
+    );
+    assert_eq!(prompts_defused(v(&["-p", esc])), v(&["-p", out]));
+    assert_eq!(prompts_defused(v(&["fix\tit\r\nnow"])), v(&["fix\tit\nnow"]));
+    assert_eq!(prompts_defused(v(&["--continue"])), v(&["--continue"]));
 }

@@ -173,3 +173,90 @@ fn review_s1_a_review_goes_to_pi_as_one_visible_message_and_without_the_bridge_i
         "{fx:?}"
     );
 }
+
+/// The session's answers to the server for reviews: (ticket, error).
+fn review_answers(fx: &[Effect]) -> Vec<(u64, Option<String>)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::Drive(crate::drive::FromSession::Reviewed { ticket, error }) => {
+                Some((*ticket, error.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn review(s: &mut Session, ticket: u64, at_ms: u64) -> Vec<Effect> {
+    let msg = crate::drive::ToSession::Review {
+        ticket,
+        text: format!("review {ticket}"),
+    };
+    s.handle(Input::Drive(msg), Now::new(at_ms, at_ms))
+}
+
+/// Second red-team pass (issue 34, row 20): a review from the page while pi's bridge was not
+/// connected was answered "sent" and the page forgot the comments. The session now waits for the
+/// bridge a while, and answers whether the supervisor sent it.
+#[test]
+fn a_review_waits_for_pi_s_bridge_and_the_answer_says_whether_it_was_sent() {
+    let mut s = connected();
+    let fx = review(&mut s, 1, 0);
+    assert_eq!(sent_messages(&fx).len(), 1);
+    assert_eq!(review_answers(&fx), [(1, None)]);
+
+    let gone = crate::bridge::BridgeEvent::Disconnected {
+        conn: 1,
+        reason: "the socket closed".into(),
+    };
+    s.handle(Input::Bridge(gone.clone()), Now::new(1000, 1000));
+    let fx = review(&mut s, 2, 1000);
+    assert!(
+        sent_messages(&fx).is_empty() && review_answers(&fx).is_empty(),
+        "{fx:?}"
+    );
+    let wake = s.next_deadline(Now::new(1000, 1000));
+    assert!(
+        wake.is_some_and(|d| d <= 1000 + super::drive::REVIEW_HOLD_MS),
+        "{wake:?}"
+    );
+    // The bridge is back within the wait: the review goes, and the answer says so.
+    let back = crate::bridge::BridgeEvent::Connected {
+        conn: 2,
+        hello: super::tests::hello(),
+    };
+    let fx = s.handle(Input::Bridge(back), Now::new(3000, 3000));
+    let sent = sent_messages(&fx);
+    assert_eq!(sent.len(), 1, "{fx:?}");
+    assert_eq!(sent[0].content, "review 2");
+    assert_eq!(review_answers(&fx), [(2, None)]);
+
+    // It does not come back in time: refused, said loudly, and nothing goes later.
+    s.handle(Input::Bridge(gone), Now::new(4000, 4000));
+    review(&mut s, 3, 4000);
+    let fx = s.handle(Input::Tick, Now::new(13_999, 13_999));
+    assert!(review_answers(&fx).is_empty(), "{fx:?}");
+    let fx = s.handle(Input::Tick, Now::new(14_000, 14_000));
+    assert_eq!(
+        review_answers(&fx),
+        [(3, Some("pi's bridge did not connect within 10 s".to_string()))]
+    );
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Notify { text, desktop: true, .. } if text.contains("review was not sent"))),
+        "{fx:?}"
+    );
+    let back = crate::bridge::BridgeEvent::Connected {
+        conn: 3,
+        hello: super::tests::hello(),
+    };
+    let fx = s.handle(Input::Bridge(back), Now::new(15_000, 15_000));
+    assert!(sent_messages(&fx).is_empty(), "{fx:?}");
+
+    // A session whose program is not pi: refused at once.
+    let mut alone = numbered();
+    let fx = review(&mut alone, 4, 0);
+    assert_eq!(
+        review_answers(&fx),
+        [(4, Some("this session's program is not pi".to_string()))]
+    );
+}

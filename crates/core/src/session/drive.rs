@@ -19,6 +19,9 @@ pub const KEPT_TEXT_BYTES: usize = 256 << 10;
 pub const ANSWER_BYTES: usize = 900 << 10;
 /// How long a message waits for pi's bridge before it is refused.
 pub const HOLD_MS: u64 = 30_000;
+/// How long the person's review waits for pi's bridge (pi starting, or its bridge connecting
+/// again) before it is refused: shorter, since the person waits on the page for the answer.
+pub const REVIEW_HOLD_MS: u64 = 10_000;
 
 /// What the session keeps for those who drive it.
 #[derive(Debug, Default)]
@@ -28,6 +31,8 @@ pub(super) struct Driven {
     delivered: u64,
     /// Messages waiting for pi's bridge: (marker, text, steer, from, refused after mono ms).
     held: VecDeque<Held>,
+    /// Reviews waiting for pi's bridge, oldest first.
+    reviews: VecDeque<HeldReview>,
     transcript: VecDeque<Message>,
     text_bytes: usize,
     /// Older messages were let go.
@@ -42,6 +47,15 @@ struct Held {
     text: String,
     steer: bool,
     from: Option<String>,
+    until_ms: u64,
+}
+
+/// A review waiting for pi's bridge.
+#[derive(Debug)]
+struct HeldReview {
+    /// The server's, when a client waits for the answer.
+    ticket: Option<u64>,
+    text: String,
     until_ms: u64,
 }
 
@@ -106,6 +120,53 @@ impl Session {
                 let reason = format!("ended by the agent of session {by}");
                 self.drive_record(drive::rule::KILLED, reason, None, now, fx);
             }
+            ToSession::Review { ticket, text } => self.review(Some(ticket), text, now, fx),
+        }
+    }
+
+    /// The person's review of the changes (`ticket`: the server's, when a client waits for the
+    /// answer): the supervisor sends it once pi's bridge is there to take it, waiting for it at
+    /// most [`REVIEW_HOLD_MS`]. The answer says whether it was sent; one that was not is also said
+    /// loudly here, since the person may be far from this session's footer.
+    pub(super) fn review(&mut self, ticket: Option<u64>, text: String, now: Now, fx: &mut Vec<Effect>) {
+        match self.pi.status {
+            BridgeStatus::Connected => self.review_goes(ticket, text, now, fx),
+            BridgeStatus::NotUsed => {
+                self.review_not_sent(ticket, "this session's program is not pi".into(), now, fx);
+            }
+            BridgeStatus::Waiting | BridgeStatus::Disconnected(_) => {
+                self.driven.reviews.push_back(HeldReview {
+                    ticket,
+                    text,
+                    until_ms: now.mono_ms + REVIEW_HOLD_MS,
+                });
+            }
+        }
+    }
+
+    fn review_goes(&mut self, ticket: Option<u64>, text: String, now: Now, fx: &mut Vec<Effect>) {
+        self.supervise(crate::supervisor::Event::Review { text }, now, fx);
+        if let Some(ticket) = ticket {
+            fx.push(Effect::Drive(FromSession::Reviewed { ticket, error: None }));
+        }
+    }
+
+    fn review_not_sent(&mut self, ticket: Option<u64>, why: String, now: Now, fx: &mut Vec<Effect>) {
+        let notice = crate::supervisor::texts::notify_review_not_sent(&why);
+        self.flash
+            .show(notice.clone(), crate::ui::theme::Tone::Error, now);
+        let display = self.settings.get().effective().display;
+        fx.push(Effect::Notify {
+            text: notice,
+            bell: display.bell,
+            desktop: display.notifications,
+        });
+        fx.push(Effect::Redraw);
+        if let Some(ticket) = ticket {
+            fx.push(Effect::Drive(FromSession::Reviewed {
+                ticket,
+                error: Some(why),
+            }));
         }
     }
 
@@ -136,6 +197,9 @@ impl Session {
         while let Some(held) = self.driven.held.pop_front() {
             self.give(held, now, fx);
         }
+        while let Some(review) = self.driven.reviews.pop_front() {
+            self.review_goes(review.ticket, review.text, now, fx);
+        }
     }
 
     /// The program started: the first time, the ledger says which agent started the session.
@@ -165,10 +229,23 @@ impl Session {
                 }));
             }
         }
+        while self
+            .driven
+            .reviews
+            .front()
+            .is_some_and(|r| r.until_ms <= now.mono_ms)
+        {
+            if let Some(review) = self.driven.reviews.pop_front() {
+                let why = format!("pi's bridge did not connect within {} s", REVIEW_HOLD_MS / 1000);
+                self.review_not_sent(review.ticket, why, now, fx);
+            }
+        }
     }
 
     pub(super) fn drive_deadline(&self) -> Option<u64> {
-        self.driven.held.front().map(|h| h.until_ms)
+        let message = self.driven.held.front().map(|h| h.until_ms);
+        let review = self.driven.reviews.front().map(|r| r.until_ms);
+        message.into_iter().chain(review).min()
     }
 
     /// pi's answer to a message.

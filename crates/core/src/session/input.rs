@@ -304,24 +304,6 @@ impl Session {
         }
     }
 
-    /// The person's review of the changes: the supervisor sends it, once pi's bridge is there to
-    /// take it. Without it the person is told loudly: they may be on the web view, far from here.
-    pub(super) fn review(&mut self, text: String, now: Now, fx: &mut Vec<Effect>) {
-        if self.pi.status == view::BridgeStatus::Connected {
-            return self.supervise(SupEvent::Review { text }, now, fx);
-        }
-        let notice = crate::supervisor::texts::notify_not_connected("The review was not sent");
-        self.flash
-            .show(notice.clone(), crate::ui::theme::Tone::Error, now);
-        let display = self.settings.get().effective().display;
-        fx.push(Effect::Notify {
-            text: notice,
-            bell: display.bell,
-            desktop: display.notifications,
-        });
-        fx.push(Effect::Redraw);
-    }
-
     /// "3:api", as the user sees the session named (its name alone when it runs by itself).
     pub(super) fn label(&self) -> String {
         let spec = &self.opts.spec;

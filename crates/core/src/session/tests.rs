@@ -203,7 +203,7 @@ fn typed_text_before_a_command_keeps_its_order() {
     let _ = Token::PasteEnd;
 }
 
-fn hello() -> crate::bridge::Hello {
+pub(super) fn hello() -> crate::bridge::Hello {
     crate::bridge::Hello {
         protocol: 1,
         token: "t".into(),

@@ -234,6 +234,10 @@ pub fn notify_review_sent() -> String {
     "📝 Review delivered: the agent has your comments on its changes".to_string()
 }
 
+pub fn notify_review_not_sent(why: &str) -> String {
+    format!("⚠️ The review was not sent: {why}")
+}
+
 pub fn notify_not_connected(what: &str) -> String {
     format!("⚠️ {what}: pi's bridge is not connected")
 }

@@ -21,6 +21,10 @@ pub(crate) struct Drive {
     pub(super) waiting: BTreeMap<u64, (u32, Until)>,
     /// Reads in flight: the client's id is the ticket → the session.
     pub(super) reading: BTreeMap<u64, u32>,
+    /// Reviews handed to sessions, by ticket, until the session says whether pi has them.
+    pub(super) reviewing: BTreeMap<u64, super::review::Reviewing>,
+    /// The last review ticket given.
+    pub(super) review_ticket: u64,
     /// Clients following events: id → the sessions (`None`: all, those to come too).
     pub(super) following: BTreeMap<u64, Option<BTreeSet<u32>>>,
     /// Sessions that ended lately (or are being ended), newest last: a wait for the end of one
@@ -47,6 +51,8 @@ impl Default for Drive {
             sending: BTreeMap::new(),
             waiting: BTreeMap::new(),
             reading: BTreeMap::new(),
+            reviewing: BTreeMap::new(),
+            review_ticket: 0,
             following: BTreeMap::new(),
             gone: VecDeque::new(),
             bound: drive::DEFAULT_AGENT_SESSIONS,
@@ -100,6 +106,7 @@ impl Drive {
         self.reading.remove(&id);
         self.following.remove(&id);
         self.sending.retain(|_, s| s.client != id);
+        self.reviewing.retain(|_, r| r.client != id);
     }
 }
 

@@ -43,6 +43,7 @@ impl ServerState {
                     fx.push(ServerEffect::Tell { id: ticket, down });
                 }
             }
+            FromSession::Reviewed { ticket, error } => self.reviewed(number, ticket, error, fx),
             FromSession::Intervention { rule, text } => {
                 let event = Event {
                     kind: "intervention".into(),
@@ -126,6 +127,22 @@ impl ServerState {
                 id,
                 down: Down::Error { message },
             });
+        }
+        let reviews: Vec<u64> = self
+            .drive
+            .reviewing
+            .iter()
+            .filter(|(_, r)| r.number == number)
+            .map(|(ticket, _)| *ticket)
+            .collect();
+        for ticket in reviews {
+            if let Some(r) = self.drive.reviewing.remove(&ticket) {
+                let message = format!("session {label} ended: the review was not sent");
+                fx.push(ServerEffect::Tell {
+                    id: r.client,
+                    down: Down::Error { message },
+                });
+            }
         }
         if let Some(code) = code {
             let event = Event {

@@ -49,6 +49,7 @@ impl ServerState {
             argv,
             base,
         } = wanted;
+        let argv = crate::spec::first_prompt_defused(argv);
         let number = self.table.add(name, dir, argv.clone(), now.wall_ms)?;
         let base = base.filter(|b| crate::diff::is_commit_id(b));
         if let Some(e) = self.table.get_mut(number) {

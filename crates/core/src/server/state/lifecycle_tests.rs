@@ -346,3 +346,57 @@ fn a_saved_session_whose_directory_is_gone_is_said_and_not_started() {
         "{fx:?}"
     );
 }
+
+/// Second red-team pass (issue 34, row 32): a sent text was written out, the first prompt of
+/// `pokeshell new -- TEXT` (pi's own argument) was not. It now is, by the same rule, wherever the
+/// session is started from; options, their values, `@file`s and a `--command` program's words stay.
+#[test]
+fn a_new_session_s_first_prompt_reaches_pi_with_its_escape_sequences_written_out() {
+    let mut s = server();
+    s.handle(ServerEvent::Connected { id: 1 }, now());
+    let new = |name: &str, args: &[&str]| {
+        super::tests::open(crate::wire::Target::New {
+            name: Some(name.into()),
+            dir: "/tmp".into(),
+            args: super::tests::v(args),
+            base: None,
+        })
+    };
+    let fx = up(
+        &mut s,
+        1,
+        new(
+            "w",
+            &[
+                "--",
+                "--model",
+                "m\u{1b}x",
+                "@notes.md",
+                "look\u{1b}]9;fake\u{7}\nnext",
+            ],
+        ),
+    );
+    let start = super::tests::starts_asked(&fx)[0].clone();
+    assert_eq!(
+        start.spec.argv,
+        [
+            "--",
+            "--model",
+            "m\u{1b}x",
+            "@notes.md",
+            "look\\x1b]9;fake\\x07\nnext"
+        ]
+    );
+    assert!(start.spec.prompted);
+    s.handle(ServerEvent::Connected { id: 2 }, now());
+    let fx = up(
+        &mut s,
+        2,
+        new("c", &["--command", "printf '\u{1b}[2J'", "--", "x\u{1b}"]),
+    );
+    let start = super::tests::starts_asked(&fx)[0].clone();
+    assert_eq!(
+        start.spec.argv,
+        ["--command", "printf '\u{1b}[2J'", "--", "x\u{1b}"]
+    );
+}

@@ -100,34 +100,89 @@ fn the_base_a_session_reports_is_kept_listed_saved_and_brought_back_after_a_rest
     assert_eq!(start.spec.base.as_deref(), Some(BASE));
 }
 
+/// The reviews `fx` hands to session `n`: (ticket, text).
+fn reviews_to(fx: &[ServerEffect], n: u32) -> Vec<(u64, String)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            ServerEffect::ToSession {
+                number,
+                ev: SessionMsg::Drive(crate::drive::ToSession::Review { ticket, text }),
+            } if *number == n => Some((*ticket, text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn reviewed(s: &mut ServerState, n: u32, ticket: u64, error: Option<&str>) -> Vec<ServerEffect> {
+    let out = crate::drive::FromSession::Reviewed {
+        ticket,
+        error: error.map(str::to_string),
+    };
+    s.handle(ServerEvent::Drive { number: n, out }, now())
+}
+
+/// Second red-team pass (issue 34, row 20): the client heard "review sent" as soon as the review
+/// was handed to the session, though its supervisor could not send it (pi's bridge was not
+/// connected), and the page forgot the comments. Now it hears the session's word.
 #[test]
-fn a_review_goes_to_its_session_as_one_message_and_the_client_hears_it_went() {
+fn a_review_goes_to_its_session_as_one_message_and_the_client_hears_whether_it_was_sent() {
     let mut s = server();
     let n = client_with_session(&mut s, 1, "api");
     s.handle(ServerEvent::Connected { id: 7 }, now());
     let comments = vec![comment("src/a.rs", 3, "rename this"), comment("b.txt", 9, "why?")];
-    let fx = up(
-        &mut s,
-        7,
-        Up::Review {
-            session: "api".into(),
-            comments,
-        },
-    );
-    let sent: Vec<&String> = fx
-        .iter()
-        .filter_map(|e| match e {
-            ServerEffect::ToSession {
-                number,
-                ev: SessionMsg::Review(text),
-            } if *number == n => Some(text),
-            _ => None,
-        })
-        .collect();
+    let review = |comments: Vec<Comment>| Up::Review {
+        session: "api".into(),
+        comments,
+    };
+    let fx = up(&mut s, 7, review(comments.clone()));
+    let sent = reviews_to(&fx, n);
     assert_eq!(sent.len(), 1, "{fx:?}");
-    assert!(sent[0].contains("1. src/a.rs, line 3:") && sent[0].contains("2. b.txt, line 9:"));
+    let (ticket, text) = &sent[0];
+    assert!(text.contains("1. src/a.rs, line 3:") && text.contains("2. b.txt, line 9:"));
     assert!(
-        matches!(told(&fx, 7).as_slice(), [Down::Done { message }] if message == "review sent to 1:api (2 comments)")
+        told(&fx, 7).is_empty(),
+        "not answered before the session says: {fx:?}"
+    );
+    // Another session's word, or an unknown ticket, answers nothing.
+    assert!(told(&reviewed(&mut s, n + 1, *ticket, None), 7).is_empty());
+    assert!(told(&reviewed(&mut s, n, ticket + 100, None), 7).is_empty());
+    let fx = reviewed(&mut s, n, *ticket, None);
+    assert!(
+        matches!(told(&fx, 7).as_slice(), [Down::Done { message }] if message == "review sent to 1:api (2 comments)"),
+        "{fx:?}"
+    );
+    assert!(
+        told(&reviewed(&mut s, n, *ticket, None), 7).is_empty(),
+        "answered once"
+    );
+
+    // Not sent: the client hears why, as an error (the page keeps the comments).
+    let fx = up(&mut s, 7, review(comments.clone()));
+    let (ticket, _) = reviews_to(&fx, n)[0].clone();
+    let fx = reviewed(&mut s, n, ticket, Some("pi's bridge did not connect within 10 s"));
+    assert!(
+        matches!(told(&fx, 7).as_slice(), [Down::Error { message }]
+            if message == "the review was not sent to 1:api: pi's bridge did not connect within 10 s"),
+        "{fx:?}"
+    );
+
+    // A client gone meanwhile is told nothing; one still waiting when the session ends hears it.
+    s.handle(ServerEvent::Connected { id: 8 }, now());
+    let fx = up(&mut s, 8, review(comments.clone()));
+    let (gone_ticket, _) = reviews_to(&fx, n)[0].clone();
+    s.handle(ServerEvent::Gone { id: 8 }, now());
+    assert!(told(&reviewed(&mut s, n, gone_ticket, None), 8).is_empty());
+    up(&mut s, 7, review(comments));
+    let ended = ServerEvent::Ended {
+        number: n,
+        code: 0,
+        shutdown: false,
+        farewell: Vec::new(),
+    };
+    let fx = s.handle(ended, now());
+    assert!(
+        matches!(told(&fx, 7).as_slice(), [Down::Error { message }] if message.contains("the review was not sent")),
+        "{fx:?}"
     );
 }
 
