@@ -522,7 +522,8 @@ fn the_switcher_lists_the_other_machines_sessions_and_choosing_one_goes_there() 
     });
     pty.send([PREFIX, b'w']);
     pty.wait_for_text("Enter show", WAIT);
-    pty.send("far");
+    // The label with its machine: "far" alone also matches a temp dir such as /tmp/…FUCRAq/work.
+    pty.send("other:far");
     pty.wait_until("only the other machine's session", WAIT, |s| {
         let t = s.contents();
         t.contains("other:far") && !t.contains("1* ")

@@ -134,12 +134,16 @@ async fn a_pi_killed_mid_run_is_relaunched_at_once() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn an_idle_death_or_a_shutdown_ends_pokeshell_as_before() {
+async fn an_idle_pi_asked_to_end_or_a_shutdown_ends_pokeshell_as_before() {
     let mut w = World::new();
     hello(&w, "a");
     w.settle().await;
-    w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
-    assert_eq!(w.run_for(std::time::Duration::from_secs(5)).await, Some(KILLED));
+    let asked = ChildExit {
+        code: 143,
+        signal: Some(libc::SIGTERM),
+    };
+    w.send(WorldEvent::Pty(PtyEvent::Exited(asked)));
+    assert_eq!(w.run_for(std::time::Duration::from_secs(5)).await, Some(asked));
     assert!(w.lp.child.respawns.is_empty());
 
     let mut w = World::new();
@@ -154,6 +158,18 @@ async fn an_idle_death_or_a_shutdown_ends_pokeshell_as_before() {
     w.send(WorldEvent::Pty(PtyEvent::Exited(ended)));
     assert_eq!(w.run_for(std::time::Duration::from_secs(5)).await, Some(ended));
     assert!(w.lp.child.respawns.is_empty(), "pokeshell was asked to end");
+}
+
+/// RST-D1: a pi killed outright (the out-of-memory killer's SIGKILL) while idle comes back on its
+/// session; pokeshell does not end with it.
+#[tokio::test(start_paused = true)]
+async fn an_idle_pi_killed_outright_is_relaunched() {
+    let mut w = World::new();
+    hello(&w, "a");
+    w.settle().await;
+    w.send(WorldEvent::Pty(PtyEvent::Exited(KILLED)));
+    w.settle().await;
+    assert_eq!(w.lp.child.respawns, vec![relaunch()]);
 }
 
 #[tokio::test(start_paused = true)]
