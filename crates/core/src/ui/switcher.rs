@@ -122,13 +122,19 @@ impl Switcher {
         let mut buf = Vec::new();
         let mut scored: Vec<(usize, u32)> = Vec::new();
         for (i, s) in self.sessions.iter().enumerate() {
+            // Another machine's session is found by the label the list shows (`other:far`) too.
+            let label = s
+                .machine
+                .as_deref()
+                .map(|m| format!("{m}:{}", s.name))
+                .unwrap_or_default();
             let haystack = format!(
                 "{} {} {} {} {}",
                 s.number,
                 s.name,
                 s.dir,
                 s.branch.as_deref().unwrap_or(""),
-                s.machine.as_deref().unwrap_or("")
+                label
             );
             if let Some(score) = pattern.score(Utf32Str::new(&haystack, &mut buf), &mut self.matcher) {
                 scored.push((i, score));
@@ -256,6 +262,20 @@ mod tests {
         s.handle_key(KeyEvent::from(KeyCode::Backspace));
         assert_eq!(s.filter(), "zz");
         assert_eq!(s.handle_key(KeyEvent::from(KeyCode::Esc)), SwitcherOutcome::Close);
+    }
+
+    #[test]
+    fn another_machines_session_is_found_by_the_label_the_list_shows() {
+        let mut far = brief(2, "far", "/tmp/pokeshell-pi-ZAYkdJ/work", Attention::Idle);
+        far.machine = Some("other".into());
+        // "far" alone also matches this directory (F…A…r); the label picks one.
+        let here = brief(1, "work", "/tmp/pokeshell-pi-FUCRAq/work", Attention::Idle);
+        let mut s = Switcher::new(vec![here, far], 1);
+        typed(&mut s, "far");
+        assert_eq!(s.shown().len(), 2, "both match the bare name");
+        s.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        typed(&mut s, "other:far");
+        assert_eq!(s.shown(), vec![2]);
     }
 
     #[test]
