@@ -288,7 +288,6 @@ impl<S: Screen, C: Child, B: Bridge, L: Layer> Loop<S, C, B, L> {
             WorldEvent::Drive(msg) => self.input(Input::Drive(msg))?,
             WorldEvent::Away(answer) => self.input(Input::Away(answer))?,
             WorldEvent::Guard(order) => self.input(Input::Guard(order))?,
-            WorldEvent::Review(text) => self.input(Input::Review { text })?,
             WorldEvent::Changes { client, result } => self.input(Input::Changes { client, result })?,
             WorldEvent::Notice(text) => self.input(Input::Notice {
                 text,

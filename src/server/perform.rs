@@ -262,7 +262,6 @@ fn world(msg: SessionMsg) -> WorldEvent {
         SessionMsg::Drive(msg) => WorldEvent::Drive(msg),
         SessionMsg::Away(answer) => WorldEvent::Away(answer),
         SessionMsg::Guard(order) => WorldEvent::Guard(order),
-        SessionMsg::Review(text) => WorldEvent::Review(text),
         SessionMsg::Client(ev) => WorldEvent::Client(client_event(ev, &mut None).1),
     }
 }

@@ -232,7 +232,6 @@ impl Session {
                 self.sessions = briefs;
                 fx.push(Effect::Redraw);
             }
-            Input::Review { text } => self.review(None, text, now, &mut fx),
             Input::Changes { client, result } => self.changes_arrived(client, result, &mut fx),
             Input::LocalTime { utc_offset_secs } => {
                 self.utc_offset_secs = utc_offset_secs;

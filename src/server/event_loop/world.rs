@@ -32,8 +32,6 @@ pub enum WorldEvent {
     Away(pokeshell_core::server::state::AwayAnswer),
     /// The server's core on the rails that span sessions (the day's budget, the circuit breaker).
     Guard(pokeshell_core::server::guards::GuardOrder),
-    /// A review of the session's changes, as the message for the agent.
-    Review(String),
     /// The changes a client's overlay asked for, read off the loop's thread.
     Changes {
         client: u64,

@@ -149,9 +149,10 @@ fn sent_messages(fx: &[Effect]) -> Vec<crate::bridge::SendMessage> {
 fn review_s1_a_review_goes_to_pi_as_one_visible_message_and_without_the_bridge_is_said_loudly() {
     let mut s = connected();
     let fx = s.handle(
-        Input::Review {
+        Input::Drive(crate::drive::ToSession::Review {
+            ticket: 1,
             text: "Review of your changes (1 comment).".into(),
-        },
+        }),
         t(),
     );
     let sent = sent_messages(&fx);
@@ -165,7 +166,13 @@ fn review_s1_a_review_goes_to_pi_as_one_visible_message_and_without_the_bridge_i
     );
 
     let mut alone = numbered();
-    let fx = alone.handle(Input::Review { text: "x".into() }, t());
+    let fx = alone.handle(
+        Input::Drive(crate::drive::ToSession::Review {
+            ticket: 2,
+            text: "x".into(),
+        }),
+        t(),
+    );
     assert!(sent_messages(&fx).is_empty());
     assert!(
         fx.iter()

@@ -53,8 +53,8 @@ struct Held {
 /// A review waiting for pi's bridge.
 #[derive(Debug)]
 struct HeldReview {
-    /// The server's, when a client waits for the answer.
-    ticket: Option<u64>,
+    /// The server's: the answer goes under it.
+    ticket: u64,
     text: String,
     until_ms: u64,
 }
@@ -120,15 +120,15 @@ impl Session {
                 let reason = format!("ended by the agent of session {by}");
                 self.drive_record(drive::rule::KILLED, reason, None, now, fx);
             }
-            ToSession::Review { ticket, text } => self.review(Some(ticket), text, now, fx),
+            ToSession::Review { ticket, text } => self.review(ticket, text, now, fx),
         }
     }
 
-    /// The person's review of the changes (`ticket`: the server's, when a client waits for the
-    /// answer): the supervisor sends it once pi's bridge is there to take it, waiting for it at
+    /// The person's review of the changes (`ticket`: the server's, under which the client waiting
+    /// for the answer hears it): the supervisor sends it once pi's bridge is there to take it, waiting for it at
     /// most [`REVIEW_HOLD_MS`]. The answer says whether it was sent; one that was not is also said
     /// loudly here, since the person may be far from this session's footer.
-    pub(super) fn review(&mut self, ticket: Option<u64>, text: String, now: Now, fx: &mut Vec<Effect>) {
+    fn review(&mut self, ticket: u64, text: String, now: Now, fx: &mut Vec<Effect>) {
         match self.pi.status {
             BridgeStatus::Connected => self.review_goes(ticket, text, now, fx),
             BridgeStatus::NotUsed => {
@@ -144,14 +144,12 @@ impl Session {
         }
     }
 
-    fn review_goes(&mut self, ticket: Option<u64>, text: String, now: Now, fx: &mut Vec<Effect>) {
+    fn review_goes(&mut self, ticket: u64, text: String, now: Now, fx: &mut Vec<Effect>) {
         self.supervise(crate::supervisor::Event::Review { text }, now, fx);
-        if let Some(ticket) = ticket {
-            fx.push(Effect::Drive(FromSession::Reviewed { ticket, error: None }));
-        }
+        fx.push(Effect::Drive(FromSession::Reviewed { ticket, error: None }));
     }
 
-    fn review_not_sent(&mut self, ticket: Option<u64>, why: String, now: Now, fx: &mut Vec<Effect>) {
+    fn review_not_sent(&mut self, ticket: u64, why: String, now: Now, fx: &mut Vec<Effect>) {
         let notice = crate::supervisor::texts::notify_review_not_sent(&why);
         self.flash
             .show(notice.clone(), crate::ui::theme::Tone::Error, now);
@@ -162,12 +160,10 @@ impl Session {
             desktop: display.notifications,
         });
         fx.push(Effect::Redraw);
-        if let Some(ticket) = ticket {
-            fx.push(Effect::Drive(FromSession::Reviewed {
-                ticket,
-                error: Some(why),
-            }));
-        }
+        fx.push(Effect::Drive(FromSession::Reviewed {
+            ticket,
+            error: Some(why),
+        }));
     }
 
     /// The message goes to pi: at once when pi is idle (it starts a run), else as a follow-up, or

@@ -71,9 +71,6 @@ pub enum Input {
     Resumed { cols: u16, rows: u16 },
     /// Every session's brief (this one's included), as the server last saw them.
     Sessions(Vec<SessionBrief>),
-    /// The user's review of the session's changes, as the message for the agent (the web view's
-    /// Changes view): the supervisor sends it.
-    Review { text: String },
     /// The changes a client's overlay asked for ([`Effect::ReadChanges`]), or why there are none.
     Changes {
         client: ClientId,

@@ -22,10 +22,6 @@ pub enum SessionMsg {
     Sessions(Vec<SessionBrief>),
     /// A client asked for what a prefix key does (the web view's buttons).
     Request(UserRequest),
-    /// A review of the session's changes, as the message for the agent, that no one waits to hear
-    /// the fate of. The server's core hands `Up::Review`'s as `Drive(ToSession::Review)`, whose
-    /// answer says whether it was sent.
-    Review(String),
     /// A client that follows the session answered the probe, typed, resized, came back or left.
     Client(ClientMsg),
     /// For those who drive the session: a prompt to give pi, a transcript to read, an agent ending it.

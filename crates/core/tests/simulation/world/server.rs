@@ -178,7 +178,6 @@ impl World {
             SessionMsg::Request(request) => self.session_hears(number, Input::Request(request)),
             SessionMsg::Drive(msg) => self.session_hears(number, Input::Drive(msg)),
             SessionMsg::Away(answer) => self.session_hears(number, Input::Away(answer)),
-            SessionMsg::Review(text) => self.session_hears(number, Input::Review { text }),
             SessionMsg::Client(ClientMsg::Input { id, bytes }) => {
                 self.session_hears(number, Input::Stdin { client: id, bytes });
                 self.session_hears(number, Input::InputIdle { client: id });
