@@ -83,12 +83,7 @@ pub fn check_text(text: &str) -> Result<(), String> {
 pub fn defused(text: &str) -> String {
     let text = text.replace("\r\n", "\n");
     text.split('\n')
-        .map(|line| {
-            line.split('\t')
-                .map(crate::safe_text::escape)
-                .collect::<Vec<_>>()
-                .join("\t")
-        })
+        .map(|line| crate::safe_text::escape_line(line, false))
         .collect::<Vec<_>>()
         .join("\n")
 }
