@@ -75,23 +75,17 @@ mod tests {
     /// Issue 34, low 10: a link pointed at another tree while no server ran is not used.
     #[test]
     fn a_directory_that_now_leads_elsewhere_is_not_used() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (a, b, link) = (
-            tmp.path().join("a"),
-            tmp.path().join("b"),
-            tmp.path().join("link"),
-        );
-        std::fs::create_dir(&a).unwrap();
-        std::fs::create_dir(&b).unwrap();
-        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let trees = crate::term::pty::LinkedTrees::in_temp_dir();
         let mut s = saved("/none");
-        s.spec.dir = link.to_string_lossy().into_owned();
-        s.spec.real_dir = crate::term::pty::resolve(&link);
+        s.spec.dir = trees.link.to_string_lossy().into_owned();
+        s.spec.real_dir = crate::term::pty::resolve(&trees.link);
         assert_eq!(look(&s).dir, Ok(()), "it still leads to a");
-        std::fs::remove_file(&link).unwrap();
-        std::os::unix::fs::symlink(&b, &link).unwrap();
+        trees.repoint();
         let why = look(&s).dir.expect_err("it leads to b now");
-        let (a, b) = (a.canonicalize().unwrap(), b.canonicalize().unwrap());
+        let (a, b) = (
+            trees.first.canonicalize().unwrap(),
+            trees.second.canonicalize().unwrap(),
+        );
         assert!(
             why.contains(&format!("now leads to {}", b.display())) && why.contains(&a.display().to_string()),
             "{why}"

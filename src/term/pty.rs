@@ -141,6 +141,8 @@ pub struct ChildExit {
 }
 
 mod dir;
+#[cfg(test)]
+pub use dir::LinkedTrees;
 pub use dir::{DirUnusable, dir_usable, leads_elsewhere, resolve};
 
 /// Where the PTY threads report, shared by every child spawned in the same pane.

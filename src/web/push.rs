@@ -185,10 +185,11 @@ pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
     match uri.scheme_str() {
         Some("https") if !host.is_empty() => Ok(()),
         Some("http") => {
-            let bare = host.trim_start_matches('[').trim_end_matches(']');
-            let local = host.eq_ignore_ascii_case("localhost")
-                || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-            if local { Ok(()) } else { bad("is not https") }
+            if pokeshell_core::loopback::is_this_machine(host) {
+                Ok(())
+            } else {
+                bad("is not https")
+            }
         }
         _ => bad("is not https"),
     }

@@ -14,6 +14,7 @@ pub mod diff;
 pub mod drive;
 pub mod format;
 pub mod input;
+pub mod loopback;
 pub mod notify;
 pub mod pi_args;
 pub mod safe_text;

@@ -56,3 +56,41 @@ pub fn resolve(dir: &Path) -> Option<String> {
         .ok()
         .and_then(|d| d.to_str().map(str::to_string))
 }
+
+/// Two directory trees and a link that leads to the first, for the tests of a link repointed since
+/// a session started (restore and relaunch both refuse it).
+#[cfg(test)]
+pub struct LinkedTrees {
+    _tmp: tempfile::TempDir,
+    pub first: PathBuf,
+    pub second: PathBuf,
+    pub link: PathBuf,
+}
+
+#[cfg(test)]
+impl LinkedTrees {
+    /// Made in a temporary directory, removed when dropped.
+    pub fn in_temp_dir() -> Self {
+        let tmp = tempfile::tempdir().expect("a temporary directory");
+        let (first, second, link) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("link"),
+        );
+        std::fs::create_dir(&first).expect("the first tree");
+        std::fs::create_dir(&second).expect("the second tree");
+        std::os::unix::fs::symlink(&first, &link).expect("the link");
+        Self {
+            _tmp: tmp,
+            first,
+            second,
+            link,
+        }
+    }
+
+    /// Points the link at the second tree.
+    pub fn repoint(&self) {
+        std::fs::remove_file(&self.link).expect("the old link removed");
+        std::os::unix::fs::symlink(&self.second, &self.link).expect("the new link");
+    }
+}

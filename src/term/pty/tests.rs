@@ -237,26 +237,17 @@ fn a_child_whose_directory_is_gone_is_not_started_anywhere() {
 /// not exist"). A relaunch after a crash checks it as a restore does.
 #[test]
 fn a_child_whose_directory_now_leads_elsewhere_is_not_started() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (a, b, link) = (
-        tmp.path().join("a"),
-        tmp.path().join("b"),
-        tmp.path().join("link"),
-    );
-    std::fs::create_dir(&a).unwrap();
-    std::fs::create_dir(&b).unwrap();
-    std::os::unix::fs::symlink(&a, &link).unwrap();
-    let mut spec = spec_in(&link);
-    spec.cwd_real = super::resolve(&link).map(Into::into);
+    let trees = super::LinkedTrees::in_temp_dir();
+    let mut spec = spec_in(&trees.link);
+    spec.cwd_real = super::resolve(&trees.link).map(Into::into);
     let (exit, _) = run(&spec);
     assert_eq!(exit.code, 0, "it leads where it did: started");
-    std::fs::remove_file(&link).unwrap();
-    std::os::unix::fs::symlink(&b, &link).unwrap();
+    trees.repoint();
     let mirror = Arc::new(Mutex::new(Mirror::new(10, 40, HostCaps::default())));
     let spawned = ChildPty::spawn(&spec, 10, 40, mirror, Arc::new(AtomicBool::new(false)), |_| {});
     let err = spawned.err().expect("not started in the other tree");
     let why = err.downcast_ref::<DirUnusable>().expect("a directory refusal");
-    let b = b.canonicalize().unwrap();
+    let b = trees.second.canonicalize().unwrap();
     assert!(
         why.0.contains(&format!("now leads to {}", b.display()))
             && why.0.contains("where the session started"),

@@ -119,6 +119,8 @@ fn endpoints_inside_private_networks_and_oversized_origins_are_refused() {
         "https://[::ffff:10.0.0.1]/",
         "https://[::]/",
         "http://169.254.169.254/",
+        "http://[::ffff:10.0.0.1]:9000/push",
+        "http://push.example/a",
         "https://user:pw@push.example/a",
     ] {
         assert!(
@@ -133,6 +135,8 @@ fn endpoints_inside_private_networks_and_oversized_origins_are_refused() {
         "http://127.0.0.1:9000/push",
         "https://[::1]/push",
         "http://localhost:9000/push",
+        "http://[::1]:9000/push",
+        "http://[::ffff:127.0.0.1]:9000/push",
     ] {
         assert_eq!(check(&browser_subscription(endpoint)), Ok(()), "{endpoint}");
     }

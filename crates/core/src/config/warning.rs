@@ -149,14 +149,7 @@ pub fn plain_http_elsewhere(url: &str) -> Option<String> {
     if host.is_empty() {
         return None;
     }
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || host.parse::<core::net::IpAddr>().is_ok_and(|ip| match ip {
-            core::net::IpAddr::V4(v4) => v4.is_loopback(),
-            core::net::IpAddr::V6(v6) => {
-                v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
-            }
-        });
-    (!loopback).then(|| host.to_string())
+    (!crate::loopback::is_this_machine(host)).then(|| host.to_string())
 }
 
 #[cfg(test)]
