@@ -216,17 +216,7 @@ fn a_page_that_answers_nothing_is_let_go() {
     assert!(home.new_detached("watched").status.success());
     home.wait_listed("watched");
     let credential = credential_for(&addr, &link);
-    let mut page = TcpStream::connect(&addr).expect("connect");
-    page.write_all(
-        format!(
-            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nSec-WebSocket-Protocol: pokeshell, pokeshell.login.{credential}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-        )
-        .as_bytes(),
-    )
-    .expect("the upgrade");
-    let mut head = [0u8; 12];
-    page.read_exact(&mut head).expect("an answer");
-    assert_eq!(&head, b"HTTP/1.1 101");
+    let mut page = page_socket(&addr, &credential);
     page.write_all(&masked_text(
         br#"{"type":"open","session":"watched","cols":80,"rows":24,"watch":true}"#,
     ))
@@ -372,17 +362,7 @@ fn logging_out_forgets_the_push_subscription_of_that_browser() {
     let home = Home::new();
     let (addr, link) = web_started(&home, 1024, 1024, &[]);
     let credential = credential_for(&addr, &link);
-    let mut page = TcpStream::connect(&addr).expect("connect");
-    page.write_all(
-        format!(
-            "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nSec-WebSocket-Protocol: pokeshell, pokeshell.login.{credential}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-        )
-        .as_bytes(),
-    )
-    .expect("the upgrade");
-    let mut head = [0u8; 12];
-    page.read_exact(&mut head).expect("an answer");
-    assert_eq!(&head, b"HTTP/1.1 101");
+    let mut page = page_socket(&addr, &credential);
     let subscribe = serde_json::json!({
         "type": "push_subscribe",
         "endpoint": "https://push.example/borrowed-laptop",
