@@ -6,36 +6,22 @@ use std::path::Path;
 use pokeshell_core::server::restore_plan::Found;
 use pokeshell_core::server::saved_session::SavedSession;
 
+use crate::term::pty::why_unusable;
+
 /// Looks at `saved`'s directory and session file.
 pub fn look(saved: &SavedSession) -> Found {
-    let dir = match std::fs::metadata(&saved.spec.dir) {
-        Ok(m) if m.is_dir() => leads_where_it_did(saved),
-        Ok(_) => Err("it is not a directory".to_string()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err("it is gone".to_string()),
-        Err(e) => Err(e.to_string()),
+    let dir = match why_unusable(
+        Path::new(&saved.spec.dir),
+        saved.spec.real_dir.as_deref().map(Path::new),
+    ) {
+        None => Ok(()),
+        Some(why) => Err(format!("it {why}")),
     };
     let session_file = saved
         .session_file
         .as_deref()
         .map(|f| std::fs::metadata(f).is_ok_and(|m| m.is_file()));
     Found { dir, session_file }
-}
-
-/// Whether the directory still leads where it did when the session first started (a link may have
-/// been pointed at another tree while no server ran); a list from before this was recorded says
-/// nothing, and is taken as it is.
-fn leads_where_it_did(saved: &SavedSession) -> Result<(), String> {
-    let Some(was) = &saved.spec.real_dir else {
-        return Ok(());
-    };
-    match crate::term::pty::leads_elsewhere(Path::new(&saved.spec.dir), Path::new(was)) {
-        Ok(None) => Ok(()),
-        Ok(Some(now)) => Err(format!(
-            "it now leads to {}, not to {was} where the session ran",
-            now.display()
-        )),
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ pub struct ChildExit {
 mod dir;
 #[cfg(test)]
 pub use dir::LinkedTrees;
-pub use dir::{DirUnusable, dir_usable, leads_elsewhere, resolve};
+pub use dir::{DirUnusable, dir_usable, resolve, why_unusable};
 
 /// Where the PTY threads report, shared by every child spawned in the same pane.
 type Events = Arc<dyn Fn(PtyEvent) + Send + Sync>;

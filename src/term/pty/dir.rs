@@ -1,6 +1,6 @@
 //! The directory a child starts in: used as asked, or not at all.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A child not started because its working directory cannot be used (gone, not a directory, or
 /// leading elsewhere than when the session first started: a link pointed at another tree). portable-pty would quietly start it in `$HOME`
@@ -20,33 +20,32 @@ impl std::error::Error for DirUnusable {}
 /// led when the session first started, links followed), whether it still leads there; why not,
 /// in words.
 pub fn dir_usable(dir: &Path, was: Option<&Path>) -> Result<(), DirUnusable> {
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(DirUnusable(format!("{} is not a directory", dir.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(DirUnusable(format!("{} is gone", dir.display())));
-        }
-        Err(e) => return Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
-    }
-    let Some(was) = was else {
-        return Ok(());
-    };
-    match leads_elsewhere(dir, was) {
-        Ok(None) => Ok(()),
-        Ok(Some(now)) => Err(DirUnusable(format!(
-            "{} now leads to {}, not to {} where the session started",
-            dir.display(),
-            now.display(),
-            was.display()
-        ))),
-        Err(e) => Err(DirUnusable(format!("{} cannot be used ({e})", dir.display()))),
+    match why_unusable(dir, was) {
+        None => Ok(()),
+        Some(why) => Err(DirUnusable(format!("{} {why}", dir.display()))),
     }
 }
 
-/// Where `dir` leads now (links followed), when that is not `was`.
-pub fn leads_elsewhere(dir: &Path, was: &Path) -> std::io::Result<Option<PathBuf>> {
-    let now = std::fs::canonicalize(dir)?;
-    Ok((now != was).then_some(now))
+/// Why `dir` cannot be a child's working directory now (or no longer leads to `was`), said of it
+/// without naming it ("is gone"): the one check behind a start and a restore's look, each of which
+/// names the directory its own way.
+pub fn why_unusable(dir: &Path, was: Option<&Path>) -> Option<String> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Some("is not a directory".to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some("is gone".to_string()),
+        Err(e) => return Some(format!("cannot be read ({e})")),
+    }
+    let was = was?;
+    match std::fs::canonicalize(dir) {
+        Ok(now) if now == was => None,
+        Ok(now) => Some(format!(
+            "now leads to {}, not to {} where the session started",
+            now.display(),
+            was.display()
+        )),
+        Err(e) => Some(format!("cannot be read ({e})")),
+    }
 }
 
 /// Where `dir` leads now (links followed), as recorded for a session that first starts; `None`
@@ -62,9 +61,9 @@ pub fn resolve(dir: &Path) -> Option<String> {
 #[cfg(test)]
 pub struct LinkedTrees {
     _tmp: tempfile::TempDir,
-    pub first: PathBuf,
-    pub second: PathBuf,
-    pub link: PathBuf,
+    pub first: std::path::PathBuf,
+    pub second: std::path::PathBuf,
+    pub link: std::path::PathBuf,
 }
 
 #[cfg(test)]
