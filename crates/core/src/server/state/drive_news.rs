@@ -128,21 +128,20 @@ impl ServerState {
                 down: Down::Error { message },
             });
         }
-        let reviews: Vec<u64> = self
-            .drive
-            .reviewing
-            .iter()
-            .filter(|(_, r)| r.number == number)
-            .map(|(ticket, _)| *ticket)
-            .collect();
-        for ticket in reviews {
-            if let Some(r) = self.drive.reviewing.remove(&ticket) {
-                let message = format!("session {label} ended: the review was not sent");
-                fx.push(ServerEffect::Tell {
-                    id: r.client,
-                    down: Down::Error { message },
-                });
+        let mut unsent: Vec<u64> = Vec::new();
+        self.drive.reviewing.retain(|_, r| {
+            let keep = r.number != number;
+            if !keep {
+                unsent.push(r.client);
             }
+            keep
+        });
+        for id in unsent {
+            let message = format!("session {label} ended: the review was not sent");
+            fx.push(ServerEffect::Tell {
+                id,
+                down: Down::Error { message },
+            });
         }
         if let Some(code) = code {
             let event = Event {

@@ -3,6 +3,8 @@
 //! answered when the session says whether the review went to pi (it waits a while for pi's bridge),
 //! not when it was handed over: a page forgets the comments only once they were sent.
 
+use std::collections::btree_map::Entry;
+
 use super::{Run, ServerEffect, ServerState, SessionMsg};
 use crate::diff::review::{self, Comment};
 use crate::drive::ToSession;
@@ -72,16 +74,10 @@ impl ServerState {
         error: Option<String>,
         fx: &mut Vec<ServerEffect>,
     ) {
-        if self
-            .drive
-            .reviewing
-            .get(&ticket)
-            .is_none_or(|r| r.number != number)
-        {
-            return;
-        }
-        let Some(r) = self.drive.reviewing.remove(&ticket) else {
-            return;
+        // Only the session the review was handed to answers for it.
+        let r = match self.drive.reviewing.entry(ticket) {
+            Entry::Occupied(e) if e.get().number == number => e.remove(),
+            _ => return,
         };
         let label = self.label(number);
         let down = match error {
