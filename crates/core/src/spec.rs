@@ -51,37 +51,37 @@ pub struct SessionSpec {
 impl SessionSpec {
     /// pi's own arguments on the command line: the words after `--`.
     pub fn pi_args(&self) -> &[String] {
-        let at = self.argv.iter().position(|a| a == "--");
-        at.map_or(&[], |i| &self.argv[i + 1..])
+        pi_args_of(&self.argv)
     }
 
     /// The session runs pi (not `--command`'s program) and was given a first prompt.
     pub fn first_prompt(&self) -> bool {
-        self.runs_pi() && crate::pi_args::has_messages(self.pi_args())
+        runs_pi(&self.argv) && crate::pi_args::has_messages(self.pi_args())
     }
+}
 
-    /// The session runs pi, not `--command`'s program.
-    fn runs_pi(&self) -> bool {
-        let options = &self.argv[..self.argv.len() - self.pi_args().len()];
-        !options
-            .iter()
-            .any(|a| a == "--command" || a.starts_with("--command="))
-    }
+/// The words after `--` in a pokeshell command line `argv`: pi's own arguments.
+fn pi_args_of(argv: &[String]) -> &[String] {
+    let at = argv.iter().position(|a| a == "--");
+    at.map_or(&[], |i| &argv[i + 1..])
+}
+
+/// Whether the command line `argv` runs pi, not `--command`'s program.
+fn runs_pi(argv: &[String]) -> bool {
+    let options = &argv[..argv.len() - pi_args_of(argv).len()];
+    !options
+        .iter()
+        .any(|a| a == "--command" || a.starts_with("--command="))
 }
 
 /// A new session's command line `argv` with pi's first prompt written out as a sent text is
 /// ([`crate::drive::defused`]): pi draws it as it is, so an escape sequence in it would act on
 /// every terminal showing the session. A `--command` program's arguments are its own.
-pub fn first_prompt_defused(argv: Vec<String>) -> Vec<String> {
-    let spec = SessionSpec {
-        argv,
-        ..Default::default()
-    };
-    if !spec.runs_pi() {
-        return spec.argv;
+pub fn first_prompt_defused(mut argv: Vec<String>) -> Vec<String> {
+    if !runs_pi(&argv) {
+        return argv;
     }
-    let pi = spec.pi_args().len();
-    let mut argv = spec.argv;
+    let pi = pi_args_of(&argv).len();
     let args = argv.split_off(argv.len() - pi);
     argv.extend(crate::pi_args::prompts_defused(args));
     argv
