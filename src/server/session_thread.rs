@@ -105,11 +105,10 @@ pub type Ready = (
 
 /// Starts the session's thread; returns where its world events go once pi runs.
 pub async fn spawn(
-    start: SessionStart,
+    mut start: SessionStart,
     server: UnboundedSender<ServerMsg>,
     kinds: Kinds,
 ) -> Result<Ready, String> {
-    let mut start = start;
     let dir = std::path::Path::new(&start.spec.dir);
     let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", start.spec.dir))?;
     if !meta.is_dir() {
