@@ -2,6 +2,8 @@
 //! transcript, an intervention, a new state, the end. Waits that are over are told, followers hear
 //! each event (docs/driving.md).
 
+use std::collections::BTreeMap;
+
 use super::{ServerEffect, ServerState};
 use crate::drive::{self, Event, FromSession, Outcome, Until, Verdict};
 use crate::wire::Down;
@@ -106,21 +108,12 @@ impl ServerState {
             let down = self.reached_end(label.clone(), outcome, code);
             fx.push(ServerEffect::Tell { id, down });
         }
-        let mut refused: Vec<u64> = Vec::new();
-        self.drive.sending.retain(|(n, _), s| {
-            let keep = *n != number;
-            if !keep {
-                refused.push(s.client);
-            }
-            keep
+        let mut refused = let_go(&mut self.drive.sending, |(n, _), s| {
+            (*n == number).then_some(s.client)
         });
-        self.drive.reading.retain(|id, n| {
-            let keep = *n != number;
-            if !keep {
-                refused.push(*id);
-            }
-            keep
-        });
+        refused.extend(let_go(&mut self.drive.reading, |id, n| {
+            (*n == number).then_some(*id)
+        }));
         for id in refused {
             let message = format!("session {label} ended before it answered");
             fx.push(ServerEffect::Tell {
@@ -128,13 +121,8 @@ impl ServerState {
                 down: Down::Error { message },
             });
         }
-        let mut unsent: Vec<u64> = Vec::new();
-        self.drive.reviewing.retain(|_, r| {
-            let keep = r.number != number;
-            if !keep {
-                unsent.push(r.client);
-            }
-            keep
+        let unsent = let_go(&mut self.drive.reviewing, |_, r| {
+            (r.number == number).then_some(r.client)
         });
         for id in unsent {
             let message = format!("session {label} ended: the review was not sent");
@@ -219,4 +207,18 @@ impl ServerState {
             }
         }
     }
+}
+
+/// Takes out of `map` every entry `waiting_client` names a client for (those of a session that
+/// ended); those clients, to be told.
+fn let_go<K: Ord, V>(map: &mut BTreeMap<K, V>, waiting_client: impl Fn(&K, &V) -> Option<u64>) -> Vec<u64> {
+    let mut clients = Vec::new();
+    map.retain(|k, v| match waiting_client(k, v) {
+        Some(client) => {
+            clients.push(client);
+            false
+        }
+        None => true,
+    });
+    clients
 }
